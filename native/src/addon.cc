@@ -1,0 +1,46 @@
+// Module registration only; each concern lives in its own file.
+#include <napi.h>
+
+Napi::Value LoadLibraries(const Napi::CallbackInfo&);
+Napi::Value ListDevices(const Napi::CallbackInfo&);
+Napi::Value NvmlSnapshot(const Napi::CallbackInfo&);
+Napi::Value OpenContext(const Napi::CallbackInfo&);
+Napi::Value CloseContext(const Napi::CallbackInfo&);
+Napi::Value Synchronize(const Napi::CallbackInfo&);
+Napi::Value LoadModule(const Napi::CallbackInfo&);
+Napi::Value UnloadModule(const Napi::CallbackInfo&);
+Napi::Value GetFunction(const Napi::CallbackInfo&);
+Napi::Value SetFunctionAttribute(const Napi::CallbackInfo&);
+Napi::Value MemGetInfo(const Napi::CallbackInfo&);
+Napi::Value MemAlloc(const Napi::CallbackInfo&);
+Napi::Value MemFree(const Napi::CallbackInfo&);
+Napi::Value MemcpyHtoD(const Napi::CallbackInfo&);
+Napi::Value MemcpyDtoH(const Napi::CallbackInfo&);
+Napi::Value MemsetD8(const Napi::CallbackInfo&);
+Napi::Value Launch(const Napi::CallbackInfo&);
+Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("abiVersion", Napi::Number::New(env, 1));
+  exports.Set("loadLibraries", Napi::Function::New(env, LoadLibraries, "loadLibraries"));
+  exports.Set("listDevices", Napi::Function::New(env, ListDevices, "listDevices"));
+  exports.Set("nvmlSnapshot", Napi::Function::New(env, NvmlSnapshot, "nvmlSnapshot"));
+  exports.Set("openContext", Napi::Function::New(env, OpenContext, "openContext"));
+  exports.Set("closeContext", Napi::Function::New(env, CloseContext, "closeContext"));
+  exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));
+  exports.Set("loadModule", Napi::Function::New(env, LoadModule, "loadModule"));
+  exports.Set("unloadModule", Napi::Function::New(env, UnloadModule, "unloadModule"));
+  exports.Set("getFunction", Napi::Function::New(env, GetFunction, "getFunction"));
+  exports.Set("setFunctionAttribute", Napi::Function::New(env, SetFunctionAttribute, "setFunctionAttribute"));
+  exports.Set("memGetInfo", Napi::Function::New(env, MemGetInfo, "memGetInfo"));
+  exports.Set("memAlloc", Napi::Function::New(env, MemAlloc, "memAlloc"));
+  exports.Set("memFree", Napi::Function::New(env, MemFree, "memFree"));
+  exports.Set("memcpyHtoD", Napi::Function::New(env, MemcpyHtoD, "memcpyHtoD"));
+  exports.Set("memcpyDtoH", Napi::Function::New(env, MemcpyDtoH, "memcpyDtoH"));
+  exports.Set("memsetD8", Napi::Function::New(env, MemsetD8, "memsetD8"));
+  exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
+  exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
+  return exports;
+}
+
+NODE_API_MODULE(gpu_workbench_native, Init)

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+
+import type { DeviceInfo, DeviceMemory } from '../devices';
+import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
+
+/**
+ * Every renderer -> host call, declared once (ARCHITECTURE.md §4). The host validates each request
+ * with its schema whichever transport carried it (Electron IPC or the serve WebSocket).
+ */
+const response = <T>() => undefined as unknown as T;
+
+export type DevicesResult =
+  | { ok: true; devices: DeviceInfo[]; memory: DeviceMemory[] | null; driverVersion: string | null; memoryProblem: string | null }
+  | { ok: false; problem: Problem };
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  transport: 'electron' | 'serve';
+  node: string;
+  platform: string;
+}
+
+export interface RunnerPoolStatus {
+  runners: { pid: number; ordinal: number; role: 'active' | 'spare'; contextReady: boolean; busy: boolean }[];
+  recentExits: { pid: number; kind: string; summary: string; at: string }[];
+}
+
+export const channels = {
+  'app.info': { request: z.object({}).strict(), response: response<AppInfo>() },
+  'discovery.get': { request: z.object({}).strict(), response: response<DiscoveryReport>() },
+  'devices.list': { request: z.object({}).strict(), response: response<DevicesResult>() },
+  'doctor.get': { request: z.object({}).strict(), response: response<{ checks: DoctorCheck[] }>() },
+  'runners.status': { request: z.object({}).strict(), response: response<RunnerPoolStatus>() },
+} as const;
+
+export type Channels = typeof channels;
+export type ChannelName = keyof Channels;
+export type ChannelRequest<C extends ChannelName> = z.input<Channels[C]['request']>;
+export type ChannelResponse<C extends ChannelName> = Channels[C]['response'];
+
+/** What every transport answers: the handler's value, or a user-facing error. Never a stack trace. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: string } };
+
+/** The one interface the renderer depends on. */
+export interface WorkbenchApi {
+  invoke<C extends ChannelName>(channel: C, request: ChannelRequest<C>): Promise<ChannelResponse<C>>;
+}
+
+export const isChannelName = (name: unknown): name is ChannelName => typeof name === 'string' && Object.hasOwn(channels, name);
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}

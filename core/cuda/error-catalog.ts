@@ -1,0 +1,52 @@
+import { DRIVER_RESULTS } from './driver-results.generated';
+import { RUNTIME_ERRORS } from './runtime-errors.generated';
+
+export interface CatalogEntry {
+  code: number;
+  /** Driver API name, e.g. CUDA_ERROR_ILLEGAL_ADDRESS. */
+  name: string;
+  /** The runtime API's name for the same code, e.g. cudaErrorIllegalAddress, where one exists. */
+  runtimeName: string | null;
+  /** The CUDA headers' description. */
+  doc: string;
+  /** The context is unusable after this error: only a new process recovers (ARCHITECTURE.md §1). */
+  sticky: boolean;
+}
+
+/**
+ * Errors after which the CUDA context is dead for the rest of the process. From the CUDA docs ("leaves
+ * the process in an inconsistent state", "the context cannot be used anymore"), plus 999 (unknown),
+ * which we treat as sticky because nothing proves otherwise and a fresh runner costs little.
+ */
+export const STICKY_CODES: ReadonlySet<number> = new Set([214, 226, 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 810, 911, 999]);
+
+const byCode = new Map<number, CatalogEntry>();
+const byName = new Map<string, CatalogEntry>();
+const runtimeByCode = new Map<number, { name: string; doc: string }>();
+for (const r of RUNTIME_ERRORS) if (!runtimeByCode.has(r.value)) runtimeByCode.set(r.value, { name: r.name, doc: r.doc });
+
+for (const r of DRIVER_RESULTS) {
+  const runtime = runtimeByCode.get(r.value);
+  const entry: CatalogEntry = {
+    code: r.value,
+    name: r.name,
+    runtimeName: runtime?.name ?? null,
+    doc: r.doc,
+    sticky: STICKY_CODES.has(r.value),
+  };
+  if (!byCode.has(r.value)) byCode.set(r.value, entry);
+  byName.set(r.name, entry);
+  if (runtime) byName.set(runtime.name, entry);
+}
+
+export function lookupCode(code: number): CatalogEntry | undefined {
+  return byCode.get(code);
+}
+
+/** Accepts the driver (CUDA_ERROR_X) or the runtime (cudaErrorX) name. */
+export function lookupName(name: string): CatalogEntry | undefined {
+  return byName.get(name);
+}
+
+export const isStickyCode = (code: number): boolean => STICKY_CODES.has(code);
+export const catalogEntries = (): CatalogEntry[] => [...byCode.values()];

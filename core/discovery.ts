@@ -1,0 +1,174 @@
+import { formatCudaVersion } from './format';
+
+export interface LibraryAttempt {
+  candidate: string;
+  source: string;
+  error: string | null;
+}
+
+export interface LibraryReport {
+  loaded: boolean;
+  path: string | null;
+  source: string | null;
+  /** 1000*major + 10*minor, where the library reports one. */
+  version?: number | null;
+  attempts: LibraryAttempt[];
+  missingRequired: string[];
+  missingOptional: string[];
+  supportedArchs?: number[];
+}
+
+export interface ToolReport {
+  found: boolean;
+  path: string | null;
+  version: string | null;
+  searched: string[];
+}
+
+export interface DiscoveryReport {
+  addon: { loaded: boolean; path: string; error: string | null };
+  cuda: LibraryReport;
+  nvrtc: LibraryReport;
+  nvml: LibraryReport;
+  nvcc: ToolReport;
+  platform: string;
+}
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  id: string;
+  status: CheckStatus;
+  title: string;
+  detail: string;
+  remedy: string | null;
+  /** Where a missing library was looked for, one place per entry. */
+  searched?: string[];
+}
+
+/** A user-facing problem: what happened, why, and what to do. */
+export interface Problem {
+  title: string;
+  detail: string;
+  remedy: string;
+  searched?: string[];
+}
+
+/** "path (why it was tried): what went wrong", without dlerror's repetition of the path. */
+export const searched = (library: LibraryReport): string[] =>
+  library.attempts.map(
+    (a) => `${a.candidate} (${a.source})${a.error ? `: ${a.error.startsWith(`${a.candidate}: `) ? a.error.slice(a.candidate.length + 2) : a.error}` : ''}`,
+  );
+
+export function driverMissingProblem(report: DiscoveryReport): Problem {
+  if (!report.addon.loaded) {
+    return {
+      title: 'The native addon is not built',
+      detail: `Could not load ${report.addon.path}: ${report.addon.error ?? 'unknown error'}`,
+      remedy: 'Run `npm ci` (or `npm run build`) to build it; it needs g++ and cmake, not CUDA.',
+    };
+  }
+  const tooOld = report.cuda.attempts.find((a) => a.error?.startsWith('too old'));
+  return {
+    title: tooOld ? 'The NVIDIA driver is too old' : 'No NVIDIA driver found',
+    detail: tooOld
+      ? `${tooOld.candidate} loaded but ${tooOld.error}.`
+      : 'libcuda.so.1, which the NVIDIA driver installs, was not found in any of the places searched.',
+    remedy: tooOld
+      ? 'Install a driver of the 525 series or newer (CUDA 12+).'
+      : 'Install the NVIDIA driver (it provides libcuda.so.1), or set GPU_WORKBENCH_CUDA_LIB to its full path. On a machine without an NVIDIA GPU you can still compile and validate against a saved device profile.',
+    searched: searched(report.cuda),
+  };
+}
+
+export function doctorChecks(report: DiscoveryReport, deviceCount: number | null, deviceError: string | null): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  checks.push(
+    report.addon.loaded
+      ? { id: 'addon', status: 'ok', title: 'Native addon', detail: report.addon.path, remedy: null }
+      : { id: 'addon', status: 'fail', title: 'Native addon', detail: report.addon.error ?? 'not loaded', remedy: 'Run `npm ci` or `npm run build`.' },
+  );
+  if (report.cuda.loaded) {
+    const version = report.cuda.version ? ` — supports CUDA ${formatCudaVersion(report.cuda.version)}` : '';
+    checks.push({ id: 'driver', status: 'ok', title: 'CUDA driver', detail: `${report.cuda.path}${version}`, remedy: null });
+  } else {
+    const problem = driverMissingProblem(report);
+    checks.push({ id: 'driver', status: 'fail', title: 'CUDA driver', detail: problem.title, remedy: problem.remedy, searched: problem.searched ?? [] });
+  }
+  if (report.cuda.loaded) {
+    if (deviceError)
+      checks.push({
+        id: 'devices',
+        status: 'fail',
+        title: 'CUDA devices',
+        detail: deviceError,
+        remedy: 'Check `nvidia-smi`; a driver/kernel-module mismatch or a missing /dev/nvidia* is the usual cause.',
+      });
+    else if (deviceCount === 0)
+      checks.push({
+        id: 'devices',
+        status: 'fail',
+        title: 'CUDA devices',
+        detail: 'The driver loaded but reports no device',
+        remedy: 'Check CUDA_VISIBLE_DEVICES and `nvidia-smi`.',
+      });
+    else if (deviceCount !== null) checks.push({ id: 'devices', status: 'ok', title: 'CUDA devices', detail: `${deviceCount} device(s)`, remedy: null });
+  }
+  if (report.nvrtc.loaded) {
+    const v = report.nvrtc.version;
+    checks.push({
+      id: 'nvrtc',
+      status: 'ok',
+      title: 'NVRTC (run-time compiler)',
+      detail: `${report.nvrtc.path}${v ? ` — CUDA ${formatCudaVersion(v)}` : ''}`,
+      remedy: null,
+    });
+    const driver = report.cuda.version;
+    if (v && driver && v > driver) {
+      const majorNewer = Math.floor(v / 1000) > Math.floor(driver / 1000);
+      checks.push({
+        id: 'toolkit-vs-driver',
+        status: majorNewer ? 'fail' : 'warn',
+        title: 'Compiler newer than driver',
+        detail: `NVRTC is CUDA ${formatCudaVersion(v)} but the driver supports CUDA ${formatCudaVersion(driver)}: PTX from this compiler cannot be JIT-compiled by this driver (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222)${majorNewer ? ', and cubins of a newer major version will not load' : ''}.`,
+        remedy: 'Update the NVIDIA driver, or point the workbench at an NVRTC no newer than the driver (GPU_WORKBENCH_NVRTC_LIB).',
+      });
+    }
+  } else {
+    checks.push({
+      id: 'nvrtc',
+      status: report.nvcc.found ? 'warn' : 'fail',
+      title: 'NVRTC (run-time compiler)',
+      detail: 'not found',
+      searched: searched(report.nvrtc),
+      remedy: report.nvcc.found
+        ? `Compiling with nvcc (${report.nvcc.path}) instead. Install the CUDA toolkit or the nvidia-cuda-nvrtc wheel to use NVRTC.`
+        : 'Install the CUDA toolkit (it provides libnvrtc.so), `pip install nvidia-cuda-nvrtc`, or set GPU_WORKBENCH_NVRTC_LIB.',
+    });
+  }
+  checks.push(
+    report.nvcc.found
+      ? { id: 'nvcc', status: 'ok', title: 'nvcc', detail: `${report.nvcc.path}${report.nvcc.version ? ` — ${report.nvcc.version}` : ''}`, remedy: null }
+      : {
+          id: 'nvcc',
+          status: 'warn',
+          title: 'nvcc',
+          detail: 'not found',
+          searched: report.nvcc.searched,
+          remedy: 'Optional: the CUDA toolkit provides it, as a second compiler backend.',
+        },
+  );
+  checks.push(
+    report.nvml.loaded
+      ? { id: 'nvml', status: 'ok', title: 'NVML (memory monitoring)', detail: report.nvml.path ?? '', remedy: null }
+      : {
+          id: 'nvml',
+          status: 'warn',
+          title: 'NVML (memory monitoring)',
+          detail: 'not found',
+          searched: searched(report.nvml),
+          remedy: 'It ships with the NVIDIA driver (libnvidia-ml.so.1); without it there is no per-process GPU memory.',
+        },
+  );
+  return checks;
+}

@@ -1,0 +1,102 @@
+import { elementSize, readElement, writeElement, type ElementType } from './element-types';
+import type { BufferSpec } from './plan-schema';
+
+/** Host bytes for a buffer's initializer. Deterministic: the same plan gives the same bytes everywhere. */
+export function initialBytes(buffer: BufferSpec): Uint8Array {
+  const size = elementSize(buffer.type);
+  const bytes = new Uint8Array(buffer.count * size);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const init = buffer.init;
+  switch (init.kind) {
+    case 'zeros':
+      return bytes;
+    case 'constant':
+      for (let i = 0; i < buffer.count; i++) writeElement(view, i * size, buffer.type, init.value);
+      return bytes;
+    case 'iota':
+      for (let i = 0; i < buffer.count; i++) writeElement(view, i * size, buffer.type, init.start + i * init.step);
+      return bytes;
+    case 'random': {
+      const next = mulberry32(init.seed);
+      const span = init.max - init.min;
+      const integer = !buffer.type.startsWith('f') && buffer.type !== 'bf16';
+      for (let i = 0; i < buffer.count; i++) {
+        const r = init.min + next() * span;
+        writeElement(view, i * size, buffer.type, integer ? Math.floor(r) : r);
+      }
+      return bytes;
+    }
+  }
+}
+
+/** Small, fast, seedable PRNG (Mulberry32): uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface BufferSummary {
+  name: string;
+  type: ElementType;
+  count: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  nanCount: number;
+  infCount: number;
+  head: number[];
+  tail: number[];
+  /** Every element, when the buffer is small enough to show whole. */
+  values: number[] | null;
+}
+
+export const PREVIEW_ELEMENTS = 16;
+export const WHOLE_BUFFER_LIMIT = 1024;
+
+/** Statistics and a preview of a read-back buffer. NaN and Inf are counted, not folded into min/max/mean. */
+export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array): BufferSummary {
+  const size = elementSize(type);
+  const count = Math.floor(bytes.byteLength / size);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let finite = 0;
+  let nanCount = 0;
+  let infCount = 0;
+  for (let i = 0; i < count; i++) {
+    const v = readElement(view, i * size, type);
+    if (Number.isNaN(v)) nanCount++;
+    else if (!Number.isFinite(v)) infCount++;
+    else {
+      if (v < min) min = v;
+      if (v > max) max = v;
+      sum += v;
+      finite++;
+    }
+  }
+  const read = (from: number, to: number) => {
+    const out: number[] = [];
+    for (let i = Math.max(0, from); i < Math.min(count, to); i++) out.push(readElement(view, i * size, type));
+    return out;
+  };
+  return {
+    name,
+    type,
+    count,
+    min: finite ? min : null,
+    max: finite ? max : null,
+    mean: finite ? sum / finite : null,
+    nanCount,
+    infCount,
+    head: read(0, PREVIEW_ELEMENTS),
+    tail: count > PREVIEW_ELEMENTS ? read(Math.max(PREVIEW_ELEMENTS, count - PREVIEW_ELEMENTS), count) : [],
+    values: count <= WHOLE_BUFFER_LIMIT ? read(0, count) : null,
+  };
+}

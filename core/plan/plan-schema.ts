@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+import { ELEMENT_TYPE_NAMES, elementSize, type ElementType } from './element-types';
+
+/** A run, declared once: the validator, runner, event log and bundle all read this (ARCHITECTURE.md §5). */
+
+export const MAX_BUFFER_BYTES = 2 ** 40; // 1 TiB: larger than any device; anything above is a typo
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a C identifier of at most 64 characters');
+
+const elementType = z.enum(ELEMENT_TYPE_NAMES as [ElementType, ...ElementType[]]);
+const dim = z.number().int().min(1).max(0xffffffff);
+const dim3 = z.tuple([dim, dim, dim]);
+
+export const initializerSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('zeros') }),
+  z.object({ kind: z.literal('constant'), value: z.number() }),
+  z.object({ kind: z.literal('iota'), start: z.number().default(0), step: z.number().default(1) }),
+  z.object({
+    kind: z.literal('random'),
+    seed: z.number().int().min(0).max(0xffffffff).default(1),
+    min: z.number().default(0),
+    max: z.number().default(1),
+  }),
+]);
+export type Initializer = z.infer<typeof initializerSchema>;
+
+export const bufferSchema = z.object({
+  name: identifier,
+  type: elementType,
+  count: z.number().int().min(1, 'must be at least 1 element').max(Number.MAX_SAFE_INTEGER),
+  init: initializerSchema.default({ kind: 'zeros' }),
+});
+export type BufferSpec = z.infer<typeof bufferSchema>;
+
+export const kernelArgSchema = z.union([
+  z.object({ buffer: identifier }),
+  z.object({ scalar: z.object({ type: elementType, value: z.union([z.number(), z.string().regex(/^-?\d+$/)]) }) }),
+]);
+export type KernelArg = z.infer<typeof kernelArgSchema>;
+
+export const kernelSchema = z.object({
+  id: identifier,
+  /** The __global__ function's name as written in the source (not mangled). */
+  entry: z.string().min(1).max(1024),
+  source: z.string().max(16 * 1024 * 1024),
+  sourceName: z.string().max(4096).default('kernel.cu'),
+  options: z.array(z.string().max(4096)).max(256).default([]),
+});
+export type KernelSpec = z.infer<typeof kernelSchema>;
+
+export const stepSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('alloc'), buffer: identifier }),
+  z.object({ op: z.literal('upload'), buffer: identifier }),
+  z.object({
+    op: z.literal('launch'),
+    kernel: identifier,
+    grid: dim3,
+    block: dim3,
+    sharedBytes: z.number().int().min(0).max(0xffffffff).default(0),
+    args: z.array(kernelArgSchema).max(256),
+    warmup: z.number().int().min(0).max(10000).default(0),
+    repeats: z.number().int().min(1).max(10000).default(1),
+  }),
+  z.object({ op: z.literal('sync') }),
+  z.object({ op: z.literal('download'), buffer: identifier }),
+  z.object({ op: z.literal('free'), buffer: identifier }),
+]);
+export type Step = z.infer<typeof stepSchema>;
+export type LaunchStep = Extract<Step, { op: 'launch' }>;
+
+export const launchPlanSchema = z
+  .object({
+    version: z.literal(1),
+    device: z.number().int().min(0).max(1023).default(0),
+    kernels: z.array(kernelSchema).min(1).max(64),
+    buffers: z.array(bufferSchema).max(256),
+    steps: z.array(stepSchema).min(1).max(10000),
+  })
+  .superRefine((plan, ctx) => {
+    const buffers = new Map(plan.buffers.map((b) => [b.name, b]));
+    const kernels = new Set(plan.kernels.map((k) => k.id));
+    if (buffers.size !== plan.buffers.length) ctx.addIssue({ code: 'custom', message: 'buffer names must be unique', path: ['buffers'] });
+    if (kernels.size !== plan.kernels.length) ctx.addIssue({ code: 'custom', message: 'kernel ids must be unique', path: ['kernels'] });
+    plan.buffers.forEach((b, i) => {
+      if (bytesOf(b) > MAX_BUFFER_BYTES) {
+        ctx.addIssue({ code: 'custom', message: `buffer "${b.name}" would need more than 1 TiB`, path: ['buffers', i, 'count'] });
+      }
+    });
+    plan.steps.forEach((step, i) => {
+      const names = step.op === 'launch' ? step.args.flatMap((a) => ('buffer' in a ? [a.buffer] : [])) : 'buffer' in step ? [step.buffer] : [];
+      for (const name of names) {
+        if (!buffers.has(name))
+          ctx.addIssue({ code: 'custom', message: `step ${i + 1} (${step.op}) names buffer "${name}", which the plan does not declare`, path: ['steps', i] });
+      }
+      if (step.op === 'launch' && !kernels.has(step.kernel)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `step ${i + 1} launches kernel "${step.kernel}", which the plan does not declare`,
+          path: ['steps', i, 'kernel'],
+        });
+      }
+    });
+  });
+export type LaunchPlan = z.infer<typeof launchPlanSchema>;
+export type LaunchPlanInput = z.input<typeof launchPlanSchema>;
+
+export const bytesOf = (buffer: { type: ElementType; count: number }): number => buffer.count * elementSize(buffer.type);
+
+/** Every problem zod found, one line each, with where it was. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join('.') + ': ' : ''}${issue.message}`).join('\n');
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+import { launchPlanSchema } from '../plan/plan-schema';
+import type { CudaErrorInfo, RunResult } from './run-result';
+
+/** Host -> runner. Every request has an id; the runner answers each with exactly one reply. */
+export const compiledModuleSchema = z.object({
+  kernel: z.string().min(1).max(64),
+  /** The lowered (mangled) symbol to look up in the image. */
+  symbol: z.string().min(1).max(4096),
+  image: z
+    .custom<Uint8Array>((v) => v instanceof Uint8Array, 'image must be bytes')
+    .refine((b) => b.byteLength > 0 && b.byteLength <= 256 * 1024 * 1024, 'image must be 1 byte to 256 MiB'),
+});
+export type CompiledModule = z.infer<typeof compiledModuleSchema>;
+
+export const runnerRequestSchema = z.discriminatedUnion('type', [
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('status') }),
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('run'), plan: launchPlanSchema, modules: z.array(compiledModuleSchema).min(1).max(64) }),
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
+  /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),
+]);
+export type RunnerRequest = z.infer<typeof runnerRequestSchema>;
+export type RunnerRequestBody = RunnerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+export interface RunnerStatus {
+  pid: number;
+  ordinal: number;
+  /** Whether the runner holds a usable CUDA context. */
+  contextReady: boolean;
+  deviceName: string | null;
+  /** Why there is no context (no driver, no such device, ...). */
+  error: CudaErrorInfo | null;
+  startupMs: number;
+}
+
+export const cudaErrorSchema = z.object({
+  library: z.string(),
+  api: z.string(),
+  code: z.number(),
+  name: z.string(),
+  message: z.string(),
+});
+
+/** Runner -> host. */
+export const runnerReplySchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready'), status: z.custom<RunnerStatus>((v) => typeof v === 'object' && v !== null) }),
+  z.object({ type: z.literal('ok'), id: z.number(), result: z.unknown() }),
+  z.object({
+    type: z.literal('error'),
+    id: z.number().nullable(),
+    error: cudaErrorSchema,
+    /** The runner's context is dead; it exits after sending this. */
+    sticky: z.boolean(),
+  }),
+]);
+export type RunnerReply = z.infer<typeof runnerReplySchema>;
+
+export interface RunnerResults {
+  status: RunnerStatus;
+  run: RunResult;
+  memInfo: { freeBytes: number; totalBytes: number };
+  block: { blockedMs: number };
+}
+
+/** Why a runner process ended, in words a user can act on. */
+export type ExitKind = 'clean' | 'crashed' | 'watchdog' | 'sticky-cuda-error' | 'killed' | 'startup-failed';
+
+export interface ExitFacts {
+  code: number | null;
+  signal: string | null;
+  /** The host killed it because a request overran its time limit. */
+  watchdogMs: number | null;
+  /** The runner reported a sticky CUDA error before it exited. */
+  stickyError: CudaErrorInfo | null;
+  /** The host asked it to stop. */
+  requested: boolean;
+  /** It exited before it ever said it was ready. */
+  beforeReady: boolean;
+}
+
+export interface ExitClassification {
+  kind: ExitKind;
+  summary: string;
+}
+
+const SIGNAL_MEANING: Record<string, string> = {
+  SIGSEGV: 'a segmentation fault (an invalid host memory access, often inside the driver or the addon)',
+  SIGABRT: 'an abort (a failed assertion or an uncaught C++ exception)',
+  SIGBUS: 'a bus error',
+  SIGILL: 'an illegal instruction',
+  SIGFPE: 'an arithmetic exception',
+  SIGKILL: 'SIGKILL (killed from outside, or by the out-of-memory killer)',
+  SIGTERM: 'SIGTERM',
+};
+
+export function classifyExit(facts: ExitFacts): ExitClassification {
+  if (facts.watchdogMs !== null) {
+    return {
+      kind: 'watchdog',
+      summary: `The runner did not answer within ${facts.watchdogMs} ms, so the watchdog killed it. A kernel that never finishes (an infinite loop, a barrier some threads never reach, a spin-wait on memory no one writes) is the usual cause. The next run gets a fresh runner.`,
+    };
+  }
+  if (facts.stickyError) {
+    return {
+      kind: 'sticky-cuda-error',
+      summary: `${facts.stickyError.name} (${facts.stickyError.code}) in ${facts.stickyError.api} left the CUDA context unusable; that runner was discarded and the next run gets a fresh one.`,
+    };
+  }
+  if (facts.requested) return { kind: 'clean', summary: 'The runner stopped when asked.' };
+  if (facts.signal) {
+    const meaning = SIGNAL_MEANING[facts.signal] ?? facts.signal;
+    return {
+      kind: facts.signal === 'SIGKILL' || facts.signal === 'SIGTERM' ? 'killed' : 'crashed',
+      summary: `The runner ${facts.beforeReady ? 'died while starting' : 'died'} from ${meaning}. Your work in the editor is safe; the next run gets a fresh runner.`,
+    };
+  }
+  if (facts.beforeReady) {
+    return { kind: 'startup-failed', summary: `The runner exited with code ${facts.code ?? '?'} before it was ready.` };
+  }
+  if (facts.code === 0) return { kind: 'clean', summary: 'The runner exited.' };
+  return { kind: 'crashed', summary: `The runner exited unexpectedly with code ${facts.code ?? '?'}. The next run gets a fresh runner.` };
+}

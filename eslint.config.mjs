@@ -1,0 +1,71 @@
+// Lint, including the layering rule of ARCHITECTURE.md §3: a folder importing what it may not fails
+// the build. (Same idea as VS Code's layering rule and GitHub Desktop's restricted imports.)
+import js from '@eslint/js';
+import importPlugin from 'eslint-plugin-import';
+import tseslint from 'typescript-eslint';
+
+const nodeAndHost = ['electron', 'ws', 'commander', 'node:*', 'fs', 'path', 'os', 'child_process', 'http', 'crypto', 'net'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', 'test-results/**', '.gpu/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx}'],
+    plugins: { import: importPlugin },
+    settings: { 'import/resolver': { node: { extensions: ['.ts', '.tsx', '.js', '.mjs'] } } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'import/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './core',
+              from: ['./main', './preload', './renderer', './native', './test', './bench'],
+              message: 'core/ is pure: it may import only core/.',
+            },
+            {
+              target: './renderer',
+              from: ['./main', './preload', './native', './test'],
+              message: 'renderer/ may import only core/ (and talk to the host through the typed API).',
+            },
+            { target: './preload', from: ['./main', './renderer', './native', './test'], message: 'preload/ may import only core/ types.' },
+            { target: './main', from: ['./renderer', './preload', './test', './bench'], message: 'main/ may import core/ and native/ only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'import/no-nodejs-modules': 'error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: [...nodeAndHost, 'react', 'react-dom', 'zustand'], message: 'core/ is pure TypeScript: no Node, DOM, Electron or UI imports.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'import/no-nodejs-modules': 'error',
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: nodeAndHost, message: 'The renderer is sandboxed: it reaches the host only through the typed API.' }] },
+      ],
+    },
+  },
+  {
+    files: ['main/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', __dirname: 'readonly', module: 'writable', URL: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

@@ -1,0 +1,252 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+
+import { ATTRIBUTES } from '../../core/cuda/device-attributes';
+import { parseDim3 } from '../../core/dims';
+import { doctorChecks } from '../../core/discovery';
+import { formatBytes, formatCudaVersion } from '../../core/format';
+import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
+import { forkLauncher } from '../process/launcher';
+import { listDevices } from '../services/device-service';
+import { discover } from '../services/discovery-service';
+import { createWorkbench } from '../workbench';
+import { EXIT } from './exit-codes';
+import { renderRun } from './render-run';
+
+const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+
+class UsageError extends Error {}
+
+const print = (json: boolean, value: unknown, human: () => string) => console.log(json ? JSON.stringify(value, null, 2) : human());
+
+function intOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} must be a whole number`);
+    const n = Number(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
+    return n;
+  };
+}
+
+function readTextFile(path: string, what: string): string {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    throw new UsageError(`${what} ${path} does not exist (or cannot be read).`);
+  }
+  if (size > MAX_SOURCE_BYTES) throw new UsageError(`${what} ${path} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_SOURCE_BYTES)}.`);
+  const text = readFileSync(path, 'utf8');
+  if (text.includes('\u0000')) throw new UsageError(`${what} ${path} is a binary file, not text.`);
+  return text;
+}
+
+/** A plan file may give each kernel's source inline ("source") or as a path next to it ("sourceFile"). */
+function readPlanFile(path: string): unknown {
+  let plan: { kernels?: { source?: string; sourceFile?: string; sourceName?: string }[] };
+  try {
+    plan = JSON.parse(readTextFile(path, 'Plan file')) as typeof plan;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  for (const kernel of plan.kernels ?? []) {
+    if (kernel.sourceFile !== undefined && kernel.source === undefined) {
+      const file = resolve(dirname(path), kernel.sourceFile);
+      kernel.source = readTextFile(file, 'Kernel source');
+      kernel.sourceName ??= basename(file);
+      delete kernel.sourceFile;
+    }
+  }
+  return plan;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('gpu-workbench')
+    .description('Edit, compile, validate, run and diagnose CUDA kernels.')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) })
+    .showHelpAfterError('(run with --help for usage)');
+
+  program
+    .command('devices')
+    .description('List CUDA devices with every device attribute by name (no CUDA context is created).')
+    .option('--json', 'machine-readable output')
+    .option('--attributes', 'print every attribute, not just a summary')
+    .action(async (opts: { json?: boolean; attributes?: boolean }) => {
+      const result = await listDevices();
+      if (!result.ok) {
+        const report = await discover();
+        print(!!opts.json, { ok: false, problem: result.problem, discovery: report }, () =>
+          [
+            `✗ ${result.problem.title}`,
+            `  ${result.problem.detail}`,
+            `  What to do: ${result.problem.remedy}`,
+            ...(result.problem.searched ?? []).map((s) => `    searched ${s}`),
+          ].join('\n'),
+        );
+        process.exitCode = EXIT.unavailable;
+        return;
+      }
+      print(!!opts.json, result, () => {
+        const lines = [`Driver ${result.driverVersion ?? '(version unknown: NVML unavailable)'} — ${result.devices.length} device(s)`];
+        for (const d of result.devices) {
+          const mem = result.memory?.find((m) => m.uuid === d.uuid);
+          lines.push(
+            `Device ${d.ordinal}: ${d.name}  compute ${d.computeCapability.major}.${d.computeCapability.minor}  ${formatBytes(d.totalMemBytes)}  ${d.attributes['MULTIPROCESSOR_COUNT']} SMs`,
+          );
+          lines.push(`  UUID ${d.uuid}  PCI ${d.pciBusId}`);
+          if (mem)
+            lines.push(
+              `  memory used ${formatBytes(mem.usedBytes)}, free ${formatBytes(mem.freeBytes)}; ${mem.processes ? `${mem.processes.length} process(es) on it` : 'processes not visible'}`,
+            );
+          const shown = opts.attributes
+            ? ATTRIBUTES.map((a) => a.name)
+            : [
+                'MAX_THREADS_PER_BLOCK',
+                'MAX_BLOCK_DIM_X',
+                'MAX_GRID_DIM_X',
+                'MAX_SHARED_MEMORY_PER_BLOCK_OPTIN',
+                'MAX_REGISTERS_PER_MULTIPROCESSOR',
+                'L2_CACHE_SIZE',
+                'CLOCK_RATE',
+              ];
+          for (const name of shown) lines.push(`  ${name.padEnd(44)} ${d.attributes[name] ?? 'n/a'}`);
+        }
+        if (result.memoryProblem) lines.push(`(${result.memoryProblem})`);
+        return lines.join('\n');
+      });
+    });
+
+  program
+    .command('doctor')
+    .description('Check the driver, compilers and monitoring libraries, and say what to fix.')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const report = await discover();
+      const devices = report.cuda.loaded ? await listDevices() : null;
+      const checks = doctorChecks(
+        report,
+        devices?.ok ? devices.devices.length : null,
+        devices && !devices.ok ? `${devices.problem.title}: ${devices.problem.detail}` : null,
+      );
+      print(!!opts.json, { checks, discovery: report }, () =>
+        checks
+          .map(
+            (c) =>
+              `${c.status === 'ok' ? '✓' : c.status === 'warn' ? '!' : '✗'} ${c.title}: ${c.detail}${c.remedy ? `\n    → ${c.remedy}` : ''}${(c.searched ?? []).map((s) => `\n      searched ${s}`).join('')}`,
+          )
+          .concat(report.cuda.version ? [`Driver supports CUDA ${formatCudaVersion(report.cuda.version)}`] : [])
+          .join('\n'),
+      );
+      if (checks.some((c) => c.status === 'fail')) process.exitCode = report.cuda.loaded ? EXIT.failed : EXIT.unavailable;
+    });
+
+  program
+    .command('run')
+    .description('Compile a kernel and run it once, with buffers and scalars given by --arg (or a plan file with --plan).')
+    .argument('[file.cu]', 'CUDA C++ source file')
+    .option('--kernel <name>', 'the __global__ function to launch')
+    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
+    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
+    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
+    .option(
+      '--arg <spec>',
+      'a kernel argument, in order: name:type[count]=init or name:type=value (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
+    .option('--plan <plan.json>', 'run a launch plan file instead of file + flags')
+    .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
+    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
+    .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
+    .option('--repeat <n>', 'timed launches (min/median/max reported)', intOption('--repeat', 1, 10000), 1)
+    .option('--timeout <ms>', 'watchdog: kill the runner if the run takes longer', intOption('--timeout', 100, 3_600_000), 30_000)
+    .option('--json', 'machine-readable output')
+    .action(
+      async (
+        file: string | undefined,
+        opts: {
+          kernel?: string;
+          grid: string;
+          block: string;
+          smem: number;
+          arg: string[];
+          plan?: string;
+          device: number;
+          arch?: string;
+          warmup: number;
+          repeat: number;
+          timeout: number;
+          json?: boolean;
+        },
+      ) => {
+        let plan: unknown;
+        if (opts.plan) {
+          if (file) throw new UsageError('Give either a source file or --plan, not both.');
+          plan = readPlanFile(opts.plan);
+        } else {
+          if (!file) throw new UsageError('Give a .cu file to run (or --plan plan.json).');
+          if (!opts.kernel) throw new UsageError('Name the kernel to launch with --kernel NAME.');
+          const grid = parseDim3(opts.grid, '--grid');
+          if (!grid.ok) throw new UsageError(grid.error);
+          const block = parseDim3(opts.block, '--block');
+          if (!block.ok) throw new UsageError(block.error);
+          const args: ParsedArg[] = [];
+          for (const spec of opts.arg) {
+            const parsed = parseArg(spec);
+            if (!parsed.ok) throw new UsageError(parsed.error);
+            args.push(parsed.value);
+          }
+          const names = args.map((a) => (a.kind === 'buffer' ? a.buffer.name : a.name));
+          const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+          if (duplicate) throw new UsageError(`--arg name "${duplicate}" is used twice; each argument needs its own name.`);
+          const source = readTextFile(file, 'Source file');
+          plan = planFromArgs({
+            source,
+            sourceName: basename(file),
+            kernel: opts.kernel,
+            grid: grid.value,
+            block: block.value,
+            sharedBytes: opts.smem,
+            args,
+            device: opts.device,
+            warmup: opts.warmup,
+            repeats: opts.repeat,
+          });
+        }
+        const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+        try {
+          const outcome = await workbench.runPlan(plan, { timeoutMs: opts.timeout, arch: opts.arch });
+          print(!!opts.json, outcome, () => renderRun(outcome));
+          process.exitCode =
+            outcome.status === 'ok' ? EXIT.ok : outcome.status === 'unavailable' ? EXIT.unavailable : outcome.status === 'invalid' ? EXIT.usage : EXIT.failed;
+        } finally {
+          await workbench.dispose();
+        }
+      },
+    );
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      console.error(`✗ ${error.message}`);
+      return EXIT.usage;
+    }
+    console.error(`✗ Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    console.error('  This is a bug in GPU Workbench; please report it with the command you ran.');
+    return EXIT.failed;
+  }
+}

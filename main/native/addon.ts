@@ -1,0 +1,85 @@
+import type { RawDevice } from '../../core/devices';
+import type { LibraryReport } from '../../core/discovery';
+import type { FunctionAttributes } from '../../core/runner/run-result';
+import { addonPath } from '../paths';
+
+export interface Candidate {
+  path: string;
+  source: string;
+}
+
+export interface NvmlSnapshotRaw {
+  driverVersion: string;
+  devices: {
+    index: number;
+    uuid: string;
+    memory: { totalBytes: number; freeBytes: number; usedBytes: number };
+    processes: { pid: number; usedBytes: number | null; name: string }[] | null;
+  }[];
+}
+
+export interface NvrtcOutput {
+  ok: boolean;
+  log: string;
+  ptx: string | null;
+  cubin: Uint8Array | null;
+  lowered: Record<string, string>;
+}
+
+/** The addon's surface (native/src/addon.cc). Every async call rejects with { library, api, code, name, message }. */
+export interface NativeAddon {
+  abiVersion: number;
+  loadLibraries(candidates: { cuda: Candidate[]; nvrtc: Candidate[]; nvml: Candidate[] }): {
+    cuda: LibraryReport;
+    nvrtc: LibraryReport;
+    nvml: LibraryReport;
+  };
+  listDevices(attributeIds: readonly number[]): Promise<RawDevice[]>;
+  nvmlSnapshot(): Promise<NvmlSnapshotRaw>;
+  openContext(ordinal: number): Promise<void>;
+  closeContext(): Promise<void>;
+  synchronize(): Promise<void>;
+  loadModule(image: Uint8Array): Promise<number>;
+  unloadModule(moduleId: number): Promise<void>;
+  getFunction(moduleId: number, name: string): Promise<{ id: number; attributes: FunctionAttributes }>;
+  setFunctionAttribute(functionId: number, attribute: number, value: number): Promise<void>;
+  memGetInfo(): Promise<{ freeBytes: number; totalBytes: number }>;
+  memAlloc(bytes: number): Promise<bigint>;
+  memFree(pointer: bigint): Promise<void>;
+  memcpyHtoD(pointer: bigint, data: Uint8Array): Promise<number>;
+  memcpyDtoH(pointer: bigint, bytes: number): Promise<{ data: Uint8Array; ms: number }>;
+  memsetD8(pointer: bigint, value: number, bytes: number): Promise<void>;
+  launch(spec: {
+    functionId: number;
+    grid: readonly number[];
+    block: readonly number[];
+    sharedBytes: number;
+    args: Uint8Array[];
+    warmup: number;
+    repeats: number;
+  }): Promise<{ timesMs: number[] }>;
+  nvrtcCompile(spec: { source: string; name: string; options: string[]; nameExpressions: string[] }): Promise<NvrtcOutput>;
+}
+
+export type AddonState = { addon: NativeAddon; path: string; error: null } | { addon: null; path: string; error: string };
+
+let state: AddonState | null = null;
+
+/** Loads the .node file once. A missing or broken build is a reported state, never a throw. */
+export function loadAddon(): AddonState {
+  if (state) return state;
+  const path = addonPath();
+  try {
+    const addon = require(path) as NativeAddon;
+    state = { addon, path, error: null };
+  } catch (error) {
+    state = { addon: null, path, error: error instanceof Error ? error.message.split('\n')[0]! : String(error) };
+  }
+  return state;
+}
+
+export function requireAddon(): NativeAddon {
+  const s = loadAddon();
+  if (!s.addon) throw new Error(`The native addon could not be loaded from ${s.path}: ${s.error}. Run \`npm ci\` or \`npm run build\`.`);
+  return s.addon;
+}

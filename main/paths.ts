@@ -1,0 +1,28 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+let cachedRoot: string | null = null;
+
+/** The checkout or install root: the nearest folder up from this file whose package.json is ours. */
+export function projectRoot(): string {
+  if (cachedRoot) return cachedRoot;
+  let dir = __dirname;
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'gpu-workbench') return (cachedRoot = dir);
+      } catch {
+        // not ours; keep looking
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the gpu-workbench root above ${__dirname}`);
+    dir = parent;
+  }
+}
+
+export const addonPath = (): string => process.env['GPU_WORKBENCH_ADDON'] ?? join(projectRoot(), 'native/build/Release/gpu_workbench_native.node');
+export const distEntry = (name: string): string => join(projectRoot(), 'dist/main', name);
+export const rendererDir = (): string => join(projectRoot(), 'dist/renderer');
+export const appVersion = (): string => (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;

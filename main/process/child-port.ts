@@ -1,0 +1,38 @@
+/**
+ * The child side of a supervised process: the same code runs under child_process.fork (headless,
+ * messages through process.send) and Electron's utilityProcess (messages through process.parentPort).
+ */
+export interface ChildPort {
+  post(message: unknown): void;
+  onMessage(handler: (message: unknown) => void): void;
+}
+
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+export function childPort(): ChildPort {
+  const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (parentPort) {
+    return {
+      post: (message) => parentPort.postMessage(message),
+      onMessage: (handler) => parentPort.on('message', (event) => handler(event.data)),
+    };
+  }
+  if (!process.send) throw new Error('this process was not started by the workbench (no IPC channel)');
+  return {
+    post: (message) => process.send!(message),
+    onMessage: (handler) => process.on('message', handler),
+  };
+}
+
+/** Sends the last message and exits once it has left the process. */
+export function postAndExit(port: ChildPort, message: unknown, code: number): void {
+  if (process.send) {
+    process.send(message as never, undefined, {}, () => process.exit(code));
+    return;
+  }
+  port.post(message);
+  setTimeout(() => process.exit(code), 50);
+}

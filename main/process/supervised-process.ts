@@ -1,0 +1,175 @@
+import { EventEmitter } from 'node:events';
+
+import { classifyExit, type ExitClassification } from '../../core/runner/protocol';
+import type { CudaErrorInfo } from '../../core/runner/run-result';
+import type { ChildHandle, ProcessLauncher } from './launcher';
+
+/** A request failed because the process behind it ended; `exit` says why, in words. */
+export class ProcessExitError extends Error {
+  constructor(readonly exit: ExitClassification) {
+    super(exit.summary);
+    this.name = 'ProcessExitError';
+  }
+}
+
+/** The child answered with a structured failure (CUDA, NVRTC, bad input). */
+export class ChildRequestError extends Error {
+  constructor(
+    readonly error: CudaErrorInfo,
+    readonly sticky: boolean,
+  ) {
+    super(error.message);
+    this.name = 'ChildRequestError';
+  }
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout | null;
+}
+
+export interface ReplyShape {
+  type: 'ready' | 'ok' | 'error';
+  id?: number | null;
+  result?: unknown;
+  status?: unknown;
+  error?: CudaErrorInfo;
+  sticky?: boolean;
+}
+
+export interface SupervisedOptions {
+  launcher: ProcessLauncher;
+  entry: string;
+  args: string[];
+  name: string;
+  /** Validates what the child sends; anything else is a protocol violation and kills the child. */
+  parseReply: (message: unknown) => ReplyShape | null;
+  readyTimeoutMs: number;
+}
+
+/**
+ * Supervises one crash-prone child: typed request/reply with a watchdog per request, and a classified
+ * exit (clean, crashed, watchdog, sticky CUDA error) that rejects whatever was pending.
+ * Events: 'exit' (ExitClassification).
+ */
+export class SupervisedProcess<Status = unknown> extends EventEmitter {
+  readonly ready: Promise<Status>;
+  private readonly child: ChildHandle;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private isReady = false;
+  private exited: ExitClassification | null = null;
+  private watchdogMs: number | null = null;
+  private stickyError: CudaErrorInfo | null = null;
+  private requested = false;
+  private protocolError: string | null = null;
+
+  constructor(private readonly options: SupervisedOptions) {
+    super();
+    this.child = options.launcher.launch(options.entry, options.args, options.name);
+    let readyResolve!: (status: Status) => void;
+    let readyReject!: (error: Error) => void;
+    this.ready = new Promise<Status>((resolve, reject) => {
+      readyResolve = resolve;
+      readyReject = reject;
+    });
+    this.ready.catch(() => undefined);
+    const readyTimer = setTimeout(() => this.killForWatchdog(options.readyTimeoutMs), options.readyTimeoutMs);
+    this.child.onMessage((message) => {
+      const reply = options.parseReply(message);
+      if (!reply) {
+        this.protocolError = 'it sent a message the host does not understand';
+        this.child.kill('SIGKILL');
+        return;
+      }
+      if (reply.type === 'ready') {
+        clearTimeout(readyTimer);
+        this.isReady = true;
+        readyResolve(reply.status as Status);
+        return;
+      }
+      if (reply.type === 'error' && reply.sticky && reply.error) this.stickyError = reply.error;
+      const id = reply.id ?? -1;
+      const pending = this.pending.get(id);
+      if (!pending) return;
+      this.pending.delete(id);
+      if (pending.timer) clearTimeout(pending.timer);
+      if (reply.type === 'ok') pending.resolve(reply.result);
+      else pending.reject(new ChildRequestError(reply.error!, reply.sticky ?? false));
+    });
+    this.child.onExit((code, signal) => {
+      clearTimeout(readyTimer);
+      let exit = classifyExit({
+        code,
+        signal,
+        watchdogMs: this.watchdogMs,
+        stickyError: this.stickyError,
+        requested: this.requested,
+        beforeReady: !this.isReady,
+      });
+      if (this.protocolError) exit = { kind: 'crashed', summary: `The ${options.name} was stopped because ${this.protocolError}.` };
+      this.exited = exit;
+      const error = new ProcessExitError(exit);
+      readyReject(error);
+      for (const [, p] of this.pending) {
+        if (p.timer) clearTimeout(p.timer);
+        p.reject(error);
+      }
+      this.pending.clear();
+      this.emit('exit', exit);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+  get alive(): boolean {
+    return this.exited === null;
+  }
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+  get exitClassification(): ExitClassification | null {
+    return this.exited;
+  }
+
+  /** Sends a request; rejects with ProcessExitError if the child dies or overruns `timeoutMs`. */
+  request<T>(body: Record<string, unknown>, timeoutMs: number): Promise<T> {
+    if (this.exited) return Promise.reject(new ProcessExitError(this.exited));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = timeoutMs > 0 ? setTimeout(() => this.killForWatchdog(timeoutMs), timeoutMs) : null;
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.child.send({ ...body, id });
+    });
+  }
+
+  /** Sends raw bytes of any shape: for tests that a child survives garbage. */
+  sendRaw(message: unknown): void {
+    this.child.send(message);
+  }
+
+  stop(): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    this.requested = true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+      this.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.child.kill('SIGTERM');
+    });
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    this.child.kill(signal);
+  }
+
+  private killForWatchdog(ms: number): void {
+    if (this.exited) return;
+    this.watchdogMs = ms;
+    this.child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,103 @@
+import { driverMissingProblem } from '../../core/discovery';
+import { describeIssues } from '../../core/plan/plan-schema';
+import { runnerRequestSchema, type RunnerRequest, type RunnerStatus } from '../../core/runner/protocol';
+import type { CudaErrorInfo } from '../../core/runner/run-result';
+import { childPort, postAndExit } from '../process/child-port';
+import { discoverLibraries } from '../services/discovery-service';
+import { toCudaError } from './cuda-error';
+import { executePlan } from './plan-executor';
+
+/**
+ * A runner: owns one CUDA context for one device for its whole life (ARCHITECTURE.md §1). It opens
+ * the context at start so that a warm spare is really warm, answers requests one at a time, and exits
+ * after a sticky error, which no later call in this process could recover from.
+ */
+const started = performance.now();
+const ordinal = Number(process.argv[2] ?? '0');
+const port = childPort();
+const libraries = discoverLibraries();
+const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
+
+const status: RunnerStatus = { pid: process.pid, ordinal, contextReady: false, deviceName: null, error: null, startupMs: 0 };
+
+async function start(): Promise<void> {
+  if (!addon) {
+    status.error = {
+      library: 'workbench',
+      api: 'require',
+      code: -1,
+      name: 'WORKBENCH_ADDON_NOT_LOADED',
+      message: libraries.addon.error ?? 'native addon not loaded',
+    };
+  } else if (!libraries.cuda.loaded) {
+    const problem = driverMissingProblem({ ...libraries, nvcc: { found: false, path: null, version: null, searched: [] } });
+    status.error = { library: 'cuda', api: 'dlopen', code: -1, name: 'WORKBENCH_DRIVER_NOT_LOADED', message: `${problem.title}. ${problem.remedy}` };
+  } else {
+    try {
+      await addon.openContext(ordinal);
+      const devices = (await addon.listDevices([])) as { ordinal: number; name: string }[];
+      status.deviceName = devices.find((d) => d.ordinal === ordinal)?.name ?? null;
+      status.contextReady = true;
+    } catch (error) {
+      status.error = toCudaError(error, 'openContext');
+    }
+  }
+  status.startupMs = performance.now() - started;
+  port.post({ type: 'ready', status });
+}
+
+const replyError = (id: number | null, error: CudaErrorInfo, sticky = false) => port.post({ type: 'error', id, error, sticky });
+
+function notReady(): CudaErrorInfo {
+  return status.error ?? { library: 'workbench', api: 'runner', code: -1, name: 'WORKBENCH_NO_CONTEXT', message: 'This runner has no CUDA context' };
+}
+
+async function handle(request: RunnerRequest): Promise<void> {
+  switch (request.type) {
+    case 'status':
+      return port.post({ type: 'ok', id: request.id, result: status });
+    case 'block': {
+      const until = Date.now() + request.ms;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, request.ms);
+      return port.post({ type: 'ok', id: request.id, result: { blockedMs: request.ms - Math.max(0, until - Date.now()) } });
+    }
+    case 'memInfo':
+      if (!status.contextReady) return replyError(request.id, notReady());
+      try {
+        return port.post({ type: 'ok', id: request.id, result: await addon.memGetInfo() });
+      } catch (error) {
+        return replyError(request.id, toCudaError(error, 'cuMemGetInfo_v2'));
+      }
+    case 'run': {
+      if (!status.contextReady) return replyError(request.id, notReady());
+      const result = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' });
+      port.post({ type: 'ok', id: request.id, result });
+      if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);
+      return;
+    }
+  }
+}
+
+let queue: Promise<void> = Promise.resolve();
+port.onMessage((raw) => {
+  const parsed = runnerRequestSchema.safeParse(raw);
+  if (!parsed.success) {
+    const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
+    replyError(id, {
+      library: 'workbench',
+      api: 'runner',
+      code: -1,
+      name: 'WORKBENCH_BAD_REQUEST',
+      message: `The runner refused a malformed request: ${describeIssues(parsed.error)}`,
+    });
+    return;
+  }
+  queue = queue.then(() => handle(parsed.data)).catch((error) => replyError(parsed.data.id, toCudaError(error, parsed.data.type)));
+});
+
+process.on('SIGTERM', () => {
+  const close = addon && status.contextReady ? addon.closeContext() : Promise.resolve();
+  close.finally(() => process.exit(0));
+});
+
+void start();

@@ -1,0 +1,124 @@
+import type { RunnerPoolStatus } from '../../core/api/channels';
+import type { LaunchPlan } from '../../core/plan/plan-schema';
+import { runnerReplySchema, type CompiledModule, type ExitClassification, type RunnerStatus } from '../../core/runner/protocol';
+import type { RunResult } from '../../core/runner/run-result';
+import { distEntry } from '../paths';
+import type { ProcessLauncher } from '../process/launcher';
+import { SupervisedProcess, type ReplyShape } from '../process/supervised-process';
+
+export type Runner = SupervisedProcess<RunnerStatus>;
+
+export interface RunnerPoolOptions {
+  launcher: ProcessLauncher;
+  /** Keep a warm spare per device in use, so a discarded runner is replaced without a cold start. */
+  warmSpare?: boolean;
+  readyTimeoutMs?: number;
+  entry?: string;
+}
+
+const parseReply = (message: unknown): ReplyShape | null => {
+  const parsed = runnerReplySchema.safeParse(message);
+  return parsed.success ? (parsed.data as ReplyShape) : null;
+};
+
+/**
+ * One runner per device plus a warm spare (ARCHITECTURE.md §1). A runner that exits for any reason —
+ * sticky CUDA error, crash, watchdog — is dropped, the spare takes its place, and a new spare starts.
+ */
+export class RunnerPool {
+  private readonly active = new Map<number, Runner>();
+  private readonly spares = new Map<number, Runner>();
+  private readonly exits: RunnerPoolStatus['recentExits'] = [];
+  private disposed = false;
+
+  constructor(private readonly options: RunnerPoolOptions) {}
+
+  /** The device's runner, ready: the live one, else the spare promoted, else a new one. */
+  async acquire(ordinal: number): Promise<{ runner: Runner; status: RunnerStatus }> {
+    for (;;) {
+      let runner = this.active.get(ordinal);
+      if (!runner || !runner.alive) {
+        runner = this.spares.get(ordinal) ?? this.spawn(ordinal);
+        this.spares.delete(ordinal);
+        this.active.set(ordinal, runner);
+      }
+      this.ensureSpare(ordinal);
+      try {
+        return { runner, status: await runner.ready };
+      } catch {
+        // it died while starting; the loop starts another, once
+        if (this.active.get(ordinal) === runner) this.active.delete(ordinal);
+        if (this.disposed) throw new Error('the runner pool was shut down');
+        const retry = this.spawn(ordinal);
+        this.active.set(ordinal, retry);
+        return { runner: retry, status: await retry.ready };
+      }
+    }
+  }
+
+  async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number): Promise<RunResult> {
+    const { runner } = await this.acquire(plan.device);
+    return runner.request<RunResult>({ type: 'run', plan, modules }, timeoutMs);
+  }
+
+  status(): RunnerPoolStatus {
+    const runners: RunnerPoolStatus['runners'] = [];
+    const add = (role: 'active' | 'spare') => (runner: Runner, ordinal: number) => {
+      if (runner.alive && runner.pid)
+        runners.push({ pid: runner.pid, ordinal, role, contextReady: this.readyStatus.get(runner)?.contextReady ?? false, busy: runner.busy });
+    };
+    this.active.forEach(add('active'));
+    this.spares.forEach(add('spare'));
+    return { runners, recentExits: [...this.exits] };
+  }
+
+  lastExit(): ExitClassification | null {
+    const last = this.exits[this.exits.length - 1];
+    return last ? { kind: last.kind as ExitClassification['kind'], summary: last.summary } : null;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const all = [...this.active.values(), ...this.spares.values()];
+    this.active.clear();
+    this.spares.clear();
+    await Promise.all(all.map((r) => r.stop()));
+  }
+
+  private readonly readyStatus = new WeakMap<Runner, RunnerStatus>();
+
+  private spawn(ordinal: number): Runner {
+    const runner: Runner = new SupervisedProcess<RunnerStatus>({
+      launcher: this.options.launcher,
+      entry: this.options.entry ?? distEntry('runner.js'),
+      args: [String(ordinal)],
+      name: `runner for device ${ordinal}`,
+      parseReply,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? 30_000,
+    });
+    runner.ready.then((s) => this.readyStatus.set(runner, s)).catch(() => undefined);
+    runner.on('exit', (exit: ExitClassification) => {
+      if (runner.pid) this.exits.push({ pid: runner.pid, kind: exit.kind, summary: exit.summary, at: new Date().toISOString() });
+      if (this.exits.length > 20) this.exits.shift();
+      if (this.disposed) return;
+      if (this.active.get(ordinal) === runner) {
+        this.active.delete(ordinal);
+        const spare = this.spares.get(ordinal);
+        if (spare) {
+          this.spares.delete(ordinal);
+          this.active.set(ordinal, spare);
+        }
+        this.ensureSpare(ordinal);
+      } else if (this.spares.get(ordinal) === runner) {
+        this.spares.delete(ordinal);
+      }
+    });
+    return runner;
+  }
+
+  private ensureSpare(ordinal: number): void {
+    if (this.disposed || this.options.warmSpare === false) return;
+    const spare = this.spares.get(ordinal);
+    if (!spare || !spare.alive) this.spares.set(ordinal, this.spawn(ordinal));
+  }
+}

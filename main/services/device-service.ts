@@ -1,0 +1,46 @@
+import type { DevicesResult } from '../../core/api/channels';
+import { ATTRIBUTE_IDS } from '../../core/cuda/device-attributes';
+import { namedDevice, type DeviceInfo, type DeviceMemory } from '../../core/devices';
+import { driverMissingProblem } from '../../core/discovery';
+import { requireAddon } from '../native/addon';
+import { toCudaError } from '../runner/cuda-error';
+import { discover } from './discovery-service';
+
+/** Devices and their attributes, with NVML memory where available. No CUDA context is created. */
+export async function listDevices(): Promise<DevicesResult> {
+  const report = await discover();
+  if (!report.addon.loaded || !report.cuda.loaded) return { ok: false, problem: driverMissingProblem(report) };
+  const addon = requireAddon();
+  let devices: DeviceInfo[];
+  try {
+    devices = (await addon.listDevices(ATTRIBUTE_IDS)).map(namedDevice);
+  } catch (error) {
+    const e = toCudaError(error, 'cuInit');
+    const noDevice = e.name === 'CUDA_ERROR_NO_DEVICE';
+    return {
+      ok: false,
+      problem: {
+        title: noDevice ? 'The NVIDIA driver found no CUDA device' : 'The CUDA driver could not list devices',
+        detail: `${e.api} returned ${e.name} (${e.code}): ${e.message}`,
+        remedy: noDevice
+          ? 'Check `nvidia-smi` and CUDA_VISIBLE_DEVICES.'
+          : 'Check `nvidia-smi`. A driver whose kernel module and user-space library differ in version (after an update without a reboot) is a common cause.',
+      },
+    };
+  }
+  let memory: DeviceMemory[] | null = null;
+  let driverVersion: string | null = null;
+  let memoryProblem: string | null = null;
+  if (report.nvml.loaded) {
+    try {
+      const snapshot = await addon.nvmlSnapshot();
+      driverVersion = snapshot.driverVersion;
+      memory = snapshot.devices.map((d) => ({ uuid: d.uuid, ...d.memory, processes: d.processes }));
+    } catch (error) {
+      memoryProblem = toCudaError(error, 'nvml').message;
+    }
+  } else {
+    memoryProblem = 'NVML (libnvidia-ml.so.1) was not found, so memory in use and per-process memory are not shown.';
+  }
+  return { ok: true, devices, memory, driverVersion, memoryProblem };
+}

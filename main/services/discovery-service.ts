@@ -1,0 +1,36 @@
+import type { DiscoveryReport, LibraryReport } from '../../core/discovery';
+import { findNvcc } from '../compile/nvcc';
+import { loadAddon } from '../native/addon';
+import { driverCandidates, nvmlCandidates, nvrtcCandidates } from '../native/library-candidates';
+
+const notLoaded = (error: string): LibraryReport => ({
+  loaded: false,
+  path: null,
+  source: null,
+  attempts: [{ candidate: '(native addon)', source: 'addon', error }],
+  missingRequired: [],
+  missingOptional: [],
+});
+
+/** Finds the CUDA libraries for this process (they stay loaded) and reports what was found where. */
+export function discoverLibraries(nvrtcSetting?: string): Omit<DiscoveryReport, 'nvcc'> {
+  const addonState = loadAddon();
+  const addon = { loaded: addonState.addon !== null, path: addonState.path, error: addonState.error };
+  if (!addonState.addon) {
+    const missing = notLoaded(`native addon not loaded: ${addonState.error}`);
+    return { addon, cuda: missing, nvrtc: missing, nvml: missing, platform: `${process.platform}-${process.arch}` };
+  }
+  const libraries = addonState.addon.loadLibraries({
+    cuda: driverCandidates(),
+    nvrtc: nvrtcCandidates(nvrtcSetting),
+    nvml: nvmlCandidates(),
+  });
+  return { addon, ...libraries, platform: `${process.platform}-${process.arch}` };
+}
+
+let cached: Promise<DiscoveryReport> | null = null;
+
+export function discover(): Promise<DiscoveryReport> {
+  cached ??= (async () => ({ ...discoverLibraries(), nvcc: await findNvcc() }))();
+  return cached;
+}

@@ -1,0 +1,25 @@
+import { CompileService } from './compile/compile-service';
+import type { ProcessLauncher } from './process/launcher';
+import { RunnerPool } from './runner/runner-pool';
+import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
+
+/** The host's services, shared by the CLI, the serve host and the Electron main process. */
+export interface Workbench {
+  compiler: CompileService;
+  pool: RunnerPool;
+  runPlan(plan: unknown, options: RunOptions): Promise<RunOutcome>;
+  dispose(): Promise<void>;
+}
+
+export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?: boolean } = {}): Workbench {
+  const compiler = new CompileService(launcher);
+  const pool = new RunnerPool({ launcher, warmSpare: options.warmSpare ?? true });
+  return {
+    compiler,
+    pool,
+    runPlan: (plan, runOptions) => runPlan(plan, { compiler, pool }, runOptions),
+    dispose: async () => {
+      await Promise.all([compiler.dispose(), pool.dispose()]);
+    },
+  };
+}

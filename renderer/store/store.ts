@@ -1,0 +1,16 @@
+import { create } from 'zustand';
+
+import type { WorkbenchApi } from '../../core/api/channels';
+import { createAppSlice, type AppSlice } from './app-slice';
+import { createDevicesSlice, type DevicesSlice } from './devices-slice';
+
+export type WorkbenchState = AppSlice & DevicesSlice;
+
+/** One slice per file, combined here once. */
+export const createWorkbenchStore = (api: WorkbenchApi) =>
+  create<WorkbenchState>()((...a) => ({
+    ...createAppSlice(api)(...a),
+    ...createDevicesSlice(...a),
+  }));
+
+export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

@@ -1,0 +1,63 @@
+// Bundles every entry point with esbuild so that dist/ runs with Node alone (the GPU machine has no
+// npm registry), then copies the renderer's static files. Type checking is `npm run typecheck`.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const r = (p) => join(root, p);
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  external: ['electron', 'bufferutil', 'utf-8-validate', 'playwright-core'],
+};
+
+rmSync(r('dist'), { recursive: true, force: true });
+
+const testEntries = [];
+for (const suite of ['unit', 'integration', 'e2e', 'gpu']) {
+  let files = [];
+  try {
+    files = readdirSync(r(`test/${suite}`)).filter((f) => f.endsWith('.test.ts'));
+  } catch {
+    continue;
+  }
+  for (const f of files) testEntries.push({ in: r(`test/${suite}/${f}`), out: `test/${suite}/${f.replace(/\.ts$/, '')}` });
+}
+
+await Promise.all([
+  build({
+    ...node,
+    entryPoints: [
+      { in: r('main/cli/cli-entry.ts'), out: 'main/cli' },
+      { in: r('main/serve/serve-entry.ts'), out: 'main/serve' },
+      { in: r('main/runner/runner-entry.ts'), out: 'main/runner' },
+      { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker' },
+      { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
+      { in: r('preload/preload.ts'), out: 'electron/preload' },
+      ...testEntries,
+    ],
+    outdir: r('dist'),
+  }),
+  build({
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'esm',
+    jsx: 'automatic',
+    minify: true,
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    entryPoints: { app: r('renderer/main.tsx') },
+    outdir: r('dist/renderer'),
+  }),
+]);
+
+mkdirSync(r('dist/renderer'), { recursive: true });
+for (const f of ['index.html', 'styles.css']) copyFileSync(r(`renderer/${f}`), r(`dist/renderer/${f}`));
+console.log('bundled into dist/');

@@ -43,3 +43,8 @@ export function findKernelSymbol(symbols: string[], name: string): string | null
   const nested = symbols.find((s) => s.startsWith('_ZN') && s.includes(`${name.length}${name}E`));
   return nested ?? null;
 }
+
+/** Kernel entry names in PTX text (`.entry name(` / `.visible .entry name(`), for PTX-only images. */
+export function ptxEntryNames(ptx: string): string[] {
+  return [...ptx.matchAll(/\.entry\s+([A-Za-z_$][\w$]*)\s*\(/g)].map((m) => m[1]!);
+}

@@ -9,9 +9,12 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  const text = unit === 0 ? String(value) : value.toPrecision(3).replace(/\.?0+$/, '');
+  const text = unit === 0 ? String(value) : trimZeros(value.toPrecision(3));
   return `${bytes < 0 ? '-' : ''}${text} ${UNITS[unit]}`;
 }
+
+/** "1.50" -> "1.5", "2.00" -> "2", but "140" stays "140". */
+const trimZeros = (text: string): string => (text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text);
 
 /** CUDA encodes versions as 1000*major + 10*minor (13000 -> "13.0"). */
 export function formatCudaVersion(version: number): string {

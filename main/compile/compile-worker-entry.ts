@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
-import { cubinKernelSymbols, findKernelSymbol } from '../../core/cubin';
+import { cubinKernelSymbols, findKernelSymbol, ptxEntryNames } from '../../core/cubin';
 import { describeIssues } from '../../core/plan/plan-schema';
 import type { NativeAddon } from '../native/addon';
 import { childPort } from '../process/child-port';
@@ -20,22 +20,27 @@ let nvccPath: string | null = null;
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-function resolveSymbols(image: Uint8Array | null, kernels: string[], lowered: Record<string, string>) {
+/**
+ * Finds each kernel's symbol in the cubin (or the PTX, for a compute_XX target). We do not use NVRTC
+ * name expressions: one naming a function that does not exist turns into a compile error, and the user
+ * should hear "no kernel named X; these exist" instead.
+ */
+function resolveSymbols(cubin: Uint8Array | null, ptx: string | null, kernels: string[]) {
   let all: string[] = [];
   try {
-    all = image ? cubinKernelSymbols(image) : [];
+    all = cubin ? cubinKernelSymbols(cubin) : ptx ? ptxEntryNames(ptx) : [];
   } catch {
-    all = [];
+    all = ptx ? ptxEntryNames(ptx) : [];
   }
   const symbols: Record<string, string | null> = {};
-  for (const k of kernels) symbols[k] = lowered[k] ?? findKernelSymbol(all, k);
+  for (const k of kernels) symbols[k] = findKernelSymbol(all, k);
   return { symbols, allSymbols: all };
 }
 
 async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
   const options = [`--gpu-architecture=${request.arch}`, '-lineinfo', ...request.options];
-  const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: request.kernels });
+  const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
   const image = out.cubin ?? (out.ptx ? new TextEncoder().encode(out.ptx) : null);
   return {
     ok: out.ok,
@@ -44,7 +49,7 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
     log: out.log,
     image: out.ok ? image : null,
     ptx: out.ptx,
-    ...resolveSymbols(out.cubin, request.kernels, out.lowered),
+    ...resolveSymbols(out.cubin, out.ptx, request.kernels),
     ms: performance.now() - started,
   };
 }
@@ -75,7 +80,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
       log: log.text,
       image,
       ptx: null,
-      ...resolveSymbols(image, request.kernels, {}),
+      ...resolveSymbols(image, null, request.kernels),
       ms: performance.now() - started,
     };
   } finally {

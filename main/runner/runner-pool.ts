@@ -58,7 +58,22 @@ export class RunnerPool {
 
   async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number): Promise<RunResult> {
     const { runner } = await this.acquire(plan.device);
-    return runner.request<RunResult>({ type: 'run', plan, modules }, timeoutMs);
+    const result = await runner.request<RunResult>({ type: 'run', plan, modules }, timeoutMs);
+    // The runner exits by itself after a sticky error, but its exit may arrive after the next run is
+    // sent: retire it now so that run goes to the spare.
+    if (result.failure?.sticky) this.retire(plan.device, runner);
+    return result;
+  }
+
+  private retire(ordinal: number, runner: Runner): void {
+    if (this.active.get(ordinal) !== runner) return;
+    this.active.delete(ordinal);
+    const spare = this.spares.get(ordinal);
+    if (spare?.alive) {
+      this.spares.delete(ordinal);
+      this.active.set(ordinal, spare);
+    }
+    this.ensureSpare(ordinal);
   }
 
   status(): RunnerPoolStatus {
@@ -102,13 +117,7 @@ export class RunnerPool {
       if (this.exits.length > 20) this.exits.shift();
       if (this.disposed) return;
       if (this.active.get(ordinal) === runner) {
-        this.active.delete(ordinal);
-        const spare = this.spares.get(ordinal);
-        if (spare) {
-          this.spares.delete(ordinal);
-          this.active.set(ordinal, spare);
-        }
-        this.ensureSpare(ordinal);
+        this.retire(ordinal, runner);
       } else if (this.spares.get(ordinal) === runner) {
         this.spares.delete(ordinal);
       }

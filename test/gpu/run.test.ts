@@ -1,0 +1,204 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import type { RunOutcome } from '../../main/services/run-service';
+import { forkLauncher } from '../../main/process/launcher';
+import { createWorkbench } from '../../main/workbench';
+import { planFromArgs } from '../../core/plan/arg-syntax';
+import { readFileSync } from 'node:fs';
+import { parseJson, runCli, SAMPLES } from '../helpers/cli';
+
+const vecAdd = join(SAMPLES, 'vector-add/vector_add.cu');
+const source = (path: string) => readFileSync(join(SAMPLES, path), 'utf8');
+
+test('run: vector add from flags gives c[i] = 3i for every element, with the kernel time', async () => {
+  const r = await runCli([
+    'run',
+    vecAdd,
+    '--kernel',
+    'vecAdd',
+    '--grid',
+    '4',
+    '--block',
+    '256',
+    '--arg',
+    'a:f32[1000]=iota',
+    '--arg',
+    'b:f32[1000]=iota(0,2)',
+    '--arg',
+    'c:f32[1000]',
+    '--arg',
+    'n:i32=1000',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const outcome = parseJson<RunOutcome>(r);
+  assert.equal(outcome.status, 'ok');
+  const c = outcome.result!.buffers.find((b) => b.name === 'c')!;
+  assert.deepEqual(
+    c.values,
+    Array.from({ length: 1000 }, (_, i) => 3 * i),
+  );
+  assert.ok(outcome.result!.launches[0]!.medianMs > 0);
+  assert.ok(outcome.result!.functions[0]!.attributes.numRegs > 0);
+  console.log(
+    `# vecAdd n=1000: ${outcome.result!.launches[0]!.medianMs.toFixed(4)} ms, ${outcome.result!.functions[0]!.attributes.numRegs} registers, compiled by ${outcome.compile[0]!.backend} in ${outcome.compile[0]!.ms.toFixed(0)} ms`,
+  );
+});
+
+test('run: a plan file with 20 timed repeats reports min/median/max and exact results', async () => {
+  const r = await runCli(['run', '--plan', join(SAMPLES, 'vector-add/plan.json'), '--json']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const outcome = parseJson<RunOutcome>(r);
+  const launch = outcome.result!.launches[0]!;
+  assert.equal(launch.timesMs.length, 20);
+  assert.ok(launch.minMs <= launch.medianMs && launch.medianMs <= launch.maxMs);
+  const c = outcome.result!.buffers.find((b) => b.name === 'c')!;
+  assert.equal(c.count, 1_000_000);
+  assert.equal(c.head[5], 15);
+  assert.equal(c.tail[c.tail.length - 1], 3 * 999_999);
+  assert.equal(c.mean, (3 * 999_999) / 2);
+  assert.deepEqual(outcome.result!.leaks, []);
+  console.log(`# vecAdd n=1e6: median ${launch.medianMs.toFixed(4)} ms (min ${launch.minMs.toFixed(4)}, max ${launch.maxMs.toFixed(4)})`);
+});
+
+test('run: an unknown kernel name is refused with the names the source does define', async () => {
+  const r = await runCli(['run', vecAdd, '--kernel', 'vecAd', '--arg', 'n:i32=1']);
+  assert.equal(r.code, 64);
+  assert.match(r.stdout, /No kernel named "vecAd"/);
+  assert.match(r.stdout, /_Z6vecAddPKfS0_Pfi/);
+  assert.doesNotMatch(r.stdout + r.stderr, /at .*\.js:\d+/);
+});
+
+test('run: a plan that leaks reports the leak at teardown', async () => {
+  const plan = planFromArgs({
+    source: source('vector-add/vector_add.cu'),
+    sourceName: 'vector_add.cu',
+    kernel: 'vecAdd',
+    grid: [1, 1, 1],
+    block: [32, 1, 1],
+    sharedBytes: 0,
+    args: [],
+  });
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    const outcome = await workbench.runPlan(
+      {
+        ...plan,
+        buffers: [{ name: 'keep', type: 'f32', count: 1024 }],
+        steps: [{ op: 'alloc', buffer: 'keep' }],
+      },
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(outcome.status, 'ok');
+    assert.deepEqual(outcome.result!.leaks, [{ name: 'keep', bytes: 4096 }]);
+  } finally {
+    await workbench.dispose();
+  }
+});
+
+const workbench = createWorkbench(forkLauncher);
+after(() => workbench.dispose());
+
+const vecAddPlan = () =>
+  planFromArgs({
+    source: source('vector-add/vector_add.cu'),
+    sourceName: 'vector_add.cu',
+    kernel: 'vecAdd',
+    grid: [4, 1, 1],
+    block: [256, 1, 1],
+    sharedBytes: 0,
+    args: [
+      { kind: 'buffer', buffer: { name: 'a', type: 'f32', count: 1000, init: { kind: 'iota', start: 0, step: 1 } } },
+      { kind: 'buffer', buffer: { name: 'b', type: 'f32', count: 1000, init: { kind: 'constant', value: 1 } } },
+      { kind: 'buffer', buffer: { name: 'c', type: 'f32', count: 1000, init: { kind: 'zeros' } } },
+      { kind: 'scalar', name: 'n', type: 'i32', value: 1000 },
+    ],
+  });
+
+async function assertVecAddOk(): Promise<RunOutcome> {
+  const outcome = await workbench.runPlan(vecAddPlan(), { timeoutMs: 30_000 });
+  assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+  assert.equal(outcome.result!.buffers.find((b) => b.name === 'c')!.values![999], 1000);
+  return outcome;
+}
+
+test('lifecycle: a sticky illegal address is diagnosed, the runner replaced, and the next run succeeds at once', async () => {
+  const first = await assertVecAddOk();
+  const plan = planFromArgs({
+    source: source('illegal-address/illegal_address.cu'),
+    sourceName: 'illegal_address.cu',
+    kernel: 'writeFarOutOfBounds',
+    grid: [1, 1, 1],
+    block: [32, 1, 1],
+    sharedBytes: 0,
+    args: [
+      { kind: 'buffer', buffer: { name: 'out', type: 'f32', count: 32, init: { kind: 'zeros' } } },
+      { kind: 'scalar', name: 'n', type: 'i32', value: 32 },
+    ],
+  });
+  for (let round = 0; round < 3; round++) {
+    const fault = await workbench.runPlan(plan, { timeoutMs: 30_000 });
+    assert.equal(fault.status, 'cuda-error');
+    const f = fault.result!.failure!;
+    assert.equal(f.error.name, 'CUDA_ERROR_ILLEGAL_ADDRESS');
+    assert.equal(f.error.code, 700);
+    assert.equal(f.op, 'launch');
+    assert.equal(f.kernel, 'main');
+    assert.equal(f.sticky, true);
+    const faulted = performance.now();
+    const next = await assertVecAddOk();
+    const recoveryMs = performance.now() - faulted;
+    assert.notEqual(next.result!.runnerPid, fault.result!.runnerPid);
+    console.log(
+      `# round ${round}: fault in pid ${fault.result!.runnerPid}, next success in pid ${next.result!.runnerPid} after ${recoveryMs.toFixed(0)} ms (incl. compile)`,
+    );
+  }
+  assert.ok(first.result!.runnerPid > 0);
+});
+
+test('lifecycle: a kernel that never ends is killed by the watchdog, and the next run succeeds', async () => {
+  const plan = planFromArgs({
+    source: source('infinite-loop/spin.cu'),
+    sourceName: 'spin.cu',
+    kernel: 'spinForever',
+    grid: [1, 1, 1],
+    block: [1, 1, 1],
+    sharedBytes: 0,
+    args: [{ kind: 'buffer', buffer: { name: 'flag', type: 'i32', count: 1, init: { kind: 'zeros' } } }],
+  });
+  const started = performance.now();
+  const outcome = await workbench.runPlan(plan, { timeoutMs: 3000 });
+  assert.equal(outcome.status, 'runner-died');
+  assert.equal(outcome.exit?.kind, 'watchdog');
+  assert.match(outcome.problem!.detail, /did not answer within 3000 ms/);
+  console.log(`# watchdog fired after ${(performance.now() - started).toFixed(0)} ms`);
+  await assertVecAddOk();
+});
+
+test('lifecycle: killing the runner mid-job is reported, and the next run succeeds', async () => {
+  const plan = planFromArgs({
+    source: source('infinite-loop/spin.cu'),
+    sourceName: 'spin.cu',
+    kernel: 'spinForever',
+    grid: [1, 1, 1],
+    block: [1, 1, 1],
+    sharedBytes: 0,
+    args: [{ kind: 'buffer', buffer: { name: 'flag', type: 'i32', count: 1, init: { kind: 'zeros' } } }],
+  });
+  const running = workbench.runPlan(plan, { timeoutMs: 60_000 });
+  let pid: number | undefined;
+  for (let i = 0; i < 200 && !pid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    pid = workbench.pool.status().runners.find((r) => r.role === 'active' && r.busy)?.pid;
+  }
+  assert.ok(pid, 'a busy runner');
+  await new Promise((r) => setTimeout(r, 500));
+  process.kill(pid, 'SIGKILL');
+  const outcome = await running;
+  assert.equal(outcome.status, 'runner-died');
+  assert.equal(outcome.exit?.kind, 'killed');
+  assert.match(outcome.problem!.detail, /SIGKILL/);
+  await assertVecAddOk();
+});

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { initialBytes, summarizeBuffer, PREVIEW_ELEMENTS } from '../../core/plan/buffer-data';
+
+test('iota and constant initializers write the values a kernel will read', () => {
+  const iota = initialBytes({ name: 'a', type: 'i32', count: 5, init: { kind: 'iota', start: 10, step: -3 } });
+  assert.deepEqual([...new Int32Array(iota.buffer)], [10, 7, 4, 1, -2]);
+  const constant = initialBytes({ name: 'a', type: 'f64', count: 3, init: { kind: 'constant', value: 2.5 } });
+  assert.deepEqual([...new Float64Array(constant.buffer)], [2.5, 2.5, 2.5]);
+});
+
+test('random initializers are deterministic per seed and stay in [min, max)', () => {
+  const spec = { name: 'r', type: 'f32' as const, count: 1000, init: { kind: 'random' as const, seed: 42, min: -2, max: 3 } };
+  const a = new Float32Array(initialBytes(spec).buffer);
+  const b = new Float32Array(initialBytes(spec).buffer);
+  assert.deepEqual(a, b);
+  assert.ok(a.every((v) => v >= -2 && v < 3));
+  const other = new Float32Array(initialBytes({ ...spec, init: { ...spec.init, seed: 43 } }).buffer);
+  assert.notDeepEqual(a, other);
+  const ints = new Int32Array(initialBytes({ name: 'i', type: 'i32', count: 1000, init: { kind: 'random', seed: 1, min: 0, max: 10 } }).buffer);
+  assert.ok(ints.every((v) => Number.isInteger(v) && v >= 0 && v < 10));
+});
+
+test('summaries count NaN and Inf apart from min, max and mean', () => {
+  const data = new Float32Array([1, NaN, 3, Infinity, -Infinity, 5]);
+  const s = summarizeBuffer('x', 'f32', new Uint8Array(data.buffer));
+  assert.equal(s.count, 6);
+  assert.equal(s.min, 1);
+  assert.equal(s.max, 5);
+  assert.equal(s.mean, 3);
+  assert.equal(s.nanCount, 1);
+  assert.equal(s.infCount, 2);
+  assert.equal(s.values?.length, 6);
+});
+
+test('large buffers get a head and a tail, not every element', () => {
+  const n = 100_000;
+  const data = new Int32Array(n).map((_, i) => i);
+  const s = summarizeBuffer('big', 'i32', new Uint8Array(data.buffer));
+  assert.equal(s.values, null);
+  assert.deepEqual(s.head, [...data.slice(0, PREVIEW_ELEMENTS)]);
+  assert.deepEqual(s.tail, [...data.slice(n - PREVIEW_ELEMENTS)]);
+  assert.equal(s.mean, (n - 1) / 2);
+  const allNaN = summarizeBuffer('nan', 'f32', new Uint8Array(new Float32Array([NaN, NaN]).buffer));
+  assert.equal(allNaN.min, null);
+  assert.equal(allNaN.mean, null);
+});

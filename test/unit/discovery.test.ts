@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { doctorChecks, driverMissingProblem, searched, type DiscoveryReport, type LibraryReport } from '../../core/discovery';
+
+const missing = (candidate: string): LibraryReport => ({
+  loaded: false,
+  path: null,
+  source: null,
+  attempts: [{ candidate, source: 'loader path', error: `${candidate}: cannot open shared object file: No such file or directory` }],
+  missingRequired: [],
+  missingOptional: [],
+});
+const found = (path: string, version: number): LibraryReport => ({
+  loaded: true,
+  path,
+  source: 'loader path',
+  version,
+  attempts: [{ candidate: path, source: 'loader path', error: null }],
+  missingRequired: [],
+  missingOptional: [],
+});
+
+const report = (over: Partial<DiscoveryReport>): DiscoveryReport => ({
+  addon: { loaded: true, path: '/x/addon.node', error: null },
+  cuda: missing('libcuda.so.1'),
+  nvrtc: missing('libnvrtc.so.13'),
+  nvml: missing('libnvidia-ml.so.1'),
+  nvcc: { found: false, path: null, version: null, searched: ['/usr/local/cuda/bin/nvcc'] },
+  platform: 'linux-x64',
+  ...over,
+});
+
+test('no driver: a problem that names every place searched and what to do', () => {
+  const problem = driverMissingProblem(report({}));
+  assert.equal(problem.title, 'No NVIDIA driver found');
+  assert.deepEqual(problem.searched, ['libcuda.so.1 (loader path): cannot open shared object file: No such file or directory']);
+  assert.match(problem.remedy, /Install the NVIDIA driver/);
+  const checks = doctorChecks(report({}), null, null);
+  assert.equal(checks.find((c) => c.id === 'driver')?.status, 'fail');
+  assert.equal(checks.find((c) => c.id === 'nvrtc')?.status, 'fail');
+  assert.equal(checks.find((c) => c.id === 'nvml')?.status, 'warn');
+});
+
+test('a driver without a required symbol is reported as too old', () => {
+  const old = report({
+    cuda: { ...missing('libcuda.so.1'), attempts: [{ candidate: 'libcuda.so.1', source: 'loader path', error: 'too old: lacks cuDeviceGetUuid_v2' }] },
+  });
+  assert.equal(driverMissingProblem(old).title, 'The NVIDIA driver is too old');
+});
+
+test('NVRTC newer than the driver: a warning within a major version, a failure across', () => {
+  const minor = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 13000), nvrtc: found('/cuda/libnvrtc.so.13', 13010) }), 1, null);
+  assert.equal(minor.find((c) => c.id === 'toolkit-vs-driver')?.status, 'warn');
+  const major = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 12080), nvrtc: found('/cuda/libnvrtc.so.13', 13000) }), 1, null);
+  const check = major.find((c) => c.id === 'toolkit-vs-driver')!;
+  assert.equal(check.status, 'fail');
+  assert.match(check.detail, /CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222/);
+  const same = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 13000), nvrtc: found('/cuda/libnvrtc.so.13', 13000) }), 1, null);
+  assert.equal(
+    same.find((c) => c.id === 'toolkit-vs-driver'),
+    undefined,
+  );
+});
+
+test('nvcc stands in for a missing NVRTC as a warning, not a failure', () => {
+  const checks = doctorChecks(report({ nvcc: { found: true, path: '/usr/local/cuda/bin/nvcc', version: 'CUDA 13.0', searched: [] } }), null, null);
+  assert.equal(checks.find((c) => c.id === 'nvrtc')?.status, 'warn');
+  assert.match(checks.find((c) => c.id === 'nvrtc')!.remedy!, /Compiling with nvcc/);
+});
+
+test('searched() keeps dlerror text that does not repeat the path', () => {
+  assert.deepEqual(searched({ ...missing('x'), attempts: [{ candidate: '/a/libcuda.so.1', source: 'setting', error: 'too old: lacks cuInit' }] }), [
+    '/a/libcuda.so.1 (setting): too old: lacks cuInit',
+  ]);
+});

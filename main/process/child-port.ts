@@ -21,6 +21,8 @@ export function childPort(): ChildPort {
     };
   }
   if (!process.send) throw new Error('this process was not started by the workbench (no IPC channel)');
+  // A host that dies without stopping us (SIGKILL, a crash) closes the channel: don't linger.
+  process.on('disconnect', () => process.exit(0));
   return {
     post: (message) => process.send!(message),
     onMessage: (handler) => process.on('message', handler),

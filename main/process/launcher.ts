@@ -21,6 +21,8 @@ export const forkLauncher: ProcessLauncher = {
     const child = fork(entry, args, {
       serialization: 'advanced', // structured clone: Uint8Array travels as bytes, not JSON
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // Its own process group, so a kill also reaches what it started (nvcc and its cicc/ptxas).
+      detached: true,
     });
     let exited = false;
     child.on('exit', () => (exited = true));
@@ -32,7 +34,12 @@ export const forkLauncher: ProcessLauncher = {
       onMessage: (handler) => child.on('message', handler),
       onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
       kill: (signal) => {
-        if (!exited) child.kill(signal);
+        if (exited) return;
+        try {
+          process.kill(-child.pid!, signal);
+        } catch {
+          child.kill(signal);
+        }
       },
     };
   },

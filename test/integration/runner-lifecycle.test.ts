@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import type { RunnerStatus } from '../../core/runner/protocol';
+import { forkLauncher } from '../../main/process/launcher';
+import { ChildRequestError, ProcessExitError } from '../../main/process/supervised-process';
+import { RunnerPool } from '../../main/runner/runner-pool';
+
+// The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
+// no context; with one it opens a context. Either way it must be supervised the same.
+const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+after(() => pool.dispose());
+
+const exitOf = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ProcessExitError, String(error));
+    return error.exit;
+  }
+  assert.fail('the request should have failed');
+};
+
+test('a runner starts, reports its status, and keeps a warm spare beside it', async () => {
+  const { runner, status } = await pool.acquire(0);
+  assert.equal(status.pid, runner.pid);
+  assert.equal(typeof status.contextReady, 'boolean');
+  if (!status.contextReady) assert.equal(status.error?.name, 'WORKBENCH_DRIVER_NOT_LOADED');
+  const again = await runner.request<RunnerStatus>({ type: 'status' }, 5000);
+  assert.equal(again.pid, runner.pid);
+  const roles = pool
+    .status()
+    .runners.map((r) => r.role)
+    .sort();
+  assert.deepEqual(roles, ['active', 'spare']);
+});
+
+test('a runner that hangs is killed by the watchdog; the spare takes over and answers', async () => {
+  const { runner } = await pool.acquire(0);
+  const spare = pool.status().runners.find((r) => r.role === 'spare')!;
+  const exit = await exitOf(runner.request({ type: 'block', ms: 60_000 }, 500));
+  assert.equal(exit.kind, 'watchdog');
+  assert.match(exit.summary, /did not answer within 500 ms/);
+  const next = await pool.acquire(0);
+  assert.notEqual(next.runner.pid, runner.pid);
+  assert.equal(next.runner.pid, spare.pid, 'the warm spare was promoted, not a cold start');
+  assert.equal((await next.runner.request<RunnerStatus>({ type: 'status' }, 5000)).pid, next.runner.pid);
+});
+
+test('a runner killed mid-job, or crashing with SIGSEGV, is classified and replaced', async () => {
+  for (const [signal, kind, words] of [
+    ['SIGKILL', 'killed', /SIGKILL/],
+    ['SIGSEGV', 'crashed', /segmentation fault/],
+  ] as const) {
+    const { runner } = await pool.acquire(0);
+    const pending = runner.request({ type: 'block', ms: 10_000 }, 30_000);
+    await new Promise((r) => setTimeout(r, 100));
+    process.kill(runner.pid!, signal);
+    const exit = await exitOf(pending);
+    assert.equal(exit.kind, kind);
+    assert.match(exit.summary, words);
+    const next = await pool.acquire(0);
+    assert.notEqual(next.runner.pid, runner.pid);
+    await next.runner.request({ type: 'status' }, 5000);
+  }
+  const exits = pool.status().recentExits.map((e) => e.kind);
+  assert.deepEqual(exits.slice(-3), ['watchdog', 'killed', 'crashed']);
+});
+
+test('a runner sent garbage answers with an error and stays alive', async () => {
+  const { runner } = await pool.acquire(0);
+  for (const garbage of [
+    { id: 77, type: 'launch-missiles' },
+    { id: 78, type: 'run', plan: { version: 1 }, modules: [] },
+  ]) {
+    await assert.rejects(runner.request(garbage as Record<string, unknown>, 5000), (e: unknown) => {
+      assert.ok(e instanceof ChildRequestError);
+      assert.equal(e.error.name, 'WORKBENCH_BAD_REQUEST');
+      return true;
+    });
+  }
+  runner.sendRaw('not even an object');
+  runner.sendRaw(null);
+  assert.ok(runner.alive);
+  assert.equal((await runner.request<RunnerStatus>({ type: 'status' }, 5000)).pid, runner.pid);
+});

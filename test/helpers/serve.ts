@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+import { ROOT } from './cli';
+
+export interface ServeProcess {
+  url: string;
+  port: number;
+  token: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the real `serve` entry on a free port and reads the URL it prints. */
+export function startServe(): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main/serve.js'), '--port', '0', '--no-spare'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
+    const onData = (d: Buffer) => {
+      out += d;
+      const m = /serving at (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([\w-]+))/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({
+        url: m[1]!,
+        port: Number(m[2]),
+        token: m[3]!,
+        child,
+        stop: () =>
+          new Promise((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+  });
+}

@@ -39,6 +39,7 @@ await Promise.all([
       { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker' },
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
+      { in: r('bench/bench.ts'), out: 'bench/bench' },
       ...testEntries,
     ],
     outdir: r('dist'),

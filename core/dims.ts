@@ -27,4 +27,5 @@ export function parseDim3(text: string, what: string): Result<Dim3> {
 }
 
 export const dimProduct = (d: Dim3): number => d[0] * d[1] * d[2];
-export const formatDim3 = (d: Dim3): string => (d[1] === 1 && d[2] === 1 ? `${d[0]}` : d.join('×'));
+/** As in a launch: 256, (16,16), (8,8,4). */
+export const formatDim3 = (d: Dim3): string => (d[1] === 1 && d[2] === 1 ? `${d[0]}` : d[2] === 1 ? `(${d[0]},${d[1]})` : `(${d.join(',')})`);

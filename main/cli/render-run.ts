@@ -1,4 +1,5 @@
 import { lookupCode } from '../../core/cuda/error-catalog';
+import { formatDim3 } from '../../core/dims';
 import { formatBytes, formatMs } from '../../core/format';
 import type { RunOutcome } from '../services/run-service';
 
@@ -23,7 +24,7 @@ export function renderRun(outcome: RunOutcome): string {
       l.timesMs.length > 1
         ? `median ${formatMs(l.medianMs)} (min ${formatMs(l.minMs)}, max ${formatMs(l.maxMs)}, ${l.timesMs.length} runs)`
         : formatMs(l.medianMs);
-    lines.push(`Launch ${l.entry}<<<${l.grid.join(',')}, ${l.block.join(',')}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>: ${stats}`);
+    lines.push(`Launch ${l.entry}<<<${formatDim3(l.grid)}, ${formatDim3(l.block)}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>: ${stats}`);
   }
   for (const b of r?.buffers ?? []) {
     lines.push(`Buffer ${b.name}: ${b.type}[${b.count}]  min ${fmt(b.min)}  max ${fmt(b.max)}  mean ${fmt(b.mean)}  NaN ${b.nanCount}  Inf ${b.infCount}`);

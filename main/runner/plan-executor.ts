@@ -1,6 +1,7 @@
 import { freemem } from 'node:os';
 
 import { isStickyCode } from '../../core/cuda/error-catalog';
+import { formatDim3 } from '../../core/dims';
 import { formatBytes } from '../../core/format';
 import { initialBytes, summarizeBuffer, type BufferSummary } from '../../core/plan/buffer-data';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
@@ -22,10 +23,12 @@ class StepFailure extends Error {
 const workbenchError = (api: string, message: string): StepFailure =>
   new StepFailure({ library: 'workbench', api, code: -1, name: 'WORKBENCH_PLAN_ERROR', message });
 
-function stepLabel(step: Step): string {
+function stepLabel(step: Step, plan: LaunchPlan): string {
   switch (step.op) {
-    case 'launch':
-      return `launch ${step.kernel}<<<${step.grid.join(',')}, ${step.block.join(',')}${step.sharedBytes ? `, ${step.sharedBytes}` : ''}>>>`;
+    case 'launch': {
+      const entry = plan.kernels.find((k) => k.id === step.kernel)?.entry ?? step.kernel;
+      return `launch ${entry}<<<${formatDim3(step.grid)}, ${formatDim3(step.block)}${step.sharedBytes ? `, ${step.sharedBytes}` : ''}>>>`;
+    }
     case 'sync':
       return 'synchronize';
     default:
@@ -79,10 +82,11 @@ export async function executePlan(
     } catch (error) {
       fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
     }
-    steps.push({ index, op: step.op, label: stepLabel(step), ms: failure ? null : (ms ?? performance.now() - started) });
+    steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? performance.now() - started) });
   }
 
-  const leaks = [...allocations].map(([name, a]) => ({ name, bytes: a.bytes }));
+  // A run that stopped early never reached its free steps: that is not a leak in the plan.
+  const leaks = failure ? [] : [...allocations].map(([name, a]) => ({ name, bytes: a.bytes }));
   const contextAlive = !(failure as RunResult['failure'])?.sticky;
   if (contextAlive) {
     for (const [, a] of allocations) await addon.memFree(a.pointer).catch(() => undefined);

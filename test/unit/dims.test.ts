@@ -32,5 +32,6 @@ test('parseDim3 refuses what the driver could not take, saying why', () => {
 test('dimProduct and formatDim3', () => {
   assert.equal(dimProduct([64, 32, 1]), 2048);
   assert.equal(formatDim3([256, 1, 1]), '256');
-  assert.equal(formatDim3([16, 16, 1]), '16×16×1');
+  assert.equal(formatDim3([16, 16, 1]), '(16,16)');
+  assert.equal(formatDim3([8, 8, 4]), '(8,8,4)');
 });

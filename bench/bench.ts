@@ -96,28 +96,28 @@ async function main() {
     warm.push(ms);
   }
 
-  const faultSource = readFileSync(join(root, 'samples/illegal-address/illegal_address.cu'), 'utf8');
+  const faultSource = readFileSync(join(root, 'samples/null-pointer/null_pointer.cu'), 'utf8');
   const faultCompiler = new CompileService(forkLauncher);
   const faulty = await faultCompiler.compile({
     type: 'compile',
     source: faultSource,
-    sourceName: 'illegal_address.cu',
+    sourceName: 'null_pointer.cu',
     arch,
     options: [],
-    kernels: ['writeFarOutOfBounds'],
+    kernels: ['writeThrough'],
     backend: 'auto',
   });
   await faultCompiler.dispose();
   const faultPlan: LaunchPlan = launchPlanSchema.parse(
     planFromArgs({
       source: faultSource,
-      sourceName: 'illegal_address.cu',
-      kernel: 'writeFarOutOfBounds',
+      sourceName: 'null_pointer.cu',
+      kernel: 'writeThrough',
       grid: [1, 1, 1],
       block: [32, 1, 1],
       sharedBytes: 0,
       args: [
-        { kind: 'buffer', buffer: { name: 'out', type: 'f32', count: 32, init: { kind: 'zeros' } } },
+        { kind: 'scalar', name: 'out', type: 'u64', value: '0' },
         { kind: 'scalar', name: 'n', type: 'i32', value: 32 },
       ],
     }),
@@ -126,7 +126,7 @@ async function main() {
   const faultCodes: string[] = [];
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 1500)); // let the spare finish starting, as it would between user actions
-    const fault = await pool.run(faultPlan, [{ kernel: 'main', symbol: faulty.symbols['writeFarOutOfBounds']!, image: faulty.image! }], 30_000);
+    const fault = await pool.run(faultPlan, [{ kernel: 'main', symbol: faulty.symbols['writeThrough']!, image: faulty.image! }], 30_000);
     if (!fault.failure?.sticky) throw new Error(`expected a sticky fault, got ${JSON.stringify(fault.failure ?? 'success')}`);
     faultCodes.push(fault.failure.error.name);
     const { ms, value } = await time(() => pool.run(plan, modules, 30_000));

@@ -39,10 +39,10 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-bench-'));
 
   const compiler = new CompileService(forkLauncher);
-  const compiled = await compiler.compile({ type: 'compile', source, sourceName: 'vector_add.cu', arch, options: [], kernels: ['vecAdd'], backend: 'auto' });
+  const compiled = await compiler.compile({ source, sourceName: 'vector_add.cu', options: { arch }, backend: 'auto' });
   await compiler.dispose();
   if (!compiled.ok || !compiled.image) throw new Error(compiled.log);
-  const symbol = compiled.symbols['vecAdd']!;
+  const symbol = compiled.kernels.find((k) => k.name === 'vecAdd')!.symbol!;
   const cubin = join(work, 'vector_add.cubin');
   writeFileSync(cubin, compiled.image);
   const modules: CompiledModule[] = [{ kernel: 'main', symbol, image: compiled.image }];
@@ -98,15 +98,7 @@ async function main() {
 
   const faultSource = readFileSync(join(root, 'samples/null-pointer/null_pointer.cu'), 'utf8');
   const faultCompiler = new CompileService(forkLauncher);
-  const faulty = await faultCompiler.compile({
-    type: 'compile',
-    source: faultSource,
-    sourceName: 'null_pointer.cu',
-    arch,
-    options: [],
-    kernels: ['writeThrough'],
-    backend: 'auto',
-  });
+  const faulty = await faultCompiler.compile({ source: faultSource, sourceName: 'null_pointer.cu', options: { arch }, backend: 'auto' });
   await faultCompiler.dispose();
   const faultPlan: LaunchPlan = launchPlanSchema.parse(
     planFromArgs({
@@ -126,7 +118,11 @@ async function main() {
   const faultCodes: string[] = [];
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 1500)); // let the spare finish starting, as it would between user actions
-    const fault = await pool.run(faultPlan, [{ kernel: 'main', symbol: faulty.symbols['writeThrough']!, image: faulty.image! }], 30_000);
+    const fault = await pool.run(
+      faultPlan,
+      [{ kernel: 'main', symbol: faulty.kernels.find((k) => k.name === 'writeThrough')!.symbol!, image: faulty.image! }],
+      30_000,
+    );
     if (!fault.failure?.sticky) throw new Error(`expected a sticky fault, got ${JSON.stringify(fault.failure ?? 'success')}`);
     faultCodes.push(fault.failure.error.name);
     const { ms, value } = await time(() => pool.run(plan, modules, 30_000));

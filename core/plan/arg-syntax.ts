@@ -1,3 +1,4 @@
+import type { CompileOptionsInput } from '../compile/compile-options';
 import type { Dim3 } from '../dims';
 import { fail, ok, type Result } from '../result';
 import { isElementType, type ElementType, ELEMENT_TYPE_NAMES } from './element-types';
@@ -78,7 +79,7 @@ export interface SimpleRunRequest {
   block: Dim3;
   sharedBytes: number;
   args: ParsedArg[];
-  options?: string[];
+  options?: Omit<CompileOptionsInput, 'arch'>;
   device?: number;
   warmup?: number;
   repeats?: number;
@@ -108,7 +109,7 @@ export function planFromArgs(request: SimpleRunRequest): LaunchPlanInput {
   return {
     version: 1,
     device: request.device ?? 0,
-    kernels: [{ id: 'main', entry: request.kernel, source: request.source, sourceName: request.sourceName, options: request.options ?? [] }],
+    kernels: [{ id: 'main', entry: request.kernel, source: request.source, sourceName: request.sourceName, options: request.options ?? {} }],
     buffers,
     steps,
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { compileOptionsSchema } from '../compile/compile-options';
 import { ELEMENT_TYPE_NAMES, elementSize, type ElementType } from './element-types';
 
 /** A run, declared once: the validator, runner, event log and bundle all read this (ARCHITECTURE.md §5). */
@@ -44,7 +45,8 @@ export const kernelSchema = z.object({
   entry: z.string().min(1).max(1024),
   source: z.string().max(16 * 1024 * 1024),
   sourceName: z.string().max(4096).default('kernel.cu'),
-  options: z.array(z.string().max(4096)).max(256).default([]),
+  /** Compile options; the architecture comes from the device the plan runs on. */
+  options: compileOptionsSchema.omit({ arch: true }).partial().default({}),
 });
 export type KernelSpec = z.infer<typeof kernelSchema>;
 

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 
+import type { CompileResult } from '../../core/compile/compile-result';
 import { distEntry } from '../paths';
 import type { ProcessLauncher } from '../process/launcher';
-import { SupervisedProcess, type ReplyShape } from '../process/supervised-process';
-import type { CompileOutput, CompileRequest, CompileWorkerStatus } from './compile-protocol';
+import { ProcessExitError, SupervisedProcess, type ReplyShape } from '../process/supervised-process';
+import { CompileCache } from './compile-cache';
+import type { CompileOutput, CompileRequestInput, CompileWorkerStatus } from './compile-protocol';
 
 const replySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready'), status: z.unknown() }),
@@ -16,11 +18,29 @@ const replySchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-/** Runs compiles in a worker process; a worker that crashes or hangs is replaced on the next compile. */
+export type CompiledResult = CompileResult & { image: Uint8Array | null };
+
+/** The compile was stopped (cancelled, or its worker killed); `reason` says why in words. */
+export class CompileStoppedError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'CompileStoppedError';
+  }
+}
+
+/**
+ * Compiles in a worker process, through an on-disk cache. A worker that crashes, hangs past the time
+ * limit or is cancelled is killed and replaced by the next compile.
+ */
 export class CompileService {
   private worker: SupervisedProcess<CompileWorkerStatus> | null = null;
+  /** Compiles under way, at any stage (waiting for a worker, in the cache, in the compiler). */
+  private readonly inflight = new Set<{ cancelled: boolean }>();
 
-  constructor(private readonly launcher: ProcessLauncher) {}
+  constructor(
+    private readonly launcher: ProcessLauncher,
+    readonly cache: CompileCache | null = new CompileCache(),
+  ) {}
 
   private current(): SupervisedProcess<CompileWorkerStatus> {
     if (!this.worker || !this.worker.alive) {
@@ -39,14 +59,65 @@ export class CompileService {
     return this.worker;
   }
 
-  async status(): Promise<CompileWorkerStatus> {
+  status(): Promise<CompileWorkerStatus> {
     return this.current().ready;
   }
 
-  async compile(request: Omit<CompileRequest, 'id'>, timeoutMs = 120_000): Promise<CompileOutput> {
+  async compile(request: CompileRequestInput, timeoutMs = 120_000): Promise<CompiledResult> {
+    const token = { cancelled: false };
+    this.inflight.add(token);
+    try {
+      return await this.compileOnce(request, timeoutMs, token);
+    } finally {
+      this.inflight.delete(token);
+    }
+  }
+
+  private async compileOnce(request: CompileRequestInput, timeoutMs: number, token: { cancelled: boolean }): Promise<CompiledResult> {
+    const started = performance.now();
+    const stopIfCancelled = () => {
+      if (token.cancelled) throw new CompileStoppedError('The compile was cancelled.');
+    };
     const worker = this.current();
-    await worker.ready;
-    return worker.request<CompileOutput>({ ...request }, timeoutMs);
+    const status = await worker.ready;
+    stopIfCancelled();
+    const backend = request.backend === 'nvcc' || (request.backend !== 'nvrtc' && !status.backends.includes('nvrtc')) ? 'nvcc' : 'nvrtc';
+    const key = CompileCache.key({
+      source: request.source,
+      sourceName: request.sourceName,
+      options: request.options,
+      backend,
+      compilerVersion: backend === 'nvrtc' ? `nvrtc ${status.nvrtcVersion}` : `nvcc ${status.nvccVersion}`,
+    });
+    const hit = await this.cache?.get(key);
+    stopIfCancelled();
+    if (hit) return { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started };
+    let output: CompileOutput;
+    try {
+      output = await worker.request<CompileOutput>({ type: 'compile', ...request }, timeoutMs);
+    } catch (error) {
+      if (error instanceof ProcessExitError) {
+        stopIfCancelled();
+        if (error.exit.kind === 'watchdog')
+          throw new CompileStoppedError(
+            `The compiler ran for more than ${Math.round(timeoutMs / 1000)} s and was stopped. Deep template recursion, huge unrolled loops or very large arrays of constants are the usual causes.`,
+          );
+        throw new CompileStoppedError(`The compiler crashed (${error.exit.summary}) The compile worker has been replaced; try again.`);
+      }
+      throw error;
+    }
+    const { image, ...rest } = output;
+    // Failed compiles are cached too: the same source gives the same errors, instantly.
+    await this.cache?.put(key, { result: rest, image }).catch(() => undefined);
+    return { ...rest, image, cached: false, key };
+  }
+
+  /** Stops every compile under way; the next compile starts a fresh worker. */
+  cancel(): boolean {
+    if (this.inflight.size === 0) return false;
+    for (const token of this.inflight) token.cancelled = true;
+    if (this.worker?.alive && this.worker.busy) this.worker.kill('SIGKILL');
+    return true;
   }
 
   async dispose(): Promise<void> {

@@ -1,9 +1,15 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
-import { cubinKernelSymbols, findKernelSymbol, ptxEntryNames } from '../../core/cubin';
+import { nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
+import { kernelFacts } from '../../core/compile/compile-result';
+import { parseCompilerLog } from '../../core/compile/diagnostics';
+import { parsePtxasInfo } from '../../core/compile/resource-usage';
+import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
+import { formatCudaVersion } from '../../core/format';
 import { describeIssues } from '../../core/plan/plan-schema';
 import type { NativeAddon } from '../native/addon';
 import { childPort } from '../process/child-port';
@@ -16,42 +22,85 @@ import { findNvcc } from './nvcc';
 const port = childPort();
 const libraries = discoverLibraries();
 const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.addon.path) : null;
-let nvccPath: string | null = null;
+let status: CompileWorkerStatus;
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+const run = (file: string, args: string[], cwd: string) =>
+  new Promise<{ ok: boolean; text: string }>((resolve) => {
+    execFile(file, args, { cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => resolve({ ok: !error, text: `${stdout}${stderr}` }));
+  });
 
-/**
- * Finds each kernel's symbol in the cubin (or the PTX, for a compute_XX target). We do not use NVRTC
- * name expressions: one naming a function that does not exist turns into a compile error, and the user
- * should hear "no kernel named X; these exist" instead.
- */
-function resolveSymbols(cubin: Uint8Array | null, ptx: string | null, kernels: string[]) {
-  let all: string[] = [];
+function symbolsOf(cubin: Uint8Array | null, ptx: string | null): string[] {
   try {
-    all = cubin ? cubinKernelSymbols(cubin) : ptx ? ptxEntryNames(ptx) : [];
+    if (cubin) return cubinKernelSymbols(cubin);
   } catch {
-    all = ptx ? ptxEntryNames(ptx) : [];
+    // not an ELF image (PTX): fall through
   }
-  const symbols: Record<string, string | null> = {};
-  for (const k of kernels) symbols[k] = findKernelSymbol(all, k);
-  return { symbols, allSymbols: all };
+  return ptx ? ptxEntryNames(ptx) : [];
+}
+
+/** SASS from cuobjdump or nvdisasm beside nvcc, where the toolkit has them. */
+async function disassemble(cubin: Uint8Array | null, dir: string): Promise<string | null> {
+  if (!cubin || !status.nvccPath) return null;
+  const bin = dirname(status.nvccPath);
+  const tool = ['cuobjdump', 'nvdisasm'].map((t) => join(bin, t)).find((p) => existsSync(p));
+  if (!tool) return null;
+  const file = join(dir, 'image.cubin');
+  await writeFile(file, cubin);
+  const out = await run(tool, tool.endsWith('cuobjdump') ? ['-sass', file] : ['-c', file], dir);
+  return out.ok ? out.text : null;
+}
+
+function result(
+  request: CompileRequest,
+  backend: 'nvrtc' | 'nvcc',
+  command: string,
+  log: string,
+  cubin: Uint8Array | null,
+  ptx: string | null,
+  sass: string | null,
+  started: number,
+): CompileOutput {
+  const diagnostics = parseCompilerLog(log, { [request.sourceName]: request.source });
+  const symbols = symbolsOf(cubin, ptx);
+  const ok = (cubin !== null || ptx !== null) && !diagnostics.some((d) => d.severity === 'error');
+  return {
+    ok,
+    backend,
+    compilerVersion: backend === 'nvrtc' ? `NVRTC ${formatCudaVersion(status.nvrtcVersion ?? 0)}` : (status.nvccVersion ?? 'nvcc'),
+    command,
+    arch: request.options.arch,
+    log,
+    diagnostics,
+    kernels: kernelFacts(request.source, parsePtxasInfo(log), symbols),
+    symbols,
+    ptx,
+    sass,
+    ms: performance.now() - started,
+    image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
+  };
 }
 
 async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
-  const options = [`--gpu-architecture=${request.arch}`, '-lineinfo', ...request.options];
+  const options = nvrtcArguments(request.options);
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
-  const image = out.cubin ?? (out.ptx ? new TextEncoder().encode(out.ptx) : null);
-  return {
-    ok: out.ok,
-    backend: 'nvrtc',
-    command: `nvrtcCompileProgram(${quote(request.sourceName)}, ${options.map(quote).join(' ')})`,
-    log: out.log,
-    image: out.ok ? image : null,
-    ptx: out.ptx,
-    ...resolveSymbols(out.cubin, out.ptx, request.kernels),
-    ms: performance.now() - started,
-  };
+  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sass-'));
+  try {
+    const sass = out.ok ? await disassemble(out.cubin, dir) : null;
+    return result(
+      request,
+      'nvrtc',
+      `nvrtcCompileProgram(${quote(request.sourceName)}, ${options.map(quote).join(' ')})`,
+      out.log,
+      out.ok ? out.cubin : null,
+      out.ok ? out.ptx : null,
+      sass,
+      started,
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
@@ -59,30 +108,24 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-nvcc-'));
   try {
     const name = basename(request.sourceName).replace(/[^\w.-]/g, '_') || 'kernel.cu';
-    const source = join(dir, name.endsWith('.cu') ? name : `${name}.cu`);
-    const output = join(dir, 'kernel.cubin');
-    await writeFile(source, request.source);
-    const args = ['-cubin', `-arch=${request.arch}`, '-lineinfo', ...request.options, '-o', output, source];
-    const log = await new Promise<{ ok: boolean; text: string }>((resolve) => {
-      execFile(nvccPath!, args, { cwd: dir, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        resolve({ ok: !error, text: `${stdout}${stderr}`.split(dir + '/').join('') });
-      });
-    });
-    const image = log.ok ? new Uint8Array(await readFile(output)) : null;
-    return {
-      ok: log.ok,
-      backend: 'nvcc',
-      command: [nvccPath!, ...args]
-        .map(quote)
-        .join(' ')
-        .split(dir + '/')
-        .join(''),
-      log: log.text,
-      image,
-      ptx: null,
-      ...resolveSymbols(image, null, request.kernels),
-      ms: performance.now() - started,
-    };
+    const file = name.endsWith('.cu') ? name : `${name}.cu`;
+    await writeFile(join(dir, file), request.source);
+    const cubinOnly = request.options.arch.startsWith('sm_');
+    const output = cubinOnly ? 'kernel.cubin' : 'kernel.ptx';
+    const args = [cubinOnly ? '-cubin' : '-ptx', ...nvccArguments(request.options), '-keep', '-keep-dir', 'keep', '-o', output, file];
+    await mkdir(join(dir, 'keep'));
+    const out = await run(status.nvccPath!, args, dir);
+    const cubin = out.ok && cubinOnly ? new Uint8Array(await readFile(join(dir, output))) : null;
+    let ptx: string | null = null;
+    if (out.ok) {
+      const kept = (await readdir(join(dir, 'keep'))).find((f) => f.endsWith('.ptx'));
+      const ptxPath = cubinOnly ? (kept ? join(dir, 'keep', kept) : null) : join(dir, output);
+      ptx = ptxPath ? await readFile(ptxPath, 'utf8').catch(() => null) : null;
+    }
+    const sass = out.ok ? await disassemble(cubin, dir) : null;
+    // Messages name the file as the user knows it, not our temporary copy.
+    const log = out.text.split(`${dir}/`).join('').split(file).join(request.sourceName);
+    return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, sass, started);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -100,7 +143,7 @@ async function handle(request: CompileRequest): Promise<CompileOutput> {
       });
     return compileNvrtc(request);
   }
-  if (!nvccPath) {
+  if (!status.nvccPath) {
     throw Object.assign(
       new Error(
         'No CUDA compiler is available: NVRTC (libnvrtc.so) was not found and neither was nvcc. Install the CUDA toolkit, or the nvidia-cuda-nvrtc Python wheel.',
@@ -118,11 +161,12 @@ async function handle(request: CompileRequest): Promise<CompileOutput> {
 
 void (async () => {
   const nvcc = await findNvcc();
-  nvccPath = nvcc.path;
-  const status: CompileWorkerStatus = {
+  status = {
     backends: [...(libraries.nvrtc.loaded ? (['nvrtc'] as const) : []), ...(nvcc.found ? (['nvcc'] as const) : [])],
     nvrtcPath: libraries.nvrtc.path,
-    nvccPath,
+    nvrtcVersion: libraries.nvrtc.version ?? null,
+    nvccPath: nvcc.path,
+    nvccVersion: nvcc.version,
   };
   port.post({ type: 'ready', status });
   port.onMessage((raw) => {
@@ -138,7 +182,7 @@ void (async () => {
       return;
     }
     handle(parsed.data).then(
-      (result) => port.post({ type: 'ok', id, result }),
+      (output) => port.post({ type: 'ok', id, result: output }),
       (error) => port.post({ type: 'error', id, sticky: false, error: toCudaError(error, 'compile') }),
     );
   });

@@ -1,3 +1,6 @@
+import { compileOptionsSchema } from '../../core/compile/compile-options';
+import type { Diagnostic } from '../../core/compile/diagnostics';
+import { findKernelSymbol } from '../../core/cubin';
 import { smArch } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
@@ -16,7 +19,9 @@ export interface CompileRecord {
   backend: string;
   command: string;
   log: string;
+  diagnostics: Diagnostic[];
   ms: number;
+  cached: boolean;
   symbol: string | null;
 }
 
@@ -71,12 +76,9 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
     let out;
     try {
       out = await services.compiler.compile({
-        type: 'compile',
         source: kernel.source,
         sourceName: kernel.sourceName,
-        arch,
-        options: kernel.options,
-        kernels: [kernel.entry],
+        options: compileOptionsSchema.parse({ ...kernel.options, arch }),
         backend: 'auto',
       });
     } catch (error) {
@@ -87,8 +89,18 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
         { compile },
       );
     }
-    const symbol = out.symbols[kernel.entry] ?? null;
-    compile.push({ kernel: kernel.id, ok: out.ok, backend: out.backend, command: out.command, log: out.log, ms: out.ms, symbol });
+    const symbol = out.kernels.find((k) => k.name === kernel.entry)?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
+    compile.push({
+      kernel: kernel.id,
+      ok: out.ok,
+      backend: out.backend,
+      command: out.command,
+      log: out.log,
+      diagnostics: out.diagnostics,
+      ms: out.ms,
+      cached: out.cached,
+      symbol,
+    });
     if (!out.ok || !out.image) {
       return outcome(
         'compile-error',
@@ -101,7 +113,11 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       );
     }
     if (!symbol) {
-      const found = out.allSymbols.length ? `The kernels in it are: ${out.allSymbols.join(', ')}.` : 'It defines no __global__ function.';
+      const found = out.kernels.length
+        ? `The kernels in it are: ${out.kernels.map((k) => k.display).join(', ')}.`
+        : out.symbols.length
+          ? `The kernels in it are: ${out.symbols.join(', ')}.`
+          : 'It defines no __global__ function.';
       return outcome(
         'invalid',
         { title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`, detail: found, remedy: 'Pass the name of a __global__ function with --kernel.' },

@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { cubinKernelSymbols } from '../../core/cubin';
-import { CompileService } from '../../main/compile/compile-service';
+import { CompileCache } from '../../main/compile/compile-cache';
+import type { CompileRequestInput } from '../../main/compile/compile-protocol';
+import { CompileService, CompileStoppedError } from '../../main/compile/compile-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { forkLauncher } from '../../main/process/launcher';
-import { ProcessExitError } from '../../main/process/supervised-process';
 import { SAMPLES } from '../helpers/cli';
 
-const compiler = new CompileService(forkLauncher);
+const cacheDir = mkdtempSync(join(tmpdir(), 'gpu-workbench-cache-test-'));
+const compiler = new CompileService(forkLauncher, new CompileCache(cacheDir));
+after(() => compiler.dispose());
+const hasNvcc = (await_: Promise<{ found: boolean }>) => await_.then((r) => r.found);
+const nvcc = hasNvcc(findNvcc());
 
 /** Processes still compiling in one of the worker's temporary folders. */
 const compilerProcesses = (): string[] =>
@@ -24,53 +30,117 @@ const compilerProcesses = (): string[] =>
         return [];
       }
     });
-after(() => compiler.dispose());
+
 const source = readFileSync(join(SAMPLES, 'vector-add/vector_add.cu'), 'utf8');
-const request = (over: Record<string, unknown> = {}) => ({
-  type: 'compile' as const,
-  source,
+// 2^16 force-inlined calls that the optimiser cannot fold (the multiply keeps the terms distinct): nvcc
+// runs for minutes on this (measured: over 60 s). Without the multiply it folds the sum and takes 0.2 s.
+const SLOW = `template <int N> __device__ __forceinline__ float f(float x) { return f<N - 1>(x * 1.0001f) + f<N - 1>(x + 1.0f); }
+template <> __device__ __forceinline__ float f<0>(float x) { return x; }
+__global__ void k(float* o) { o[threadIdx.x] = f<16>(o[threadIdx.x]); }`;
+let unique = 0;
+/** A fresh source each call (a comment differs), so the cache never answers unless a test wants it to. */
+const request = (over: Partial<CompileRequestInput> = {}): CompileRequestInput => ({
+  source: `${over.source ?? source}\n// ${process.pid}-${++unique}\n`,
   sourceName: 'vector_add.cu',
-  arch: 'sm_90',
-  options: [],
-  kernels: ['vecAdd'],
-  backend: 'nvcc' as const,
-  ...over,
+  options: { arch: 'sm_90' },
+  backend: 'nvcc',
+  ...Object.fromEntries(Object.entries(over).filter(([k]) => k !== 'source')),
 });
 
-test('nvcc compiles for sm_90 with no GPU, and the kernel symbol is found in the cubin', async (t) => {
-  if (!(await findNvcc()).found) return t.skip('nvcc is not installed here');
+test('nvcc compiles for sm_90 with no GPU: cubin, PTX, kernel facts from ptxas', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
   const out = await compiler.compile(request());
   assert.ok(out.ok, out.log);
   assert.equal(out.backend, 'nvcc');
-  assert.match(out.command, /-cubin -arch=sm_90 -lineinfo/);
+  assert.match(out.command, /-cubin -arch=sm_90 -lineinfo -Xptxas -v -std=c\+\+17/);
   assert.deepEqual(cubinKernelSymbols(out.image!), ['_Z6vecAddPKfS0_Pfi']);
-  assert.equal(out.symbols['vecAdd'], '_Z6vecAddPKfS0_Pfi');
+  assert.match(out.ptx!, /\.entry _Z6vecAddPKfS0_Pfi/);
+  const k = out.kernels[0]!;
+  assert.equal(k.display, 'vecAdd(const float*, const float*, float*, int)');
+  assert.equal(k.symbol, '_Z6vecAddPKfS0_Pfi');
+  assert.ok(k.registers! > 0 && k.registers! < 64, String(k.registers));
+  assert.equal(k.sharedBytes, 0);
+  assert.equal(k.spillStoreBytes, 0);
+  assert.equal(k.maxThreadsSource, 'registers');
+  assert.deepEqual(out.diagnostics, []);
 });
 
-test('a syntax error is a result with the compiler log, not an exception', async (t) => {
-  if (!(await findNvcc()).found) return t.skip('nvcc is not installed here');
-  const out = await compiler.compile(request({ source: source.replace('c[i] = a[i] + b[i];', 'c[i] = a[i] + ;') }));
+test('a syntax error is a result with diagnostics on the right line and column', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const broken = source.replace('c[i] = a[i] + b[i];', 'c[i] = a[i] + ;');
+  const out = await compiler.compile(request({ source: broken }));
   assert.equal(out.ok, false);
   assert.equal(out.image, null);
-  assert.match(out.log, /vector_add\.cu\(4\): error: expected an expression/);
+  const error = out.diagnostics.find((d) => d.severity === 'error')!;
+  const line = broken.split('\n')[error.line - 1]!;
+  assert.equal(error.line, 4);
+  assert.equal(error.message, 'expected an expression');
+  assert.equal(line[error.column - 1], ';', `column ${error.column} of "${line}"`);
+  assert.match(out.log, /vector_add\.cu\(4\): error/);
 });
 
-test('a compiler that hangs is killed at its time limit, and the next compile works', async (t) => {
-  if (!(await findNvcc()).found) return t.skip('nvcc is not installed here');
-  // 2^16 force-inlined calls: nvcc runs for minutes (measured: over 60 s) on this.
-  const slow = `template <int N> __device__ __forceinline__ float f(float x) { return f<N - 1>(x * 1.0001f) + f<N - 1>(x + 1.0f); }
-template <> __device__ __forceinline__ float f<0>(float x) { return x; }
-__global__ void k(float* o) { o[threadIdx.x] = f<16>(o[threadIdx.x]); }`;
-  await assert.rejects(
-    compiler.compile(request({ source: slow, kernels: ['k'] }), 2000),
-    (e: unknown) => e instanceof ProcessExitError && e.exit.kind === 'watchdog',
+test('too much static shared memory is a ptxas error naming the kernel', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const out = await compiler.compile(
+    request({
+      source:
+        '__global__ void k(float* a) { __shared__ float s[100000]; s[threadIdx.x] = a[threadIdx.x]; __syncthreads(); a[threadIdx.x] = s[255 - threadIdx.x]; }',
+    }),
   );
+  assert.equal(out.ok, false);
+  const d = out.diagnostics.find((x) => x.source === 'ptxas')!;
+  assert.match(d.message, /uses too much shared data \(0x61a80 bytes, 0xc000 max\)/);
+});
+
+test('the cache answers an unchanged source without the compiler, and a changed option misses', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const r = request();
+  const first = await compiler.compile(r);
+  assert.equal(first.cached, false);
+  const second = await compiler.compile(r);
+  assert.equal(second.cached, true);
+  assert.equal(second.key, first.key);
+  assert.deepEqual(second.image, first.image);
+  assert.ok(second.ms < 50, `cache hit took ${second.ms} ms`);
+  const third = await compiler.compile({ ...r, options: { arch: 'sm_90', maxRegisters: 32 } });
+  assert.equal(third.cached, false);
+  assert.match(third.command, /-maxrregcount=32/);
+  assert.ok(!readdirSync(cacheDir).some((f) => f.startsWith('.')), 'no half-written entries');
+});
+
+test('empty, binary and huge sources and a missing header each get a clear result', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const empty = await compiler.compile(request({ source: '' }));
+  assert.equal(empty.ok, true);
+  assert.deepEqual(empty.kernels, []);
+  const missing = await compiler.compile(request({ source: '#include "no_such_header.cuh"\n' + source }));
+  assert.equal(missing.ok, false);
+  const d = missing.diagnostics.find((x) => x.severity === 'error')!;
+  assert.equal(d.line, 1);
+  assert.match(d.message, /no_such_header\.cuh/);
+  const garbage = await compiler.compile(request({ source: String.fromCharCode(...Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)) }));
+  assert.equal(garbage.ok, false);
+  assert.ok(garbage.diagnostics.length > 0, garbage.log);
+  await assert.rejects(compiler.compile(request({ source: 'x'.repeat(17 * 1024 * 1024) })), /16777216|too_big|Too big|at most/i);
+});
+
+test('a compiler that hangs is stopped at its time limit with an explanation; the next compile works', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  await assert.rejects(compiler.compile(request({ source: SLOW }), 2000), (e: unknown) => e instanceof CompileStoppedError && /more than 2 s/.test(e.reason));
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(compilerProcesses(), [], 'the killed worker left no compiler running');
-  const out = await compiler.compile(request());
-  assert.ok(out.ok);
+  assert.ok((await compiler.compile(request())).ok);
+});
+
+test('a compile can be cancelled; the user is told, and the next compile works', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const pending = compiler.compile(request({ source: SLOW }), 60_000);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(compiler.cancel(), true);
+  await assert.rejects(pending, (e: unknown) => e instanceof CompileStoppedError && /cancelled/.test(e.reason));
+  assert.ok((await compiler.compile(request())).ok);
 });
 
 test('malformed compile requests are refused by the worker', async () => {
-  await assert.rejects(compiler.compile(request({ arch: 'banana' })), /must look like sm_90/);
+  await assert.rejects(compiler.compile(request({ options: { arch: 'banana' } })), /must look like sm_90/);
 });

@@ -1,0 +1,74 @@
+import { findKernelSymbol } from '../cubin';
+import type { Diagnostic } from './diagnostics';
+import { registerLimitedThreads } from './compile-options';
+import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
+import type { ResourceUsage } from './resource-usage';
+
+/** What one __global__ function costs and takes, as the kernel-facts panel and the launch form show it. */
+export interface KernelFacts {
+  name: string;
+  display: string;
+  /** The lowered (mangled) name in the image; null for a template never instantiated. */
+  symbol: string | null;
+  line: number;
+  column: number;
+  params: KernelParam[];
+  launchBounds: KernelSignature['launchBounds'];
+  registers: number | null;
+  sharedBytes: number | null;
+  constantBytes: number | null;
+  /** Stack frame per thread: local memory, spills included. */
+  localBytes: number | null;
+  spillStoreBytes: number | null;
+  spillLoadBytes: number | null;
+  maxThreadsPerBlock: number | null;
+  maxThreadsSource: 'launch-bounds' | 'registers' | 'driver' | null;
+}
+
+export interface CompileResult {
+  ok: boolean;
+  backend: 'nvrtc' | 'nvcc';
+  compilerVersion: string;
+  /** The exact invocation, to reproduce by hand. */
+  command: string;
+  arch: string;
+  log: string;
+  diagnostics: Diagnostic[];
+  kernels: KernelFacts[];
+  /** Every kernel symbol in the image, whether or not the source parser saw it. */
+  symbols: string[];
+  ptx: string | null;
+  sass: string | null;
+  ms: number;
+  cached: boolean;
+  key: string;
+}
+
+export function kernelFacts(source: string, usage: ResourceUsage[], symbols: string[]): KernelFacts[] {
+  return findKernels(source).map((k) => {
+    const symbol = findKernelSymbol(symbols, k.name) ?? (usage.length === 1 && findKernels(source).length === 1 ? usage[0]!.symbol : null);
+    const u = symbol ? usage.find((x) => x.symbol === symbol) : undefined;
+    const bound = k.launchBounds?.maxThreads ?? null;
+    const fromRegisters = u ? registerLimitedThreads(u.registers) : null;
+    const maxThreads = bound !== null && fromRegisters !== null ? Math.min(bound, fromRegisters) : (bound ?? fromRegisters);
+    return {
+      name: k.name,
+      display: k.display,
+      symbol,
+      line: k.line,
+      column: k.column,
+      params: k.params,
+      launchBounds: k.launchBounds,
+      registers: u?.registers ?? null,
+      sharedBytes: u?.sharedBytes ?? null,
+      constantBytes: u ? Object.values(u.constantBytes).reduce((a, b) => a + b, 0) : null,
+      localBytes: u?.stackFrameBytes ?? null,
+      spillStoreBytes: u?.spillStoreBytes ?? null,
+      spillLoadBytes: u?.spillLoadBytes ?? null,
+      maxThreadsPerBlock: maxThreads,
+      maxThreadsSource: bound !== null && (fromRegisters === null || bound <= fromRegisters) ? 'launch-bounds' : fromRegisters !== null ? 'registers' : null,
+    };
+  });
+}
+
+export const hasErrors = (diagnostics: Diagnostic[]) => diagnostics.some((d) => d.severity === 'error');

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { nvccArguments, nvrtcArguments, registerLimitedThreads, compileOptionsSchema } from '../../core/compile/compile-options';
+import { findKernels, maskCode } from '../../core/compile/kernel-signature';
+
+test('kernels, parameters and their element types are read from the source', () => {
+  const src = `// __global__ void commented(int x)
+#include <cuda_fp16.h>
+template <typename T> __global__ void tmpl(T* x) {}
+extern "C" __global__ void __launch_bounds__(256, 2) reduce(const float* __restrict__ in, float *out, unsigned int n) {
+  const char* s = "__global__ void fake(int)";
+}
+__global__ void halves(__half* h, const __nv_bfloat16* b, size_t count, long long big, double scale, int64_t i64, unsigned char flags) {}
+__device__ void helper(int) {}
+__global__ void noargs() {}
+__global__
+void
+split_lines(
+  float* a,   // the input
+  int n
+);`;
+  const kernels = findKernels(src);
+  assert.deepEqual(
+    kernels.map((k) => k.name),
+    ['tmpl', 'reduce', 'halves', 'noargs', 'split_lines'],
+  );
+  const reduce = kernels[1]!;
+  assert.equal(reduce.externC, true);
+  assert.deepEqual(reduce.launchBounds, { maxThreads: 256, minBlocks: 2 });
+  assert.equal(reduce.display, 'reduce(const float* __restrict__, float*, unsigned int)');
+  assert.deepEqual(
+    reduce.params.map((p) => [p.name, p.pointer, p.elementType]),
+    [
+      ['in', true, 'f32'],
+      ['out', true, 'f32'],
+      ['n', false, 'u32'],
+    ],
+  );
+  assert.deepEqual([reduce.line, reduce.column], [4, 54]);
+  assert.equal(kernels[0]!.template, true);
+  assert.deepEqual(
+    kernels[2]!.params.map((p) => p.elementType),
+    ['f16', 'bf16', 'u64', 'i64', 'f64', 'i64', 'u8'],
+  );
+  assert.deepEqual(kernels[3]!.params, []);
+  assert.deepEqual(
+    kernels[4]!.params.map((p) => p.name),
+    ['a', 'n'],
+  );
+  assert.equal(kernels[4]!.line, 12);
+});
+
+test('maskCode blanks comments and strings but keeps offsets', () => {
+  const src = 'a /* x */ "s" // c\nb';
+  const masked = maskCode(src);
+  assert.equal(masked.length, src.length);
+  assert.equal(masked.indexOf('b'), src.indexOf('\nb') + 1);
+  assert.doesNotMatch(masked, /[xsc]/);
+});
+
+test('compile options become the same flags for NVRTC and nvcc, -lineinfo always on', () => {
+  const o = compileOptionsSchema.parse({ arch: 'sm_90', debug: true, maxRegisters: 64, defines: ['N=4', 'DEBUG'], includePaths: ['/inc'], fastMath: true });
+  assert.deepEqual(nvrtcArguments(o), [
+    '--gpu-architecture=sm_90',
+    '-lineinfo',
+    '--ptxas-options=-v',
+    '--std=c++17',
+    '-G',
+    '--maxrregcount=64',
+    '--use_fast_math',
+    '-DN=4',
+    '-DDEBUG',
+    '-I/inc',
+  ]);
+  assert.deepEqual(nvccArguments(o), [
+    '-arch=sm_90',
+    '-lineinfo',
+    '-Xptxas',
+    '-v',
+    '-std=c++17',
+    '-G',
+    '-maxrregcount=64',
+    '--use_fast_math',
+    '-DN=4',
+    '-DDEBUG',
+    '-I/inc',
+  ]);
+  for (const bad of [{ arch: 'sm90' }, { arch: 'sm_90', maxRegisters: 8 }, { arch: 'sm_90', defines: ['A B'] }, { arch: 'sm_90', std: 'c++98' }]) {
+    assert.equal(compileOptionsSchema.safeParse(bad).success, false, JSON.stringify(bad));
+  }
+});
+
+test('register-limited threads per block follow the allocation granularity', () => {
+  assert.equal(registerLimitedThreads(32), 1024);
+  assert.equal(registerLimitedThreads(64), 1024);
+  assert.equal(registerLimitedThreads(65), 896); // 65*32 -> 2304 per warp: 28 warps
+  assert.equal(registerLimitedThreads(128), 512);
+  assert.equal(registerLimitedThreads(255), 256);
+});

@@ -1,14 +1,39 @@
 import { ApiError, channels, isChannelName, type ChannelName, type ChannelRequest, type ChannelResponse, type Envelope } from '../core/api/channels';
 import { doctorChecks } from '../core/discovery';
 import { describeIssues } from '../core/plan/plan-schema';
-import { appVersion } from './paths';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { compileOptionsSchema } from '../core/compile/compile-options';
+import { smArch } from '../core/devices';
+import { CompileStoppedError } from './compile/compile-service';
+import { appVersion, projectRoot } from './paths';
+import { listFolder, readTextFile, writeTextFile } from './services/file-service';
 import { listDevices } from './services/device-service';
 import { discover } from './services/discovery-service';
 import type { Workbench } from './workbench';
 
 type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>) => Promise<ChannelResponse<C>> };
 
+async function listSamples(): Promise<{ name: string; path: string }[]> {
+  const root = join(projectRoot(), 'samples');
+  const folders = await readdir(root, { withFileTypes: true }).catch(() => []);
+  const out: { name: string; path: string }[] = [];
+  for (const folder of folders.filter((f) => f.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+    const files = await readdir(join(root, folder.name)).catch(() => [] as string[]);
+    for (const f of files.filter((f) => f.endsWith('.cu')).sort()) out.push({ name: `${folder.name}/${f}`, path: join(root, folder.name, f) });
+  }
+  return out;
+}
+
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve'): Handlers {
+  let defaultArch: string | null = null;
+  const archFor = async (): Promise<string> => {
+    if (defaultArch) return defaultArch;
+    const devices = await listDevices();
+    defaultArch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : 'sm_90';
+    return defaultArch;
+  };
   return {
     'app.info': async () => ({
       name: 'GPU Workbench',
@@ -27,6 +52,36 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       return { checks: doctorChecks(report, count, error) };
     },
     'runners.status': async () => workbench.pool.status(),
+    'compile.run': async (request) => {
+      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
+      try {
+        const { image: _image, ...result } = await workbench.compiler.compile({
+          source: request.source,
+          sourceName: request.sourceName,
+          options,
+          backend: request.backend ?? 'auto',
+        });
+        return result;
+      } catch (error) {
+        if (error instanceof CompileStoppedError) throw new ApiError(error.reason, 'COMPILE_STOPPED');
+        const e = error as { name?: string; message?: string };
+        throw new ApiError(e.message ?? String(error), e.name ?? 'COMPILE_FAILED');
+      }
+    },
+    'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
+    'files.read': ({ path }) => readTextFile(path),
+    'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(path, text, expectedMtimeMs),
+    'files.list': ({ dir }) => listFolder(dir),
+    'samples.list': () => listSamples(),
+    'drafts.list': () => workbench.drafts.list(),
+    'drafts.save': async (draft) => {
+      await workbench.drafts.save(draft);
+      return { saved: true as const };
+    },
+    'drafts.discard': async ({ id }) => {
+      await workbench.drafts.discard(id);
+      return { discarded: true as const };
+    },
   };
 }
 

@@ -1,12 +1,14 @@
 import { CompileService } from './compile/compile-service';
 import type { ProcessLauncher } from './process/launcher';
 import { RunnerPool } from './runner/runner-pool';
+import { DraftStore } from './services/draft-store';
 import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
 
 /** The host's services, shared by the CLI, the serve host and the Electron main process. */
 export interface Workbench {
   compiler: CompileService;
   pool: RunnerPool;
+  drafts: DraftStore;
   runPlan(plan: unknown, options: RunOptions): Promise<RunOutcome>;
   dispose(): Promise<void>;
 }
@@ -17,6 +19,7 @@ export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?
   return {
     compiler,
     pool,
+    drafts: new DraftStore(),
     runPlan: (plan, runOptions) => runPlan(plan, { compiler, pool }, runOptions),
     dispose: async () => {
       await Promise.all([compiler.dispose(), pool.dispose()]);

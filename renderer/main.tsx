@@ -1,3 +1,5 @@
+import './editor/monaco-setup';
+
 import { createRoot } from 'react-dom/client';
 
 import { createApi } from './api/transport';

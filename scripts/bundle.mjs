@@ -55,6 +55,18 @@ await Promise.all([
     logLevel: 'warning',
     define: { 'process.env.NODE_ENV': '"production"' },
     entryPoints: { app: r('renderer/main.tsx') },
+    loader: { '.ttf': 'file' },
+    outdir: r('dist/renderer'),
+  }),
+  // Monaco's editor worker, served beside app.js (no CDN: the app works offline).
+  build({
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'esm',
+    minify: true,
+    logLevel: 'warning',
+    entryPoints: { 'editor.worker': r('node_modules/monaco-editor/esm/vs/editor/editor.worker.js') },
     outdir: r('dist/renderer'),
   }),
 ]);

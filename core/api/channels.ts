@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
+import { compileOptionsSchema } from '../compile/compile-options';
+import type { CompileResult } from '../compile/compile-result';
 import type { DeviceInfo, DeviceMemory } from '../devices';
+import { draftSchema, type Draft } from './drafts';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 
 /**
@@ -32,6 +35,32 @@ export const channels = {
   'devices.list': { request: z.object({}).strict(), response: response<DevicesResult>() },
   'doctor.get': { request: z.object({}).strict(), response: response<{ checks: DoctorCheck[] }>() },
   'runners.status': { request: z.object({}).strict(), response: response<RunnerPoolStatus>() },
+  /** Compiles for the editor; `arch` defaults to the first device's, or sm_90 without a GPU. */
+  'compile.run': {
+    request: z
+      .object({
+        source: z.string().max(16 * 1024 * 1024),
+        sourceName: z.string().min(1).max(256),
+        options: compileOptionsSchema.partial({ arch: true }),
+        backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
+      })
+      .strict(),
+    response: response<CompileResult>(),
+  },
+  'compile.cancel': { request: z.object({}).strict(), response: response<{ cancelled: boolean }>() },
+  'files.read': { request: z.object({ path: z.string().min(1).max(4096) }).strict(), response: response<{ path: string; text: string; mtimeMs: number }>() },
+  'files.write': {
+    request: z.object({ path: z.string().min(1).max(4096), text: z.string().max(16 * 1024 * 1024), expectedMtimeMs: z.number().nullable() }).strict(),
+    response: response<{ path: string; mtimeMs: number }>(),
+  },
+  'files.list': {
+    request: z.object({ dir: z.string().max(4096).nullable() }).strict(),
+    response: response<{ dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] }>(),
+  },
+  'samples.list': { request: z.object({}).strict(), response: response<{ name: string; path: string }[]>() },
+  'drafts.list': { request: z.object({}).strict(), response: response<Draft[]>() },
+  'drafts.save': { request: draftSchema, response: response<{ saved: true }>() },
+  'drafts.discard': { request: z.object({ id: draftSchema.shape.id }).strict(), response: response<{ discarded: true }>() },
 } as const;
 
 export type Channels = typeof channels;

@@ -8,11 +8,15 @@ import { parseDim3 } from '../../core/dims';
 import { doctorChecks } from '../../core/discovery';
 import { formatBytes, formatCudaVersion } from '../../core/format';
 import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
+import { compileOptionsSchema } from '../../core/compile/compile-options';
+import { describeIssues } from '../../core/plan/plan-schema';
+import { CompileService, CompileStoppedError } from '../compile/compile-service';
 import { forkLauncher } from '../process/launcher';
 import { listDevices } from '../services/device-service';
 import { discover } from '../services/discovery-service';
 import { createWorkbench } from '../workbench';
 import { EXIT } from './exit-codes';
+import { renderCompile } from './render-compile';
 import { renderRun } from './render-run';
 
 const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
@@ -143,6 +147,91 @@ export function buildProgram(): Command {
       );
       if (checks.some((c) => c.status === 'fail')) process.exitCode = report.cuda.loaded ? EXIT.failed : EXIT.unavailable;
     });
+
+  program
+    .command('compile')
+    .description('Compile a .cu file and print its diagnostics and each kernel’s resources (what the editor shows).')
+    .argument('<file.cu>', 'CUDA C++ source file')
+    .option('--arch <sm_XX>', 'target architecture (default: the first device’s, or sm_90 without a GPU)')
+    .option('-G, --debug', 'device debug information (-G)')
+    .option('--maxrregcount <n>', 'cap registers per thread', intOption('--maxrregcount', 16, 255))
+    .option('-D, --define <NAME[=value]>', 'a preprocessor define (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('-I, --include <dir>', 'an include path (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--use-fast-math', 'fast, less accurate math')
+    .option('--std <c++NN>', 'C++ standard', 'c++17')
+    .option('--backend <nvrtc|nvcc|auto>', 'which compiler', 'auto')
+    .option('--ptx', 'also print the PTX')
+    .option('--sass', 'also print the SASS (needs cuobjdump or nvdisasm)')
+    .option('--no-cache', 'skip the compile cache')
+    .option('--timeout <ms>', 'stop the compiler after this long', intOption('--timeout', 100, 3_600_000), 120_000)
+    .option('--json', 'machine-readable output')
+    .action(
+      async (
+        file: string,
+        opts: {
+          arch?: string;
+          debug?: boolean;
+          maxrregcount?: number;
+          define: string[];
+          include: string[];
+          useFastMath?: boolean;
+          std: string;
+          backend: string;
+          ptx?: boolean;
+          sass?: boolean;
+          cache: boolean;
+          timeout: number;
+          json?: boolean;
+        },
+      ) => {
+        const source = readTextFile(file, 'Source file');
+        if (!['auto', 'nvrtc', 'nvcc'].includes(opts.backend)) throw new UsageError('--backend is nvrtc, nvcc or auto.');
+        let arch = opts.arch;
+        if (!arch) {
+          const devices = await listDevices();
+          arch = devices.ok && devices.devices[0] ? `sm_${devices.devices[0].computeCapability.major}${devices.devices[0].computeCapability.minor}` : 'sm_90';
+        }
+        const options = compileOptionsSchema.safeParse({
+          arch,
+          debug: !!opts.debug,
+          maxRegisters: opts.maxrregcount ?? null,
+          defines: opts.define,
+          includePaths: opts.include.map((p) => resolve(p)),
+          fastMath: !!opts.useFastMath,
+          std: opts.std,
+        });
+        if (!options.success) throw new UsageError(describeIssues(options.error));
+        const { CompileCache } = await import('../compile/compile-cache');
+        const compiler = new CompileService(forkLauncher, opts.cache ? new CompileCache() : null);
+        try {
+          const result = await compiler.compile({ source, sourceName: basename(file), options: options.data, backend: opts.backend as 'auto' }, opts.timeout);
+          const { image: _image, ...shown } = result;
+          print(!!opts.json, shown, () =>
+            [
+              renderCompile(result, basename(file)),
+              ...(opts.ptx && result.ptx ? ['', result.ptx] : []),
+              ...(opts.sass ? ['', result.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc)'] : []),
+            ].join('\n'),
+          );
+          process.exitCode = result.ok ? EXIT.ok : EXIT.failed;
+        } catch (error) {
+          if (error instanceof CompileStoppedError) {
+            console.error(`✗ ${error.reason}`);
+            process.exitCode = EXIT.failed;
+            return;
+          }
+          const e = error as { name?: string; message?: string };
+          if (e.name === 'WORKBENCH_NO_COMPILER' || e.name === 'WORKBENCH_NVRTC_NOT_LOADED') {
+            console.error(`✗ ${e.message}`);
+            process.exitCode = EXIT.unavailable;
+            return;
+          }
+          throw error;
+        } finally {
+          await compiler.dispose();
+        }
+      },
+    );
 
   program
     .command('run')

@@ -1,13 +1,15 @@
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../core/format';
 import type { WorkbenchStore } from '../store/store';
 import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
+import { EditorView } from './EditorView';
 import { NoDriverPanel } from './NoDriverPanel';
 
 export function App({ store }: { store: WorkbenchStore }) {
+  const [view, setView] = useState<'editor' | 'devices'>(new URLSearchParams(location.search).get('view') === 'devices' ? 'devices' : 'editor');
   const state = useStore(store);
   const { loadDevices, loadInfo } = state;
   useEffect(() => {
@@ -22,9 +24,19 @@ export function App({ store }: { store: WorkbenchStore }) {
     <>
       <header>
         <h1>GPU Workbench</h1>
-        <button onClick={() => void loadDevices()} disabled={state.loading}>
-          {state.loading ? 'Refreshing…' : 'Refresh'}
-        </button>
+        <nav role="tablist">
+          <button role="tab" aria-selected={view === 'editor'} onClick={() => setView('editor')}>
+            Editor
+          </button>
+          <button role="tab" aria-selected={view === 'devices'} onClick={() => setView('devices')} data-testid="devices-tab">
+            Devices {devices?.ok === false ? '⚠' : ''}
+          </button>
+        </nav>
+        {view === 'devices' && (
+          <button onClick={() => void loadDevices()} disabled={state.loading}>
+            {state.loading ? 'Refreshing…' : 'Refresh'}
+          </button>
+        )}
         <span className="meta" data-testid="app-info">
           {state.info ? `v${state.info.version} · ${state.info.transport} · ${state.info.platform}` : ''}
           {devices?.ok && devices.driverVersion ? ` · driver ${devices.driverVersion}` : ''}
@@ -35,7 +47,8 @@ export function App({ store }: { store: WorkbenchStore }) {
           {state.loadError}
         </div>
       )}
-      <main>
+      {view === 'editor' && <EditorView store={store} />}
+      <main hidden={view !== 'devices'}>
         <aside>
           <h2>Devices</h2>
           {devices === null && <p className="muted">Looking for CUDA devices…</p>}

@@ -3,14 +3,16 @@ import { create } from 'zustand';
 import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
+import { createEditorSlice, type EditorSlice } from './editor-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
   create<WorkbenchState>()((...a) => ({
     ...createAppSlice(api)(...a),
     ...createDevicesSlice(...a),
+    ...createEditorSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

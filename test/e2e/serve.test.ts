@@ -98,7 +98,7 @@ test('the UI shows the no-driver state: what happened, every place searched, and
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(serve.url);
+  await page.goto(`${serve.url}&view=devices`);
   const panel = page.getByTestId('no-driver');
   await panel.waitFor();
   assert.match(await panel.locator('h2').innerText(), /No NVIDIA driver found/);

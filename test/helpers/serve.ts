@@ -12,8 +12,12 @@ export interface ServeProcess {
 }
 
 /** Starts the real `serve` entry on a free port and reads the URL it prints. */
-export function startServe(): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main/serve.js'), '--port', '0', '--no-spare'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startServe(env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main/serve.js'), '--port', '0', '--no-spare'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);

@@ -1,0 +1,78 @@
+import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+
+import { ApiError } from '../../core/api/channels';
+import { formatBytes } from '../../core/format';
+
+export const MAX_TEXT_BYTES = 16 * 1024 * 1024;
+
+const explain = (error: unknown, path: string, verb: string): ApiError => {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return new ApiError(`Cannot ${verb} ${path}: it does not exist.`, 'NOT_FOUND');
+  if (code === 'EACCES' || code === 'EPERM') return new ApiError(`Cannot ${verb} ${path}: permission denied.`, 'FORBIDDEN');
+  if (code === 'EISDIR') return new ApiError(`Cannot ${verb} ${path}: it is a folder.`, 'IS_DIRECTORY');
+  return new ApiError(`Cannot ${verb} ${path}: ${(error as Error).message}`, 'IO_ERROR');
+};
+
+export async function readTextFile(path: string): Promise<{ path: string; text: string; mtimeMs: number }> {
+  const full = resolve(path);
+  try {
+    const info = await stat(full);
+    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
+    if (info.size > MAX_TEXT_BYTES)
+      throw new ApiError(`${full} is ${formatBytes(info.size)}; the editor opens files up to ${formatBytes(MAX_TEXT_BYTES)}.`, 'TOO_LARGE');
+    const bytes = await readFile(full);
+    if (bytes.includes(0)) throw new ApiError(`${full} is a binary file, not CUDA source.`, 'BINARY');
+    return { path: full, text: bytes.toString('utf8'), mtimeMs: info.mtimeMs };
+  } catch (error) {
+    throw error instanceof ApiError ? error : explain(error, full, 'open');
+  }
+}
+
+/**
+ * Saves atomically (temporary file, then rename). With `expectedMtimeMs`, refuses to overwrite a file
+ * that changed on disk since it was opened, so an edit made elsewhere is never silently lost.
+ */
+export async function writeTextFile(path: string, text: string, expectedMtimeMs: number | null): Promise<{ path: string; mtimeMs: number }> {
+  const full = resolve(path);
+  try {
+    if (expectedMtimeMs !== null) {
+      const current = await stat(full).catch(() => null);
+      if (current && Math.abs(current.mtimeMs - expectedMtimeMs) > 1) {
+        throw new ApiError(
+          `${basename(full)} changed on disk since you opened it. Your edits are kept in the editor; save under another name, or reopen the file to see the other change.`,
+          'CONFLICT',
+        );
+      }
+    }
+    const tmp = join(dirname(full), `.${basename(full)}.${process.pid}.tmp`);
+    await writeFile(tmp, text);
+    await rename(tmp, full);
+    return { path: full, mtimeMs: (await stat(full)).mtimeMs };
+  } catch (error) {
+    throw error instanceof ApiError ? error : explain(error, full, 'save');
+  }
+}
+
+export async function listFolder(
+  dir: string | null,
+): Promise<{ dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] }> {
+  const full = resolve(dir ?? homedir());
+  try {
+    const names = await readdir(full, { withFileTypes: true });
+    const entries = await Promise.all(
+      names
+        .filter((d) => !d.name.startsWith('.') && (d.isDirectory() || /\.(cu|cuh|h|hpp|json)$/.test(d.name)))
+        .map(async (d) => ({
+          name: d.name,
+          kind: d.isDirectory() ? ('dir' as const) : ('file' as const),
+          size: d.isDirectory() ? 0 : (await stat(join(full, d.name)).catch(() => ({ size: 0 }))).size,
+        })),
+    );
+    entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'dir' ? -1 : 1));
+    return { dir: full, parent: dirname(full) === full ? null : dirname(full), entries };
+  } catch (error) {
+    throw explain(error, full, 'list');
+  }
+}

@@ -1,0 +1,66 @@
+import { useEffect, useRef } from 'react';
+import type { editor } from 'monaco-editor/editor/editor.api';
+import { useStore } from 'zustand';
+
+import { getModel } from '../editor/models';
+import { monaco } from '../editor/monaco-setup';
+import type { WorkbenchStore } from '../store/store';
+
+let instance: editor.IStandaloneCodeEditor | null = null;
+
+/** Moves the cursor to a position and shows it (from the problems list). */
+export function revealPosition(line: number, column: number): void {
+  if (!instance) return;
+  instance.setPosition({ lineNumber: line, column });
+  instance.revealPositionInCenter({ lineNumber: line, column });
+  instance.focus();
+}
+
+export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveAs: () => void }) {
+  const host = useRef<HTMLDivElement>(null);
+  const activeId = useStore(store, (s) => s.activeId);
+  const save = useStore(store, (s) => s.save);
+
+  useEffect(() => {
+    if (!host.current) return;
+    instance = monaco.editor.create(host.current, {
+      model: null,
+      theme: 'workbench-dark',
+      automaticLayout: true,
+      fontSize: 13,
+      minimap: { enabled: false },
+      scrollBeyondLastLine: false,
+      renderWhitespace: 'selection',
+    });
+    const changes = instance.onDidChangeModelContent(() => {
+      const id = store.getState().activeId;
+      if (id) store.getState().edited(id);
+    });
+    return () => {
+      changes.dispose();
+      instance?.dispose();
+      instance = null;
+    };
+  }, [store]);
+
+  useEffect(() => {
+    if (!instance) return;
+    instance.setModel(activeId ? (getModel(activeId) ?? null) : null);
+    // Ctrl/Cmd+S saves; a never-saved document asks where.
+    const binding = instance.addAction({
+      id: 'workbench.save',
+      label: 'Save',
+      keybindings: [monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS],
+      run: () => {
+        const state = store.getState();
+        const doc = state.documents.find((d) => d.id === state.activeId);
+        if (!doc) return;
+        if (doc.path) void save(doc.id);
+        else onSaveAs();
+      },
+    });
+    return () => binding.dispose();
+  }, [activeId, store, save, onSaveAs]);
+
+  return <div ref={host} className="monaco-host" data-testid="editor" />;
+}

@@ -1,0 +1,109 @@
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+
+import { formatBytes } from '../../core/format';
+import type { WorkbenchStore } from '../store/store';
+
+type Listing = { dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] };
+
+/** Open a sample or any .cu file on the host (the GPU server, in serve mode). */
+export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
+  const api = useStore(store, (s) => s.api);
+  const openPath = useStore(store, (s) => s.openPath);
+  const [samples, setSamples] = useState<{ name: string; path: string }[]>([]);
+  const [listing, setListing] = useState<Listing | null>(null);
+  const [path, setPath] = useState('');
+  const [error, setError] = useState<string | null>(null);
+
+  const browse = (dir: string | null) =>
+    api.invoke('files.list', { dir }).then(
+      (l) => {
+        setListing(l);
+        setError(null);
+      },
+      (e: Error) => setError(e.message),
+    );
+  useEffect(() => {
+    void api.invoke('samples.list', {}).then(setSamples, (e: Error) => setError(e.message));
+    void browse(null);
+  }, [api]);
+
+  const open = async (p: string) => {
+    await openPath(p);
+    onClose();
+  };
+
+  return (
+    <div className="dialog-backdrop" role="dialog" aria-label="Open a file" data-testid="open-dialog">
+      <div className="dialog">
+        <h2>Open</h2>
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (path.trim()) void open(path.trim());
+          }}
+        >
+          <input autoFocus placeholder="/path/to/kernel.cu" value={path} onChange={(e) => setPath(e.target.value)} aria-label="Path" />
+          <button type="submit">Open</button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </form>
+        {error && <p className="status-fail">{error}</p>}
+        <h3>Samples</h3>
+        <ul className="file-list" data-testid="samples">
+          {samples.map((s) => (
+            <li key={s.path}>
+              <button onClick={() => void open(s.path)}>{s.name}</button>
+            </li>
+          ))}
+        </ul>
+        {listing && (
+          <>
+            <h3 className="mono">{listing.dir}</h3>
+            <ul className="file-list">
+              {listing.parent && (
+                <li>
+                  <button onClick={() => void browse(listing.parent)}>..</button>
+                </li>
+              )}
+              {listing.entries.map((e) => (
+                <li key={e.name}>
+                  <button onClick={() => void (e.kind === 'dir' ? browse(`${listing.dir}/${e.name}`) : open(`${listing.dir}/${e.name}`))}>
+                    {e.kind === 'dir' ? `${e.name}/` : e.name}
+                  </button>
+                  {e.kind === 'file' && <span className="muted"> {formatBytes(e.size)}</span>}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export function SaveAsDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
+  const activeId = useStore(store, (s) => s.activeId);
+  const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
+  const save = useStore(store, (s) => s.save);
+  const [path, setPath] = useState(doc?.path ?? `${doc?.name ?? 'kernel.cu'}`);
+  return (
+    <div className="dialog-backdrop" role="dialog" aria-label="Save as">
+      <form
+        className="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (activeId) void save(activeId, path.trim()).then((ok) => ok && onClose());
+        }}
+      >
+        <h2>Save as</h2>
+        <input autoFocus value={path} onChange={(e) => setPath(e.target.value)} aria-label="Save to path" />
+        <button type="submit">Save</button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { findNvcc } from '../../main/compile/nvcc';
+import { ROOT, SAMPLES } from '../helpers/cli';
+import { startServe, type ServeProcess } from '../helpers/serve';
+
+// The editor against the real serve host and the real compiler (nvcc here: there is no NVRTC).
+let serve: ServeProcess;
+let browser: Browser;
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-'));
+const file = join(work, 'missing_semicolon.cu');
+copyFileSync(join(SAMPLES, 'syntax-error/missing_semicolon.cu'), file);
+const hasCompiler = findNvcc().then((n) => n.found);
+
+before(async () => {
+  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') });
+  browser = await chromium.launch({
+    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+after(async () => {
+  await browser?.close();
+  await serve?.stop();
+});
+
+async function openByPath(page: Page, path: string) {
+  await page.getByRole('button', { name: 'Open…' }).click();
+  await page.getByLabel('Path').fill(path);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+}
+
+test('a syntax error shows as a marker on its line and column; fixing it clears it and shows the kernel facts', async (t) => {
+  if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(serve.url);
+  // With no drafts, the editor opens the vector-add sample and compiles it.
+  await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).waitFor();
+  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+
+  await openByPath(page, file);
+  await page.getByTestId('tab').filter({ hasText: 'missing_semicolon.cu' }).waitFor();
+  const problem = page.getByTestId('problems').locator('li.problem-error').first();
+  await problem.waitFor({ timeout: 30_000 });
+  assert.equal(await problem.getAttribute('data-line'), '4');
+  assert.equal(await problem.getAttribute('data-column'), '3');
+  assert.match(await problem.innerText(), /expected a ";"/);
+  await page.locator('.squiggly-error').first().waitFor();
+  await page.screenshot({ path: join(ROOT, 'test-results/editor-error.png') });
+
+  // Fix it where a developer would: at the end of line 3.
+  await problem.click();
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('End');
+  await page.keyboard.type(';');
+  await page.getByTestId('dirty').first().waitFor();
+  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('.squiggly-error').count(), 0);
+  assert.equal(await page.getByTestId('problems').locator('li.problem-error').count(), 0);
+  const facts = page.getByTestId('kernel-facts').locator('[data-kernel="scale"]');
+  assert.match(await facts.locator('h3').innerText(), /scale\(float\*, float, int\)/);
+  assert.ok(Number(await facts.getByTestId('registers').innerText()) > 0);
+  assert.equal(await facts.getByTestId('shared').innerText(), '0 B');
+  mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+  await page.screenshot({ path: join(ROOT, 'test-results/editor-fixed.png') });
+
+  // Unsaved edits survive a restart of the page (drafts live on the host).
+  await page.reload();
+  await page.getByTestId('tab').filter({ hasText: 'missing_semicolon.cu' }).click();
+  await page.getByTestId('dirty').first().waitFor();
+  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+
+  // Ctrl+S saves to disk, and the dirty marker goes.
+  await page.locator('.monaco-editor textarea').focus();
+  await page.keyboard.press('Control+S');
+  await page.getByTestId('dirty').waitFor({ state: 'detached' });
+  assert.match(readFileSync(file, 'utf8'), /threadIdx\.x;\n/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('opening a file that does not exist, or a binary one, says so and keeps the editor usable', async () => {
+  const page = await browser.newPage();
+  await page.goto(serve.url);
+  await page.getByTestId('tab').first().waitFor();
+  await openByPath(page, join(work, 'nope.cu'));
+  assert.match(await page.locator('.banner[role=alert]').innerText(), /does not exist/);
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await openByPath(page, process.execPath);
+  assert.match(await page.locator('.banner[role=alert]').innerText(), /(binary file|the editor opens files up to)/);
+  await page.close();
+});

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { planFromArgs } from '../core/plan/arg-syntax';
 import { launchPlanSchema, type LaunchPlan } from '../core/plan/plan-schema';
 import type { CompiledModule } from '../core/runner/protocol';
+import { compileOptionsSchema, nvrtcArguments } from '../core/compile/compile-options';
+import { CompileCache } from '../main/compile/compile-cache';
 import { CompileService } from '../main/compile/compile-service';
+import { requireAddon } from '../main/native/addon';
+import { discoverLibraries } from '../main/services/discovery-service';
 import { projectRoot } from '../main/paths';
 import { forkLauncher } from '../main/process/launcher';
 import { RunnerPool } from '../main/runner/runner-pool';
@@ -131,8 +135,39 @@ async function main() {
   }
   await pool.dispose();
 
+  // Compile: an edited kernel (a new source each time, so no cache) through the workbench — worker
+  // process, diagnostics, kernel facts — against the bare NVRTC call with the same options, in-process.
+  const compileRows: (readonly [string, number, number])[] = [];
+  if (discoverLibraries().nvrtc.loaded) {
+    const addon = requireAddon();
+    const options = compileOptionsSchema.parse({ arch });
+    const cacheDir = mkdtempSync(join(tmpdir(), 'gpu-workbench-bench-cache-'));
+    const service = new CompileService(forkLauncher, new CompileCache(cacheDir));
+    const edited = (i: number) => `${source}\n// edit ${i} ${Date.now()}\n`;
+    await service.compile({ source: edited(-1), sourceName: 'vector_add.cu', options, backend: 'nvrtc' });
+    await addon.nvrtcCompile({ source: edited(-2), name: 'vector_add.cu', options: nvrtcArguments(options), nameExpressions: [] });
+    const bare: number[] = [];
+    const workbench: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      bare.push(
+        (await time(() => addon.nvrtcCompile({ source: edited(2 * i), name: 'vector_add.cu', options: nvrtcArguments(options), nameExpressions: [] }))).ms,
+      );
+      workbench.push((await time(() => service.compile({ source: edited(2 * i + 1), sourceName: 'vector_add.cu', options, backend: 'nvrtc' }))).ms);
+    }
+    const hits: number[] = [];
+    const same = edited(1000);
+    await service.compile({ source: same, sourceName: 'vector_add.cu', options, backend: 'nvrtc' });
+    for (let i = 0; i < 15; i++) hits.push((await service.compile({ source: same, sourceName: 'vector_add.cu', options, backend: 'nvrtc' })).ms);
+    await service.dispose();
+    compileRows.push(
+      ['edited kernel: compile to diagnostics and facts', median(workbench), median(bare)],
+      ['unchanged kernel: compile cache hit', median(hits), median(bare)],
+    );
+  }
+
   const refColdMs = median(refCold.map((r) => r.wallMs));
   const rows = [
+    ...compileRows,
     ['fresh process to first result', median(cold), refColdMs],
     ['re-run of an unchanged kernel (warm)', median(warm), refWarm.warmMedianMs],
     ['sticky fault (700) to next result', median(recovery), refColdMs],
@@ -147,12 +182,13 @@ async function main() {
   };
   if (process.env['OUT'] && existsSync(process.env['OUT'])) writeFileSync(join(process.env['OUT'], 'bench.json'), JSON.stringify(result, null, 2));
   console.log(`\n${device.name}, vecAdd n=${N} (alloc, upload 2 buffers, launch, sync, read back, free)`);
-  console.log('| measure | workbench | raw CUDA program | difference |');
+  console.log('| measure | workbench | raw reference | difference |');
   console.log('| --- | ---: | ---: | ---: |');
   for (const r of result.rows)
     console.log(
       `| ${r.name} | ${r.workbenchMs.toFixed(2)} ms | ${r.rawMs.toFixed(2)} ms | ${r.overMs >= 0 ? '+' : ''}${r.overMs.toFixed(2)} ms (${r.ratio.toFixed(2)}×) |`,
     );
+  console.log('(compile rows: the reference is a bare nvrtcCompileProgram call with the same options, in-process)');
   console.log(`(the fault row's raw figure is a fresh process: what recovery costs without a warm spare; faults seen: ${[...new Set(faultCodes)].join(', ')})`);
 }
 

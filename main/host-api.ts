@@ -68,6 +68,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         throw new ApiError(e.message ?? String(error), e.name ?? 'COMPILE_FAILED');
       }
     },
+    'compile.sass': async ({ key }) => ({ sass: await workbench.compiler.disassemble(key) }),
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),
     'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(path, text, expectedMtimeMs),

@@ -47,6 +47,7 @@ export const channels = {
       .strict(),
     response: response<CompileResult>(),
   },
+  'compile.sass': { request: z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) }).strict(), response: response<{ sass: string | null }>() },
   'compile.cancel': { request: z.object({}).strict(), response: response<{ cancelled: boolean }>() },
   'files.read': { request: z.object({ path: z.string().min(1).max(4096) }).strict(), response: response<{ path: string; text: string; mtimeMs: number }>() },
   'files.write': {

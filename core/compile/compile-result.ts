@@ -1,4 +1,5 @@
 import { findKernelSymbol } from '../cubin';
+import { formatBytes } from '../format';
 import type { Diagnostic } from './diagnostics';
 import { registerLimitedThreads } from './compile-options';
 import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
@@ -72,3 +73,24 @@ export function kernelFacts(source: string, usage: ResourceUsage[], symbols: str
 }
 
 export const hasErrors = (diagnostics: Diagnostic[]) => diagnostics.some((d) => d.severity === 'error');
+
+/** Static __shared__ arrays are limited to 48 KiB per block on every architecture; more needs dynamic shared memory and an opt-in. */
+export const STATIC_SHARED_LIMIT = 48 * 1024;
+
+/**
+ * What the compiler should have said but may not: nvcc's ptxas rejects more than 48 KiB of static shared
+ * memory, NVRTC's (CUDA 13.0) emits a cubin that can never launch. The workbench says it either way.
+ */
+export function workbenchDiagnostics(kernels: KernelFacts[], sourceName: string): Diagnostic[] {
+  return kernels
+    .filter((k) => (k.sharedBytes ?? 0) > STATIC_SHARED_LIMIT)
+    .map((k) => ({
+      file: sourceName,
+      line: k.line,
+      column: k.column,
+      severity: 'error' as const,
+      message: `${k.name} uses ${formatBytes(k.sharedBytes!)} (${k.sharedBytes} bytes) of static shared memory; static __shared__ arrays are limited to 48 KiB per block, so it can never launch. Use dynamic shared memory (extern __shared__) and raise cudaFuncAttributeMaxDynamicSharedMemorySize to go beyond 48 KiB, up to the device's opt-in limit.`,
+      code: 'static-shared',
+      source: 'compiler' as const,
+    }));
+}

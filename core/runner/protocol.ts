@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 import { launchPlanSchema } from '../plan/plan-schema';
-import type { CudaErrorInfo, RunResult } from './run-result';
+import type { CudaErrorInfo, FunctionAttributes, RunResult } from './run-result';
 
 /** Host -> runner. Every request has an id; the runner answers each with exactly one reply. */
 export const compiledModuleSchema = z.object({
@@ -18,6 +18,8 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
   z.object({ id: z.number().int().nonnegative(), type: z.literal('status') }),
   z.object({ id: z.number().int().nonnegative(), type: z.literal('run'), plan: launchPlanSchema, modules: z.array(compiledModuleSchema).min(1).max(64) }),
   z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
+  /** Loads modules and reports each function's attributes as the driver sees them, then unloads. */
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('inspect'), modules: z.array(compiledModuleSchema).min(1).max(64) }),
   /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),
 ]);
@@ -62,6 +64,7 @@ export interface RunnerResults {
   run: RunResult;
   memInfo: { freeBytes: number; totalBytes: number };
   block: { blockedMs: number };
+  inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];
 }
 
 /** Why a runner process ended, in words a user can act on. */

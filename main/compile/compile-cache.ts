@@ -21,6 +21,8 @@ export const defaultCacheDir = (): string =>
  */
 export class CompileCache {
   private writes = 0;
+  /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
+  private readonly writing = new Map<string, CachedCompile>();
 
   constructor(
     readonly dir: string = defaultCacheDir(),
@@ -37,6 +39,8 @@ export class CompileCache {
   }
 
   async get(key: string): Promise<CachedCompile | null> {
+    const pending = this.writing.get(key);
+    if (pending) return pending;
     try {
       const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
       const entry = JSON.parse(json) as { result: CachedCompile['result']; hasImage: boolean };
@@ -50,6 +54,15 @@ export class CompileCache {
   }
 
   async put(key: string, entry: CachedCompile): Promise<void> {
+    this.writing.set(key, entry);
+    try {
+      await this.write(key, entry);
+    } finally {
+      this.writing.delete(key);
+    }
+  }
+
+  private async write(key: string, entry: CachedCompile): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const tmp = `.${key}.${randomBytes(6).toString('hex')}`;
     if (entry.image) {

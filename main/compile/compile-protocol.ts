@@ -15,6 +15,12 @@ export const compileRequestSchema = z.object({
   backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
 });
 export type CompileRequest = z.infer<typeof compileRequestSchema>;
+
+export const disassembleRequestSchema = z.object({
+  id: z.number().int().nonnegative(),
+  type: z.literal('disassemble'),
+  image: z.custom<Uint8Array>((v) => v instanceof Uint8Array && v.byteLength > 0, 'image must be bytes'),
+});
 export type CompileRequestInput = Omit<z.input<typeof compileRequestSchema>, 'id' | 'type'>;
 
 /** The result, plus the image for the runner (never sent to the renderer). */

@@ -107,9 +107,19 @@ export class CompileService {
       throw error;
     }
     const { image, ...rest } = output;
-    // Failed compiles are cached too: the same source gives the same errors, instantly.
-    await this.cache?.put(key, { result: rest, image }).catch(() => undefined);
+    // Failed compiles are cached too: the same source gives the same errors, instantly. The write is
+    // off the edit-to-markers path; a hit that races it just compiles once more.
+    void this.cache?.put(key, { result: rest, image }).catch(() => undefined);
     return { ...rest, image, cached: false, key };
+  }
+
+  /** SASS for a compiled image (from its cache key), or null where no disassembler is installed. */
+  async disassemble(key: string): Promise<string | null> {
+    const entry = await this.cache?.get(key);
+    if (!entry?.image) return null;
+    const worker = this.current();
+    await worker.ready;
+    return worker.request<string | null>({ type: 'disassemble', image: entry.image }, 60_000);
   }
 
   /** Stops every compile under way; the next compile starts a fresh worker. */

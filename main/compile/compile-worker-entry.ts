@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 import { nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
-import { kernelFacts } from '../../core/compile/compile-result';
+import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
 import { parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
@@ -15,7 +15,7 @@ import type { NativeAddon } from '../native/addon';
 import { childPort } from '../process/child-port';
 import { toCudaError } from '../runner/cuda-error';
 import { discoverLibraries } from '../services/discovery-service';
-import { compileRequestSchema, type CompileOutput, type CompileRequest, type CompileWorkerStatus } from './compile-protocol';
+import { compileRequestSchema, disassembleRequestSchema, type CompileOutput, type CompileRequest, type CompileWorkerStatus } from './compile-protocol';
 import { findNvcc } from './nvcc';
 
 /** The compile worker: compilers crash and hang on odd input, so they run here, never in the host. */
@@ -39,16 +39,24 @@ function symbolsOf(cubin: Uint8Array | null, ptx: string | null): string[] {
   return ptx ? ptxEntryNames(ptx) : [];
 }
 
-/** SASS from cuobjdump or nvdisasm beside nvcc, where the toolkit has them. */
-async function disassemble(cubin: Uint8Array | null, dir: string): Promise<string | null> {
-  if (!cubin || !status.nvccPath) return null;
+/**
+ * SASS from cuobjdump or nvdisasm beside nvcc, where the toolkit has them. On demand only: spawning a
+ * disassembler costs hundreds of milliseconds, too much for every keystroke.
+ */
+async function disassemble(cubin: Uint8Array): Promise<string | null> {
+  if (!status.nvccPath) return null;
   const bin = dirname(status.nvccPath);
   const tool = ['cuobjdump', 'nvdisasm'].map((t) => join(bin, t)).find((p) => existsSync(p));
   if (!tool) return null;
-  const file = join(dir, 'image.cubin');
-  await writeFile(file, cubin);
-  const out = await run(tool, tool.endsWith('cuobjdump') ? ['-sass', file] : ['-c', file], dir);
-  return out.ok ? out.text : null;
+  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sass-'));
+  try {
+    const file = join(dir, 'image.cubin');
+    await writeFile(file, cubin);
+    const out = await run(tool, tool.endsWith('cuobjdump') ? ['-sass', file] : ['-c', file], dir);
+    return out.ok ? out.text : null;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function result(
@@ -58,11 +66,15 @@ function result(
   log: string,
   cubin: Uint8Array | null,
   ptx: string | null,
-  sass: string | null,
   started: number,
 ): CompileOutput {
-  const diagnostics = parseCompilerLog(log, { [request.sourceName]: request.source });
   const symbols = symbolsOf(cubin, ptx);
+  const kernels = kernelFacts(request.source, parsePtxasInfo(log), symbols);
+  const fromLog = parseCompilerLog(log, { [request.sourceName]: request.source });
+  // nvcc's ptxas already refused too much static shared memory; NVRTC's did not: say it once either way.
+  const diagnostics = fromLog.some((d) => d.source === 'ptxas' && /too much shared data/.test(d.message))
+    ? fromLog
+    : [...fromLog, ...workbenchDiagnostics(kernels, request.sourceName)];
   const ok = (cubin !== null || ptx !== null) && !diagnostics.some((d) => d.severity === 'error');
   return {
     ok,
@@ -72,10 +84,10 @@ function result(
     arch: request.options.arch,
     log,
     diagnostics,
-    kernels: kernelFacts(request.source, parsePtxasInfo(log), symbols),
+    kernels,
     symbols,
     ptx,
-    sass,
+    sass: null,
     ms: performance.now() - started,
     image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
   };
@@ -85,22 +97,15 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
   const options = nvrtcArguments(request.options);
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
-  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sass-'));
-  try {
-    const sass = out.ok ? await disassemble(out.cubin, dir) : null;
-    return result(
-      request,
-      'nvrtc',
-      `nvrtcCompileProgram(${quote(request.sourceName)}, ${options.map(quote).join(' ')})`,
-      out.log,
-      out.ok ? out.cubin : null,
-      out.ok ? out.ptx : null,
-      sass,
-      started,
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  return result(
+    request,
+    'nvrtc',
+    `nvrtcCompileProgram(${quote(request.sourceName)}, ${options.map(quote).join(' ')})`,
+    out.log,
+    out.ok ? out.cubin : null,
+    out.ok ? out.ptx : null,
+    started,
+  );
 }
 
 async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
@@ -122,10 +127,9 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
       const ptxPath = cubinOnly ? (kept ? join(dir, 'keep', kept) : null) : join(dir, output);
       ptx = ptxPath ? await readFile(ptxPath, 'utf8').catch(() => null) : null;
     }
-    const sass = out.ok ? await disassemble(cubin, dir) : null;
     // Messages name the file as the user knows it, not our temporary copy.
     const log = out.text.split(`${dir}/`).join('').split(file).join(request.sourceName);
-    return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, sass, started);
+    return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, started);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -170,8 +174,16 @@ void (async () => {
   };
   port.post({ type: 'ready', status });
   port.onMessage((raw) => {
-    const parsed = compileRequestSchema.safeParse(raw);
     const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
+    const sass = disassembleRequestSchema.safeParse(raw);
+    if (sass.success) {
+      disassemble(sass.data.image).then(
+        (text) => port.post({ type: 'ok', id, result: text }),
+        (error) => port.post({ type: 'error', id, sticky: false, error: toCudaError(error, 'disassemble') }),
+      );
+      return;
+    }
+    const parsed = compileRequestSchema.safeParse(raw);
     if (!parsed.success) {
       port.post({
         type: 'error',

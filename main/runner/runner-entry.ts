@@ -1,6 +1,6 @@
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
-import { runnerRequestSchema, type RunnerRequest, type RunnerStatus } from '../../core/runner/protocol';
+import { runnerRequestSchema, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import { childPort, postAndExit } from '../process/child-port';
 import { discoverLibraries } from '../services/discovery-service';
@@ -68,6 +68,23 @@ async function handle(request: RunnerRequest): Promise<void> {
       } catch (error) {
         return replyError(request.id, toCudaError(error, 'cuMemGetInfo_v2'));
       }
+    case 'inspect': {
+      if (!status.contextReady) return replyError(request.id, notReady());
+      const out: RunnerResults['inspect'] = [];
+      for (const module of request.modules) {
+        let moduleId: number | null = null;
+        try {
+          moduleId = await addon.loadModule(module.image);
+          const fn = await addon.getFunction(moduleId, module.symbol);
+          out.push({ kernel: module.kernel, symbol: module.symbol, attributes: fn.attributes });
+        } catch (error) {
+          return replyError(request.id, toCudaError(error, 'cuModuleLoadDataEx'));
+        } finally {
+          if (moduleId !== null) await addon.unloadModule(moduleId).catch(() => undefined);
+        }
+      }
+      return port.post({ type: 'ok', id: request.id, result: out });
+    }
     case 'run': {
       if (!status.contextReady) return replyError(request.id, notReady());
       const result = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' });

@@ -1,6 +1,6 @@
 import type { RunnerPoolStatus } from '../../core/api/channels';
 import type { LaunchPlan } from '../../core/plan/plan-schema';
-import { runnerReplySchema, type CompiledModule, type ExitClassification, type RunnerStatus } from '../../core/runner/protocol';
+import { runnerReplySchema, type CompiledModule, type ExitClassification, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
 import type { RunResult } from '../../core/runner/run-result';
 import { distEntry } from '../paths';
 import type { ProcessLauncher } from '../process/launcher';
@@ -63,6 +63,12 @@ export class RunnerPool {
     // sent: retire it now so that run goes to the spare.
     if (result.failure?.sticky) this.retire(plan.device, runner);
     return result;
+  }
+
+  /** The driver's view of compiled functions (registers, shared, local, max threads), on a device. */
+  async inspect(ordinal: number, modules: CompiledModule[], timeoutMs = 30_000): Promise<RunnerResults['inspect']> {
+    const { runner } = await this.acquire(ordinal);
+    return runner.request<RunnerResults['inspect']>({ type: 'inspect', modules }, timeoutMs);
   }
 
   private retire(ordinal: number, runner: Runner): void {

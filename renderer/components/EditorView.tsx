@@ -94,7 +94,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
       <div className="editor-body">
         <div className="editor-main">
           {activeId ? <EditorPane store={store} onSaveAs={onSaveAs} /> : <p className="muted pad">Open a file or a sample to start.</p>}
-          <OutputPanel result={result} />
+          <OutputPanel result={result} api={store.getState().api} />
         </div>
         <aside className="facts">
           <h2>Kernels</h2>

@@ -1,12 +1,24 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+
+import type { WorkbenchApi } from '../../core/api/channels';
 
 import type { CompileResult } from '../../core/compile/compile-result';
 import { ProblemsPanel } from './ProblemsPanel';
 
 const VIEWS = ['Problems', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
-export function OutputPanel({ result }: { result: CompileResult | null }) {
+export function OutputPanel({ result, api }: { result: CompileResult | null; api: WorkbenchApi }) {
   const [view, setView] = useState<(typeof VIEWS)[number]>('Problems');
+  const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
+  // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
+  useEffect(() => {
+    if (view !== 'SASS' || !result?.ok || sass?.key === result.key) return;
+    setSass({ key: result.key, text: 'Disassembling…' });
+    api.invoke('compile.sass', { key: result.key }).then(
+      (r) => setSass({ key: result.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc)' }),
+      (e: Error) => setSass({ key: result.key, text: e.message }),
+    );
+  }, [view, result, api, sass?.key]);
   const count = result?.diagnostics.length ?? 0;
   return (
     <div className="output">
@@ -22,7 +34,7 @@ export function OutputPanel({ result }: { result: CompileResult | null }) {
         {view === 'Problems' && <ProblemsPanel result={result} />}
         {view === 'Log' && <pre data-testid="raw-log">{result?.log.trim() || '(the compiler printed nothing)'}</pre>}
         {view === 'PTX' && <pre>{result?.ptx ?? '(no PTX: the compile failed)'}</pre>}
-        {view === 'SASS' && <pre>{result?.sass ?? '(no SASS: cuobjdump or nvdisasm was not found beside nvcc, or the compile failed)'}</pre>}
+        {view === 'SASS' && <pre>{result?.ok ? (sass?.text ?? '') : '(no SASS: the compile failed)'}</pre>}
         {view === 'Command' && (
           <pre>
             {result ? `${result.command}\n\n${result.compilerVersion} · ${result.arch} · ${result.ms.toFixed(1)} ms${result.cached ? ' (cache hit)' : ''}` : ''}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { parseCompilerLog } from '../../core/compile/diagnostics';
+import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { ROOT } from '../helpers/cli';
 
@@ -60,4 +61,43 @@ test('older ptxas formats with cmem are read too', () => {
 test('lines that are not diagnostics are ignored; nvcc fatal errors are kept', () => {
   assert.deepEqual(parseCompilerLog('Remark: The warnings can be suppressed\n\n1 error detected'), []);
   assert.equal(parseCompilerLog("nvcc fatal   : Unsupported gpu architecture 'compute_12'")[0]!.message, "Unsupported gpu architecture 'compute_12'");
+});
+
+test('NVRTC logs (recorded on the H200) parse to the same places as nvcc logs', () => {
+  const src = fixture('syntax.cu');
+  const d = parseCompilerLog(fixture('nvrtc-syntax.log'), { 'syntax.cu': src });
+  assert.deepEqual(
+    d.map((x) => [x.line, x.column, x.severity, x.code]),
+    [
+      [4, 3, 'error', null],
+      [3, 7, 'warning', '177-D'],
+    ],
+  );
+  const missing = parseCompilerLog(fixture('nvrtc-multi.log'), { 'multi.cu': fixture('multi.cu') });
+  assert.deepEqual([missing[0]!.line, missing[0]!.severity], [1, 'error']);
+  assert.match(missing[0]!.message, /could not open source file "missing_header.h"/);
+  // NVRTC's ptxas prints "ptxas         .     0 bytes stack frame": the same facts as nvcc's.
+  const usage = parsePtxasInfo(fixture('nvrtc-warn.log'));
+  assert.deepEqual(
+    usage.map((u) => [u.symbol, u.registers, u.sharedBytes, u.stackFrameBytes]),
+    [
+      ['_Z6reducePKfPfj', 10, 1024, 0],
+      ['_Z1kPfi', 32, 0, 256],
+    ],
+  );
+});
+
+test('more than 48 KiB of static shared memory is an error from the workbench when NVRTC does not say it', () => {
+  // NVRTC's ptxas accepts it (see nvrtc-bigshared.log) and emits a cubin that can never launch.
+  assert.deepEqual(parseCompilerLog(fixture('nvrtc-bigshared.log')), []);
+  const [u] = parsePtxasInfo(fixture('nvrtc-bigshared.log'));
+  const kernels = kernelFacts(fixture('bigshared.cu'), [u!], ['_Z1kPf']);
+  const [d] = workbenchDiagnostics(kernels, 'bigshared.cu');
+  assert.equal(d!.severity, 'error');
+  assert.equal(d!.line, 1);
+  assert.match(d!.message, /391 KiB \(400000 bytes\) of static shared memory/);
+  assert.deepEqual(
+    workbenchDiagnostics(kernelFacts(fixture('warn.cu'), parsePtxasInfo(fixture('nvrtc-warn.log')), ['_Z6reducePKfPfj', '_Z1kPfi']), 'warn.cu'),
+    [],
+  );
 });

@@ -46,8 +46,9 @@ export interface CompileResult {
 }
 
 export function kernelFacts(source: string, usage: ResourceUsage[], symbols: string[]): KernelFacts[] {
-  return findKernels(source).map((k) => {
-    const symbol = findKernelSymbol(symbols, k.name) ?? (usage.length === 1 && findKernels(source).length === 1 ? usage[0]!.symbol : null);
+  const kernels = findKernels(source);
+  return kernels.map((k) => {
+    const symbol = findKernelSymbol(symbols, k.name) ?? (usage.length === 1 && kernels.length === 1 ? usage[0]!.symbol : null);
     const u = symbol ? usage.find((x) => x.symbol === symbol) : undefined;
     const bound = k.launchBounds?.maxThreads ?? null;
     const fromRegisters = u ? registerLimitedThreads(u.registers) : null;

@@ -210,7 +210,7 @@ export function buildProgram(): Command {
             [
               renderCompile(result, basename(file)),
               ...(opts.ptx && result.ptx ? ['', result.ptx] : []),
-              ...(opts.sass ? ['', result.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc)'] : []),
+              ...(opts.sass ? ['', result.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)'] : []),
             ].join('\n'),
           );
           process.exitCode = result.ok ? EXIT.ok : EXIT.failed;

@@ -23,6 +23,15 @@ export class CompileCache {
   private writes = 0;
   /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
   private readonly writing = new Map<string, CachedCompile>();
+  /** Keys on disk, read once: a miss (every edit) then costs no file system call. */
+  private index: Promise<Set<string>> | null = null;
+
+  private keys(): Promise<Set<string>> {
+    this.index ??= readdir(this.dir)
+      .then((files) => new Set(files.filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -5))))
+      .catch(() => new Set<string>());
+    return this.index;
+  }
 
   constructor(
     readonly dir: string = defaultCacheDir(),
@@ -41,6 +50,7 @@ export class CompileCache {
   async get(key: string): Promise<CachedCompile | null> {
     const pending = this.writing.get(key);
     if (pending) return pending;
+    if (!(await this.keys()).has(key)) return null;
     try {
       const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
       const entry = JSON.parse(json) as { result: CachedCompile['result']; hasImage: boolean };
@@ -71,6 +81,7 @@ export class CompileCache {
     }
     await writeFile(join(this.dir, `${tmp}.json`), JSON.stringify({ result: entry.result, hasImage: entry.image !== null }));
     await rename(join(this.dir, `${tmp}.json`), join(this.dir, `${key}.json`));
+    (await this.keys()).add(key);
     if (++this.writes % 16 === 1) await this.evict();
   }
 
@@ -89,6 +100,7 @@ export class CompileCache {
     let total = entries.reduce((a, e) => a + e.bytes, 0);
     for (const e of entries.sort((a, b) => a.used - b.used)) {
       if (total <= this.maxBytes) break;
+      (await this.keys()).delete(e.key);
       await rm(join(this.dir, `${e.key}.json`), { force: true });
       await rm(join(this.dir, `${e.key}.bin`), { force: true });
       total -= e.bytes;

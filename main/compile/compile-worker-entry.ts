@@ -44,9 +44,8 @@ function symbolsOf(cubin: Uint8Array | null, ptx: string | null): string[] {
  * disassembler costs hundreds of milliseconds, too much for every keystroke.
  */
 async function disassemble(cubin: Uint8Array): Promise<string | null> {
-  if (!status.nvccPath) return null;
-  const bin = dirname(status.nvccPath);
-  const tool = ['cuobjdump', 'nvdisasm'].map((t) => join(bin, t)).find((p) => existsSync(p));
+  const dirs = [...(status.nvccPath ? [dirname(status.nvccPath)] : []), ...(process.env['PATH'] ?? '').split(':').filter(Boolean), '/usr/local/cuda/bin'];
+  const tool = ['cuobjdump', 'nvdisasm'].flatMap((t) => dirs.map((d) => join(d, t))).find((p) => existsSync(p));
   if (!tool) return null;
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sass-'));
   try {

@@ -15,7 +15,7 @@ export function OutputPanel({ result, api }: { result: CompileResult | null; api
     if (view !== 'SASS' || !result?.ok || sass?.key === result.key) return;
     setSass({ key: result.key, text: 'Disassembling…' });
     api.invoke('compile.sass', { key: result.key }).then(
-      (r) => setSass({ key: result.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc)' }),
+      (r) => setSass({ key: result.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)' }),
       (e: Error) => setSass({ key: result.key, text: e.message }),
     );
   }, [view, result, api, sass?.key]);

@@ -93,3 +93,19 @@ test('a cache hit skips the compiler', async () => {
   console.log(`# compile ${miss.ms.toFixed(1)} ms, cache hit ${hit.ms.toFixed(2)} ms`);
   assert.ok(hit.ms < miss.ms / 4);
 });
+
+test('compile --json through the CLI reports every kernel with its resources (NVRTC)', async () => {
+  const { runCli, parseJson } = await import('../helpers/cli');
+  const r = await runCli(['compile', join(ROOT, 'test/fixtures/logs/warn.cu'), '--json', '--no-cache']);
+  if (process.env['GPU_WORKBENCH_FIXTURES_OUT']) writeFileSync(join(process.env['GPU_WORKBENCH_FIXTURES_OUT'], 'compile-warn.json'), r.stdout);
+  const out = parseJson<{ ok: boolean; backend: string; kernels: { name: string; registers: number | null; symbol: string | null }[]; log: string }>(r);
+  assert.equal(out.backend, 'nvrtc');
+  assert.deepEqual(
+    out.kernels.map((k) => [k.name, k.symbol, k.registers]),
+    [
+      ['k', '_Z1kPfi', 32],
+      ['reduce', '_Z6reducePKfPfj', 10],
+    ],
+    out.log,
+  );
+});

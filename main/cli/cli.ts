@@ -206,11 +206,20 @@ export function buildProgram(): Command {
         try {
           const result = await compiler.compile({ source, sourceName: basename(file), options: options.data, backend: opts.backend as 'auto' }, opts.timeout);
           const { image: _image, ...shown } = result;
-          print(!!opts.json, shown, () =>
+          const sass = opts.sass && result.image && result.image[0] === 0x7f ? await compiler.disassembleImage(result.image) : null;
+          print(!!opts.json, { ...shown, sass }, () =>
             [
               renderCompile(result, basename(file)),
               ...(opts.ptx && result.ptx ? ['', result.ptx] : []),
-              ...(opts.sass ? ['', result.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)'] : []),
+              ...(opts.sass
+                ? [
+                    '',
+                    sass ??
+                      (result.ok
+                        ? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)'
+                        : '(no SASS: the compile failed)'),
+                  ]
+                : []),
             ].join('\n'),
           );
           process.exitCode = result.ok ? EXIT.ok : EXIT.failed;

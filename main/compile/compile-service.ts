@@ -116,10 +116,13 @@ export class CompileService {
   /** SASS for a compiled image (from its cache key), or null where no disassembler is installed. */
   async disassemble(key: string): Promise<string | null> {
     const entry = await this.cache?.get(key);
-    if (!entry?.image) return null;
+    return entry?.image ? this.disassembleImage(entry.image) : null;
+  }
+
+  async disassembleImage(image: Uint8Array): Promise<string | null> {
     const worker = this.current();
     await worker.ready;
-    return worker.request<string | null>({ type: 'disassemble', image: entry.image }, 60_000);
+    return worker.request<string | null>({ type: 'disassemble', image }, 60_000);
   }
 
   /** Stops every compile under way; the next compile starts a fresh worker. */

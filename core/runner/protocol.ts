@@ -20,6 +20,15 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
   z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
   /** Loads modules and reports each function's attributes as the driver sees them, then unloads. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('inspect'), modules: z.array(compiledModuleSchema).min(1).max(64) }),
+  /** For the GPU suite: launches one kernel with many configurations and reports the driver's verdicts. */
+  z.object({
+    id: z.number().int().nonnegative(),
+    type: z.literal('probe'),
+    module: compiledModuleSchema,
+    args: z.array(z.custom<Uint8Array>((v) => v instanceof Uint8Array)).max(64),
+    configs: z.custom<Float64Array>((v) => v instanceof Float64Array && v.length % 7 === 0),
+    maxDynamicSharedBytes: z.number().int().min(0).nullable(),
+  }),
   /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),
 ]);
@@ -65,6 +74,7 @@ export interface RunnerResults {
   memInfo: { freeBytes: number; totalBytes: number };
   block: { blockedMs: number };
   inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];
+  probe: { attributes: FunctionAttributes; launch: Int32Array; sync: Int32Array; occupancy: Int32Array };
 }
 
 /** Why a runner process ended, in words a user can act on. */

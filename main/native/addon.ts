@@ -58,6 +58,11 @@ export interface NativeAddon {
     warmup: number;
     repeats: number;
   }): Promise<{ timesMs: number[] }>;
+  probeLaunches(spec: {
+    functionId: number;
+    configs: Float64Array;
+    args: Uint8Array[];
+  }): Promise<{ launch: Int32Array; sync: Int32Array; occupancy: Int32Array }>;
   nvrtcCompile(spec: { source: string; name: string; options: string[]; nameExpressions: string[] }): Promise<NvrtcOutput>;
 }
 

@@ -1,3 +1,4 @@
+import { isStickyCode } from '../../core/cuda/error-catalog';
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
 import { runnerRequestSchema, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
@@ -84,6 +85,27 @@ async function handle(request: RunnerRequest): Promise<void> {
         }
       }
       return port.post({ type: 'ok', id: request.id, result: out });
+    }
+    case 'probe': {
+      if (!status.contextReady) return replyError(request.id, notReady());
+      let moduleId: number | null = null;
+      try {
+        moduleId = await addon.loadModule(request.module.image);
+        let fn = await addon.getFunction(moduleId, request.module.symbol);
+        if (request.maxDynamicSharedBytes !== null) {
+          await addon.setFunctionAttribute(fn.id, 8, request.maxDynamicSharedBytes);
+          fn = await addon.getFunction(moduleId, request.module.symbol);
+        }
+        const result = await addon.probeLaunches({ functionId: fn.id, configs: request.configs, args: request.args });
+        return port.post({ type: 'ok', id: request.id, result: { attributes: fn.attributes, ...result } });
+      } catch (error) {
+        const e = toCudaError(error, 'cuLaunchKernel');
+        const sticky = e.library === 'cuda' && isStickyCode(e.code);
+        if (sticky) return postAndExit(port, { type: 'error', id: request.id, error: e, sticky: true }, 70);
+        return replyError(request.id, e);
+      } finally {
+        if (moduleId !== null && status.contextReady) await addon.unloadModule(moduleId).catch(() => undefined);
+      }
     }
     case 'run': {
       if (!status.contextReady) return replyError(request.id, notReady());

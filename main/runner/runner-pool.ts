@@ -71,6 +71,16 @@ export class RunnerPool {
     return runner.request<RunnerResults['inspect']>({ type: 'inspect', modules }, timeoutMs);
   }
 
+  /** Launches a kernel with many configurations (GPU suite): the driver's verdict and occupancy for each. */
+  async probe(
+    ordinal: number,
+    request: { module: CompiledModule; args: Uint8Array[]; configs: Float64Array; maxDynamicSharedBytes: number | null },
+    timeoutMs = 300_000,
+  ): Promise<RunnerResults['probe']> {
+    const { runner } = await this.acquire(ordinal);
+    return runner.request<RunnerResults['probe']>({ type: 'probe', ...request }, timeoutMs);
+  }
+
   private retire(ordinal: number, runner: Runner): void {
     if (this.active.get(ordinal) !== runner) return;
     this.active.delete(ordinal);

@@ -19,6 +19,7 @@ Napi::Value MemcpyDtoH(const Napi::CallbackInfo&);
 Napi::Value MemsetD8(const Napi::CallbackInfo&);
 Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
+Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("abiVersion", Napi::Number::New(env, 1));
@@ -40,6 +41,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memsetD8", Napi::Function::New(env, MemsetD8, "memsetD8"));
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
+  exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));
   return exports;
 }
 

@@ -40,6 +40,8 @@
   X(true, cuEventSynchronize, "cuEventSynchronize", CUresult, (CUevent))                                \
   X(true, cuEventDestroy, "cuEventDestroy_v2", CUresult, (CUevent))                                     \
   X(false, cuEventElapsedTime_v2, "cuEventElapsedTime_v2", CUresult, (float*, CUevent, CUevent))        \
+  X(false, cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor",     \
+    CUresult, (int*, CUfunction, int, size_t))                                                          \
   X(false, cuEventElapsedTime_v1, "cuEventElapsedTime", CUresult, (float*, CUevent, CUevent))
 
 #define NVRTC_SYMBOLS(X)                                                                                \

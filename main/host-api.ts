@@ -10,6 +10,7 @@ import { CompileStoppedError } from './compile/compile-service';
 import { appVersion, projectRoot } from './paths';
 import { listFolder, readTextFile, writeTextFile } from './services/file-service';
 import { listDevices } from './services/device-service';
+import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
 import type { Workbench } from './workbench';
 

@@ -56,11 +56,19 @@ export function nvccArguments(o: CompileOptions): string[] {
   ];
 }
 
-/** Registers per thread -> the most threads a block can have before registers run out (65536 per SM on
- * every architecture since Kepler, allocated per warp in units of 256). The driver's figure, when a GPU
- * is present, is authoritative. */
+/**
+ * Registers per thread -> the most threads a block can have before registers run out: registers are
+ * allocated per warp in units of 256, and a block's warps are counted in fours (one per SM
+ * sub-partition), against 65536 registers per block (every architecture since Volta; cuda_occupancy.h).
+ * Measured on an H200, the driver agrees: 40 -> 1024, 80 -> 768, 127 and 128 -> 512. The driver's own
+ * figure, when a GPU is present, is authoritative.
+ */
 export function registerLimitedThreads(registers: number, registersPerBlock = 65536, warpAllocationUnit = 256): number {
   if (registers <= 0) return 1024;
   const perWarp = Math.ceil((registers * 32) / warpAllocationUnit) * warpAllocationUnit;
-  return Math.min(1024, Math.floor(registersPerBlock / perWarp) * 32);
+  for (let threads = 1024; threads > 0; threads -= 32) {
+    const warps = threads / 32;
+    if (perWarp * Math.ceil(warps / 4) * 4 <= registersPerBlock) return threads;
+  }
+  return 0;
 }

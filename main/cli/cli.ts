@@ -12,6 +12,8 @@ import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { describeIssues } from '../../core/plan/plan-schema';
 import { CompileService, CompileStoppedError } from '../compile/compile-service';
 import { forkLauncher } from '../process/launcher';
+import { RunnerPool } from '../runner/runner-pool';
+import { completeKernelFacts } from '../services/kernel-facts-service';
 import { listDevices } from '../services/device-service';
 import { discover } from '../services/discovery-service';
 import { createWorkbench } from '../workbench';
@@ -204,7 +206,11 @@ export function buildProgram(): Command {
         const { CompileCache } = await import('../compile/compile-cache');
         const compiler = new CompileService(forkLauncher, opts.cache ? new CompileCache() : null);
         try {
-          const result = await compiler.compile({ source, sourceName: basename(file), options: options.data, backend: opts.backend as 'auto' }, opts.timeout);
+          const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });
+          const result = await completeKernelFacts(
+            await compiler.compile({ source, sourceName: basename(file), options: options.data, backend: opts.backend as 'auto' }, opts.timeout),
+            pool,
+          ).finally(() => pool.dispose());
           const { image: _image, ...shown } = result;
           const sass = opts.sass && result.image && result.image[0] === 0x7f ? await compiler.disassembleImage(result.image) : null;
           print(!!opts.json, { ...shown, sass }, () =>

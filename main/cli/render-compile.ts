@@ -16,7 +16,7 @@ export function renderCompile(result: CompileResult, sourceName: string): string
     }
     const spills = k.spillStoreBytes || k.spillLoadBytes ? `, SPILLS ${k.spillStoreBytes} B stores / ${k.spillLoadBytes} B loads` : '';
     lines.push(
-      `${k.display}  [${k.symbol}]\n  ${k.registers} registers/thread, ${formatBytes(k.sharedBytes ?? 0)} static shared, ${formatBytes(k.localBytes ?? 0)} local/thread${spills}, max ${k.maxThreadsPerBlock} threads/block (${k.maxThreadsSource === 'launch-bounds' ? '__launch_bounds__' : 'register-limited'})`,
+      `${k.display}  [${k.symbol}]\n  ${k.registers} registers/thread, ${formatBytes(k.sharedBytes ?? 0)} static shared, ${formatBytes(k.localBytes ?? 0)} local/thread${spills}, max ${k.maxThreadsPerBlock} threads/block (${k.maxThreadsSource === 'launch-bounds' ? '__launch_bounds__' : k.maxThreadsSource === 'driver' ? 'from the driver' : 'register-limited'})`,
     );
   }
   lines.push(

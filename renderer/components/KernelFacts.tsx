@@ -51,7 +51,15 @@ export function KernelFacts({ result }: { result: CompileResult | null }) {
                     <td>Max threads / block</td>
                     <td className="num">
                       {k.maxThreadsPerBlock}{' '}
-                      <span className="muted">({k.maxThreadsSource === 'launch-bounds' ? '__launch_bounds__' : 'register-limited'})</span>
+                      <span className="muted">
+                        (
+                        {k.maxThreadsSource === 'launch-bounds'
+                          ? '__launch_bounds__'
+                          : k.maxThreadsSource === 'driver'
+                            ? 'from the driver'
+                            : 'register-limited'}
+                        )
+                      </span>
                     </td>
                   </tr>
                 </tbody>

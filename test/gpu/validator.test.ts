@@ -15,7 +15,8 @@ import { RunnerPool } from '../../main/runner/runner-pool';
 import { listDevices } from '../../main/services/device-service';
 
 // Kernels that span the limits: few and many registers, static shared memory up to exactly 48 KiB,
-// dynamic shared memory, __launch_bounds__. None writes memory in the probe (n is never negative).
+// dynamic shared memory, __launch_bounds__. None writes global memory, nor shared memory it might not
+// have (n is never negative): a launch either fails at once or runs clean.
 const SOURCE = `
 extern "C" __global__ void light(int* flag, int n) { if (n < 0) flag[threadIdx.x] = blockIdx.x; }
 extern "C" __global__ void heavy(float* out, int n) {
@@ -35,7 +36,7 @@ extern "C" __global__ void __launch_bounds__(256) bounded(float* out, int n) { i
 extern "C" __global__ void shared4k(float* out, int n) { __shared__ float s[1024]; s[threadIdx.x % 1024] = n; __syncthreads(); if (n < 0) out[0] = s[(threadIdx.x + 1) % 1024]; }
 extern "C" __global__ void shared32k(float* out, int n) { __shared__ float s[8192]; s[threadIdx.x % 8192] = n; __syncthreads(); if (n < 0) out[0] = s[(threadIdx.x + 1) % 8192]; }
 extern "C" __global__ void shared48k(float* out, int n) { __shared__ float s[12288]; s[threadIdx.x % 12288] = n; __syncthreads(); if (n < 0) out[0] = s[(threadIdx.x + 1) % 12288]; }
-extern "C" __global__ void dynamic(float* out, int n) { extern __shared__ float s[]; s[threadIdx.x] = n; __syncthreads(); if (n < 0) out[0] = s[0]; }
+extern "C" __global__ void dynamic(float* out, int n) { extern __shared__ float s[]; if (n < 0) { s[threadIdx.x] = n; __syncthreads(); out[0] = s[0]; } }
 `;
 const VARIANTS: { name: string; kernel: string; maxRegisters: number | null }[] = [
   { name: 'light', kernel: 'light', maxRegisters: null },

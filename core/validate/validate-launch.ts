@@ -2,7 +2,7 @@ import type { Dim3 } from '../dims';
 import { dimProduct, formatDim3 } from '../dims';
 import { formatBytes } from '../format';
 import type { DeviceLimits } from './device-limits';
-import { occupancy, suggestBlockSize, type KernelLimits, type Occupancy } from './occupancy';
+import { occupancy, registerLimitedBlockSize, suggestBlockSize, type KernelLimits, type Occupancy } from './occupancy';
 
 export type Severity = 'error' | 'warning' | 'note';
 
@@ -121,19 +121,6 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
       runtimeError: RT_INVALID_CONFIGURATION,
       fix: `Use ${formatDim3(fitted)} instead of ${formatDim3(block)} — ${device.maxThreadsPerBlock} threads is this device's limit — and launch more blocks.`,
     });
-  } else if (threads > kernel.maxThreadsPerBlock) {
-    const regLimited = kernel.maxThreadsPerBlock < device.maxThreadsPerBlock;
-    add({
-      rule: 'kernel-threads-per-block',
-      severity: 'error',
-      field: 'block',
-      message: `${threads} threads per block is more than this kernel can launch with: ${kernel.maxThreadsPerBlock}${regLimited ? ` (it uses ${kernel.numRegs} registers per thread; ${device.regsPerBlock} are available per block)` : ''}. The runtime calls this "too many resources requested for launch".`,
-      limit: kernel.maxThreadsPerBlock,
-      value: threads,
-      driverError: OUT_OF_RESOURCES,
-      runtimeError: RT_OUT_OF_RESOURCES,
-      fix: `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or cut registers with __launch_bounds__(${threads}) or -maxrregcount=${Math.floor(device.regsPerBlock / Math.ceil(threads / 32) / 32 / 8) * 8}.`,
-    });
   }
   grid.forEach((d, i) => {
     if (d > device.maxGridDim[i]!) {
@@ -196,6 +183,39 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
             driverError: INVALID_VALUE,
             runtimeError: RT_INVALID_VALUE,
             fix: `Call cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, ${needed}) before the launch (cuFuncSetAttribute with CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES in the driver API).`,
+          },
+    );
+  }
+
+  // After dims and shared memory: the driver checks those first (measured on an H200).
+  if (threads <= device.maxThreadsPerBlock && threads > kernel.maxThreadsPerBlock) {
+    // A kernel limited below what its registers allow was compiled with a bound (__launch_bounds__,
+    // .maxntid): the driver refuses with INVALID_VALUE. Past the register limit it is 701.
+    const registerLimit = registerLimitedBlockSize(device, kernel.numRegs);
+    const bounded = kernel.maxThreadsPerBlock < registerLimit;
+    add(
+      bounded
+        ? {
+            rule: 'kernel-launch-bounds',
+            severity: 'error',
+            field: 'block',
+            message: `${threads} threads per block is more than this kernel was compiled for: __launch_bounds__ (or -maxntid) limits it to ${kernel.maxThreadsPerBlock}.`,
+            limit: kernel.maxThreadsPerBlock,
+            value: threads,
+            driverError: INVALID_VALUE,
+            runtimeError: RT_INVALID_VALUE,
+            fix: `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or raise the kernel's __launch_bounds__.`,
+          }
+        : {
+            rule: 'kernel-threads-per-block',
+            severity: 'error',
+            field: 'block',
+            message: `${threads} threads per block is more than this kernel can launch with: ${kernel.maxThreadsPerBlock} (it uses ${kernel.numRegs} registers per thread; ${device.regsPerBlock} are available per block). The runtime calls this "too many resources requested for launch".`,
+            limit: kernel.maxThreadsPerBlock,
+            value: threads,
+            driverError: OUT_OF_RESOURCES,
+            runtimeError: RT_OUT_OF_RESOURCES,
+            fix: `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or cut registers with __launch_bounds__(${threads}) or -maxrregcount=${Math.max(16, Math.floor(device.regsPerBlock / (Math.ceil(Math.ceil(threads / 32) / 4) * 4) / 32 / 8) * 8)}.`,
           },
     );
   }

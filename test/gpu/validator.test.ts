@@ -186,6 +186,13 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
         maxThreadsPerBlock: a.maxThreadsPerBlock,
         maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
       };
+      const overKernel = new Map<number, number>();
+      rows.forEach((c, r) => {
+        const t = c[3] * c[4] * c[5];
+        if (t > a.maxThreadsPerBlock && t <= 1024 && c[0] && c[1] && c[2] && c[0] < 65536 && c[1] <= 65535 && c[2] <= 65535 && c[6] === 0)
+          overKernel.set(t, probe.launch[r]!);
+      });
+      if (overKernel.size) console.log(`# over-kernel ${variant.name} ${phase}: ${JSON.stringify([...overKernel].sort((x, y) => x[0] - y[0]))}`);
       rows.forEach((c, r) => {
         total++;
         const v = validateLaunch(limits, kernel, { grid: [c[0], c[1], c[2]], block: [c[3], c[4], c[5]], sharedBytes: c[6] });
@@ -226,6 +233,15 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
   }
   if (process.env['GPU_WORKBENCH_FIXTURES_OUT'])
     writeFileSync(join(process.env['GPU_WORKBENCH_FIXTURES_OUT'], 'validator-mismatches.json'), JSON.stringify(mismatches.slice(0, 400), null, 1));
+  const histogram = new Map<string, { count: number; example: unknown }>();
+  for (const m of mismatches as { validator?: [string, number][]; driver?: number[]; config?: number[]; variant?: string }[]) {
+    if (!m.validator) continue;
+    const key = `predicted ${JSON.stringify(m.validator)} driver ${JSON.stringify(m.driver)}`;
+    const h = histogram.get(key) ?? { count: 0, example: [m.variant, m.config] };
+    h.count++;
+    histogram.set(key, h);
+  }
+  for (const [key, h] of histogram) console.log(`# mismatch ×${h.count}: ${key} e.g. ${JSON.stringify(h.example)}`);
   console.log(
     `# ${total} configurations: verdict agrees on ${verdictAgree}; of ${failures} failed launches the driver error code agrees on ${codeAgree}; occupancy agrees on ${occupancyAgree} of ${occupancyChecked} valid launches`,
   );

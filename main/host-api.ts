@@ -56,7 +56,12 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.run': async (request) => {
       const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
       try {
-        const compiled = await workbench.compiler.compile({ source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' });
+        const compiled = await workbench.compiler.compile({
+          source: request.source,
+          sourceName: request.sourceName,
+          options,
+          backend: request.backend ?? 'auto',
+        });
         const { image: _image, ...result } = await completeKernelFacts(compiled, workbench.pool);
         return result;
       } catch (error) {

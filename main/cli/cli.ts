@@ -14,11 +14,16 @@ import { CompileService, CompileStoppedError } from '../compile/compile-service'
 import { forkLauncher } from '../process/launcher';
 import { RunnerPool } from '../runner/runner-pool';
 import { completeKernelFacts } from '../services/kernel-facts-service';
+import { loadProfileFile, saveProfile } from '../services/profile-service';
+import { makeProfile, deviceLimits } from '../../core/validate/device-limits';
+import { validateLaunch } from '../../core/validate/validate-launch';
+import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
 import { listDevices } from '../services/device-service';
 import { discover } from '../services/discovery-service';
 import { createWorkbench } from '../workbench';
 import { EXIT } from './exit-codes';
 import { renderCompile } from './render-compile';
+import { renderValidation } from './render-validation';
 import { renderRun } from './render-run';
 
 const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
@@ -81,7 +86,9 @@ export function buildProgram(): Command {
     .description('List CUDA devices with every device attribute by name (no CUDA context is created).')
     .option('--json', 'machine-readable output')
     .option('--attributes', 'print every attribute, not just a summary')
-    .action(async (opts: { json?: boolean; attributes?: boolean }) => {
+    .option('--save-profile [file]', 'save the device as a profile, to validate launches on machines without it (default: ~/.config/gpu-workbench/profiles/)')
+    .option('--device <n>', 'which device to save with --save-profile', intOption('--device', 0, 1023), 0)
+    .action(async (opts: { json?: boolean; attributes?: boolean; saveProfile?: string | boolean; device: number }) => {
       const result = await listDevices();
       if (!result.ok) {
         const report = await discover();
@@ -95,6 +102,15 @@ export function buildProgram(): Command {
         );
         process.exitCode = EXIT.unavailable;
         return;
+      }
+      if (opts.saveProfile) {
+        const device = result.devices.find((d) => d.ordinal === opts.device);
+        if (!device) throw new UsageError(`There is no device ${opts.device}: this machine has ${result.devices.length}.`);
+        const saved = await saveProfile(
+          makeProfile(device, result.driverVersion, new Date().toISOString()),
+          typeof opts.saveProfile === 'string' ? resolve(opts.saveProfile) : null,
+        );
+        console.error(`Saved the profile of ${device.name} to ${saved}`);
       }
       print(!!opts.json, result, () => {
         const lines = [`Driver ${result.driverVersion ?? '(version unknown: NVML unavailable)'} — ${result.devices.length} device(s)`];
@@ -244,6 +260,106 @@ export function buildProgram(): Command {
           throw error;
         } finally {
           await compiler.dispose();
+        }
+      },
+    );
+
+  program
+    .command('validate')
+    .description(
+      'Check a launch configuration against a device’s limits before launching: which limit, by how much, the error it would cause, and the fix; occupancy and its limiter.',
+    )
+    .argument('<file.cu>', 'CUDA C++ source file')
+    .requiredOption('--kernel <name>', 'the __global__ function')
+    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
+    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
+    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
+    .option('--profile <file.json>', 'validate against a saved device profile (e.g. profiles/nvidia-h200.json)')
+    .option('--device <n>', 'validate against this machine’s device', intOption('--device', 0, 1023))
+    .option('--cluster <X[,Y,Z]>', 'thread block cluster dimensions (Hopper and later)')
+    .option('--cooperative', 'a cooperative launch (grid.sync())')
+    .option('--no-opt-in', 'do not assume the dynamic shared memory limit is raised (a host program that never calls cudaFuncSetAttribute)')
+    .option('--json', 'machine-readable output')
+    .action(
+      async (
+        file: string,
+        opts: {
+          kernel: string;
+          grid: string;
+          block: string;
+          smem: number;
+          profile?: string;
+          device?: number;
+          cluster?: string;
+          cooperative?: boolean;
+          optIn: boolean;
+          json?: boolean;
+        },
+      ) => {
+        const grid = parseDim3(opts.grid, '--grid');
+        if (!grid.ok) throw new UsageError(grid.error);
+        const block = parseDim3(opts.block, '--block');
+        if (!block.ok) throw new UsageError(block.error);
+        const cluster = opts.cluster ? parseDim3(opts.cluster, '--cluster') : null;
+        if (cluster && !cluster.ok) throw new UsageError(cluster.error);
+        if (opts.profile && opts.device !== undefined) throw new UsageError('Give --profile or --device, not both.');
+        let profile;
+        if (opts.profile) {
+          try {
+            profile = await loadProfileFile(resolve(opts.profile));
+          } catch (error) {
+            throw new UsageError((error as Error).message);
+          }
+        } else {
+          const devices = await listDevices();
+          if (!devices.ok) {
+            console.error(`✗ ${devices.problem.title}: pass --profile to validate against a saved device (this checkout ships profiles/nvidia-h200.json).`);
+            process.exitCode = EXIT.unavailable;
+            return;
+          }
+          const device = devices.devices.find((d) => d.ordinal === (opts.device ?? 0));
+          if (!device) throw new UsageError(`There is no device ${opts.device}: this machine has ${devices.devices.length}.`);
+          profile = makeProfile(device, devices.driverVersion, new Date().toISOString());
+        }
+        const source = readTextFile(file, 'Source file');
+        const arch = `sm_${profile.device.computeCapability.major}${profile.device.computeCapability.minor}`;
+        const compiler = new CompileService(forkLauncher);
+        const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });
+        try {
+          const compiled = await compiler.compile({ source, sourceName: basename(file), options: compileOptionsSchema.parse({ arch }), backend: 'auto' });
+          const result = opts.profile ? compiled : await completeKernelFacts(compiled, pool);
+          if (!result.ok) {
+            console.log(renderCompile(result, basename(file)));
+            process.exitCode = EXIT.failed;
+            return;
+          }
+          const facts = result.kernels.find((k) => k.name === opts.kernel);
+          if (!facts)
+            throw new UsageError(
+              `No kernel named "${opts.kernel}" in ${basename(file)}. The kernels in it are: ${result.kernels.map((k) => k.name).join(', ') || 'none'}.`,
+            );
+          const kernel = kernelLimitsFromFacts(facts, deviceLimits(profile.device));
+          if (!kernel) {
+            console.error(
+              `✗ The compiler did not report ${opts.kernel}'s registers and shared memory, and no GPU is here to ask. Compile with nvcc (--backend is automatic when NVRTC is absent) or run on the GPU machine.`,
+            );
+            process.exitCode = EXIT.unavailable;
+            return;
+          }
+          const validation = validateLaunch(deviceLimits(profile.device), kernel, {
+            grid: grid.value,
+            block: block.value,
+            sharedBytes: opts.smem,
+            cluster: cluster?.ok ? cluster.value : null,
+            cooperative: !!opts.cooperative,
+            raisesDynamicSharedLimit: opts.optIn,
+          });
+          print(!!opts.json, { device: profile.device.name, kernel: facts.display, limits: kernel, ...validation }, () =>
+            renderValidation(validation, profile.device.name, facts.display, { grid: grid.value, block: block.value, sharedBytes: opts.smem }),
+          );
+          process.exitCode = validation.ok ? EXIT.ok : EXIT.failed;
+        } finally {
+          await Promise.all([compiler.dispose(), pool.dispose()]);
         }
       },
     );

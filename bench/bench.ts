@@ -3,7 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { mulberry32 } from '../core/plan/buffer-data';
 import { planFromArgs } from '../core/plan/arg-syntax';
+import { deviceLimits, deviceProfileSchema } from '../core/validate/device-limits';
+import { occupancy, type KernelLimits } from '../core/validate/occupancy';
+import { validateLaunch } from '../core/validate/validate-launch';
 import { launchPlanSchema, type LaunchPlan } from '../core/plan/plan-schema';
 import type { CompiledModule } from '../core/runner/protocol';
 import { compileOptionsSchema, nvrtcArguments } from '../core/compile/compile-options';
@@ -31,10 +35,35 @@ const time = async <T>(f: () => Promise<T>) => {
   return { ms: performance.now() - s, value };
 };
 
+/** The launch validator: how long one configuration takes to check (target: under 50 µs). Needs no GPU. */
+function benchValidator(): { perValidationUs: number; perOccupancyUs: number; count: number } {
+  const profile = deviceProfileSchema.parse(JSON.parse(readFileSync(join(root, 'profiles/nvidia-h200.json'), 'utf8')));
+  const limits = deviceLimits(profile.device);
+  const kernel: KernelLimits = { numRegs: 40, sharedSizeBytes: 4096, localSizeBytes: 0, maxThreadsPerBlock: 1024, maxDynamicSharedSizeBytes: 45056 };
+  const rand = mulberry32(42);
+  const count = 200_000;
+  const configs = Array.from({ length: 1000 }, () => ({
+    grid: [1 + Math.floor(rand() * 100_000), 1 + Math.floor(rand() * 4), 1] as const,
+    block: [32 * (1 + Math.floor(rand() * 40)), 1 + Math.floor(rand() * 2), 1] as const,
+    sharedBytes: Math.floor(rand() * 60_000),
+  }));
+  for (let i = 0; i < 20_000; i++) validateLaunch(limits, kernel, configs[i % 1000]!);
+  let t = performance.now();
+  for (let i = 0; i < count; i++) validateLaunch(limits, kernel, configs[i % 1000]!);
+  const perValidationUs = ((performance.now() - t) * 1000) / count;
+  t = performance.now();
+  for (let i = 0; i < count; i++) occupancy(limits, kernel, configs[i % 1000]!.block[0], configs[i % 1000]!.sharedBytes);
+  return { perValidationUs, perOccupancyUs: ((performance.now() - t) * 1000) / count, count };
+}
+
 async function main() {
+  const v = benchValidator();
+  console.log(
+    `Launch validator (H200 profile, ${v.count} random configurations): ${v.perValidationUs.toFixed(2)} µs per validation (target < 50 µs), ${v.perOccupancyUs.toFixed(2)} µs per occupancy computation`,
+  );
   const devices = await listDevices();
   if (!devices.ok) {
-    console.error(`✗ ${devices.problem.title}: the benchmark needs a GPU. ${devices.problem.remedy}`);
+    console.error(`✗ ${devices.problem.title}: the rest of the benchmark needs a GPU. ${devices.problem.remedy}`);
     process.exit(2);
   }
   const device = devices.devices[0]!;

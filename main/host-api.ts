@@ -9,6 +9,7 @@ import { smArch } from '../core/devices';
 import { CompileStoppedError } from './compile/compile-service';
 import { appVersion, projectRoot } from './paths';
 import { listFolder, readTextFile, writeTextFile } from './services/file-service';
+import { listProfiles } from './services/profile-service';
 import { listDevices } from './services/device-service';
 import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
@@ -76,6 +77,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(path, text, expectedMtimeMs),
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
+    'profiles.list': () => listProfiles(),
     'drafts.list': () => workbench.drafts.list(),
     'drafts.save': async (draft) => {
       await workbench.drafts.save(draft);

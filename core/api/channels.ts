@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { compileOptionsSchema } from '../compile/compile-options';
 import type { CompileResult } from '../compile/compile-result';
 import type { DeviceInfo, DeviceMemory } from '../devices';
+import type { DeviceProfile } from '../validate/device-limits';
 import { draftSchema, type Draft } from './drafts';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 
@@ -57,6 +58,11 @@ export const channels = {
   'files.list': {
     request: z.object({ dir: z.string().max(4096).nullable() }).strict(),
     response: response<{ dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] }>(),
+  },
+  /** Devices to validate launches against: this machine's, the shipped profiles, the user's own. */
+  'profiles.list': {
+    request: z.object({}).strict(),
+    response: response<{ id: string; label: string; source: 'device' | 'shipped' | 'user'; profile: DeviceProfile }[]>(),
   },
   'samples.list': { request: z.object({}).strict(), response: response<{ name: string; path: string }[]>() },
   'drafts.list': { request: z.object({}).strict(), response: response<Draft[]>() },

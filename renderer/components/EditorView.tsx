@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import type { WorkbenchStore } from '../store/store';
 import { EditorPane } from './EditorPane';
 import { KernelFacts } from './KernelFacts';
+import { LaunchPanel } from './LaunchPanel';
 import { OpenDialog, SaveAsDialog } from './OpenDialog';
 import { OutputPanel } from './OutputPanel';
 import { Tabs } from './Tabs';
@@ -99,6 +100,8 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
         <aside className="facts">
           <h2>Kernels</h2>
           <KernelFacts result={result} />
+          <h2>Launch</h2>
+          <LaunchPanel store={store} kernels={result?.kernels ?? []} />
         </aside>
       </div>
       {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} />}

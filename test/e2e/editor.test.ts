@@ -107,3 +107,32 @@ test('opening a file that does not exist, or a binary one, says so and keeps the
   assert.match(await page.locator('.banner[role=alert]').innerText(), /(binary file|the editor opens files up to)/);
   await page.close();
 });
+
+test('with the shipped H200 profile and no GPU, typing 64×32 threads shows the finding and its fix before any launch', async (t) => {
+  if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(serve.url);
+  await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).click();
+  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+  const panel = page.getByTestId('launch-panel');
+  await panel.waitFor();
+  assert.match(await panel.getByLabel('Device').locator('option:checked').innerText(), /NVIDIA H200/);
+  await panel.getByLabel('Block', { exact: true }).fill('64,32');
+  const finding = panel.getByTestId('finding-threads-per-block');
+  await finding.waitFor();
+  const text = await finding.innerText();
+  assert.match(text, /2048 threads per block; this device allows 1024/);
+  assert.match(text, /CUDA_ERROR_INVALID_VALUE \(1\)/);
+  assert.match(text, /Use \(64,16\) instead of \(64,32\) — 1024 threads is this device's limit/);
+  assert.match(await panel.getByTestId('occupancy').innerText(), /would fail/);
+  await page.screenshot({ path: join(ROOT, 'test-results/launch-panel.png') });
+  // Fixing it clears the finding and shows the occupancy with its limiter, and the chart across block sizes.
+  await panel.getByLabel('Block', { exact: true }).fill('64,16');
+  await finding.waitFor({ state: 'detached' });
+  assert.match(await panel.getByTestId('occupancy').innerText(), /would launch[\s\S]*Occupancy 100% · 2 blocks\/SM · limited by warps/);
+  await panel.getByTestId('occupancy-chart').locator('canvas').waitFor();
+  assert.deepEqual(errors, []);
+  await page.close();
+});

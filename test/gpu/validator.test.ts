@@ -186,13 +186,6 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
         maxThreadsPerBlock: a.maxThreadsPerBlock,
         maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
       };
-      const overKernel = new Map<number, number>();
-      rows.forEach((c, r) => {
-        const t = c[3] * c[4] * c[5];
-        if (t > a.maxThreadsPerBlock && t <= 1024 && c[0] && c[1] && c[2] && c[0] < 65536 && c[1] <= 65535 && c[2] <= 65535 && c[6] === 0)
-          overKernel.set(t, probe.launch[r]!);
-      });
-      if (overKernel.size) console.log(`# over-kernel ${variant.name} ${phase}: ${JSON.stringify([...overKernel].sort((x, y) => x[0] - y[0]))}`);
       rows.forEach((c, r) => {
         total++;
         const v = validateLaunch(limits, kernel, { grid: [c[0], c[1], c[2]], block: [c[3], c[4], c[5]], sharedBytes: c[6] });

@@ -41,6 +41,9 @@ export interface CompileResult {
   ptx: string | null;
   sass: string | null;
   ms: number;
+  /** Time inside the compiler itself, and in the worker in all (parsing included), for the benchmark. */
+  compilerMs?: number;
+  workerMs?: number;
   cached: boolean;
   key: string;
 }

@@ -23,6 +23,7 @@ const port = childPort();
 const libraries = discoverLibraries();
 const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.addon.path) : null;
 let status: CompileWorkerStatus;
+let compilerMs = 0;
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const run = (file: string, args: string[], cwd: string) =>
@@ -88,6 +89,8 @@ function result(
     ptx,
     sass: null,
     ms: performance.now() - started,
+    compilerMs,
+    workerMs: performance.now() - started,
     image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
   };
 }
@@ -95,7 +98,9 @@ function result(
 async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
   const options = nvrtcArguments(request.options);
+  const compileStarted = performance.now();
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
+  compilerMs = performance.now() - compileStarted;
   return result(
     request,
     'nvrtc',
@@ -118,7 +123,9 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     const output = cubinOnly ? 'kernel.cubin' : 'kernel.ptx';
     const args = [cubinOnly ? '-cubin' : '-ptx', ...nvccArguments(request.options), '-keep', '-keep-dir', 'keep', '-o', output, file];
     await mkdir(join(dir, 'keep'));
+    const compileStarted = performance.now();
     const out = await run(status.nvccPath!, args, dir);
+    compilerMs = performance.now() - compileStarted;
     const cubin = out.ok && cubinOnly ? new Uint8Array(await readFile(join(dir, output))) : null;
     let ptx: string | null = null;
     if (out.ok) {

@@ -124,3 +124,12 @@ test('local memory: a huge per-thread stack cannot be reserved for the whole dev
   assert.deepEqual(errors(v), [['local-memory', 2]]);
   assert.equal(run([128, 1, 1], undefined, 0, { ...light, localSizeBytes: 2048 }).findings.find((f) => f.rule === 'local-memory')?.severity, 'warning');
 });
+
+test('the shipped H100 profile loads, and the same launch fits both Hoppers', () => {
+  const h100 = deviceLimits(deviceProfileSchema.parse(JSON.parse(readFileSync(join(ROOT, 'profiles/nvidia-h100.json'), 'utf8'))).device);
+  assert.match(h100.name, /H100/);
+  assert.equal(h100.smCount, 132);
+  assert.ok(h100.totalMemBytes < h200.totalMemBytes);
+  assert.equal(h100.sharedPerBlockOptin, h200.sharedPerBlockOptin);
+  assert.deepEqual(validateLaunch(h100, light, { grid: [132, 1, 1], block: [64, 32, 1], sharedBytes: 0 }).findings.filter((f) => f.severity === 'error').map((f) => f.rule), ['threads-per-block']);
+});

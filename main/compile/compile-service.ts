@@ -59,6 +59,11 @@ export class CompileService {
     return this.worker;
   }
 
+  /** The worker's process id, while one runs (for the supervisor's tests). */
+  get workerPid(): number | undefined {
+    return this.worker?.alive ? this.worker.pid : undefined;
+  }
+
   status(): Promise<CompileWorkerStatus> {
     return this.current().ready;
   }

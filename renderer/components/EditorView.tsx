@@ -81,6 +81,47 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
             onChange={(e) => setCompileOptions({ maxRegisters: e.target.value ? Math.min(255, Math.max(16, Number(e.target.value))) : null })}
           />
         </label>
+        <label>
+          -D{' '}
+          <input
+            className="wide"
+            placeholder="N=256,DEBUG"
+            aria-label="Defines"
+            defaultValue={(options.defines ?? []).join(',')}
+            onBlur={(e) =>
+              setCompileOptions({
+                defines: e.target.value
+                  .split(',')
+                  .map((d) => d.trim())
+                  .filter((d) => /^[A-Za-z_]\w*(=\S*)?$/.test(d)),
+              })
+            }
+          />
+        </label>
+        <label>
+          -I{' '}
+          <input
+            className="wide"
+            placeholder="/path/to/include"
+            aria-label="Include paths"
+            defaultValue={(options.includePaths ?? []).join(',')}
+            onBlur={(e) =>
+              setCompileOptions({
+                includePaths: e.target.value
+                  .split(',')
+                  .map((d) => d.trim())
+                  .filter(Boolean),
+              })
+            }
+          />
+        </label>
+        <label>
+          <select value={options.std ?? 'c++17'} onChange={(e) => setCompileOptions({ std: e.target.value as 'c++17' })} aria-label="C++ standard">
+            {['c++11', 'c++14', 'c++17', 'c++20'].map((v) => (
+              <option key={v}>{v}</option>
+            ))}
+          </select>
+        </label>
         <span className="compile-status" data-testid="compile-status">
           {status}
         </span>

@@ -40,7 +40,7 @@ after(async () => {
 
 async function openByPath(page: Page, path: string) {
   await page.getByRole('button', { name: 'Open…' }).click();
-  await page.getByLabel('Path').fill(path);
+  await page.getByLabel('Path', { exact: true }).fill(path);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
   await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
 }
@@ -81,17 +81,27 @@ test('a syntax error shows as a marker on its line and column; fixing it clears 
   mkdirSync(join(ROOT, 'test-results'), { recursive: true });
   await page.screenshot({ path: join(ROOT, 'test-results/editor-fixed.png') });
 
-  // Unsaved edits survive a restart of the page (drafts live on the host).
-  await page.reload();
-  await page.getByTestId('tab').filter({ hasText: 'missing_semicolon.cu' }).click();
-  await page.getByTestId('dirty').first().waitFor();
-  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
-
   // Ctrl+S saves to disk, and the dirty marker goes.
-  await page.locator('.monaco-editor textarea').focus();
   await page.keyboard.press('Control+S');
   await page.getByTestId('dirty').waitFor({ state: 'detached' });
   assert.match(readFileSync(file, 'utf8'), /threadIdx\.x;\n/);
+  // Undo reaches across the save: the fix comes back off, the document is dirty and the error returns.
+  await page.keyboard.press('Control+Z');
+  await page.getByTestId('dirty').first().waitFor();
+  await page.getByTestId('problems').locator('li.problem-error').first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Control+Shift+Z');
+  await page.getByTestId('dirty').waitFor({ state: 'detached' });
+
+  // Unsaved edits survive a restart of the page (drafts live on the host).
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('// unsaved note');
+  await page.getByTestId('dirty').first().waitFor();
+  await page.waitForTimeout(800); // the draft is written 400 ms after the last keystroke
+  await page.reload();
+  await page.getByTestId('tab').filter({ hasText: 'missing_semicolon.cu' }).click();
+  await page.getByTestId('dirty').first().waitFor();
+  assert.match(await page.locator('.monaco-editor .view-lines').innerText(), /unsaved\snote/); // Monaco renders spaces as U+00A0
+  assert.doesNotMatch(readFileSync(file, 'utf8'), /unsaved note/);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -118,6 +128,7 @@ test('with the shipped H200 profile and no GPU, typing 64×32 threads shows the 
   await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
   const panel = page.getByTestId('launch-panel');
   await panel.waitFor();
+  await panel.getByLabel('Device').selectOption({ label: 'NVIDIA H200 (profile, driver 580.159.04)' });
   assert.match(await panel.getByLabel('Device').locator('option:checked').innerText(), /NVIDIA H200/);
   await panel.getByLabel('Block', { exact: true }).fill('64,32');
   const finding = panel.getByTestId('finding-threads-per-block');

@@ -141,6 +141,30 @@ test('a compile can be cancelled; the user is told, and the next compile works',
   assert.ok((await compiler.compile(request())).ok);
 });
 
+test('a compiler crash is reported as one, the worker is replaced, and the next compile works', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const pending = compiler.compile(request({ source: SLOW }), 60_000);
+  let pid: number | undefined;
+  for (let i = 0; i < 100 && !pid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    pid = compiler.workerPid;
+  }
+  await new Promise((r) => setTimeout(r, 300));
+  process.kill(pid!, 'SIGSEGV');
+  await assert.rejects(pending, (e: unknown) => e instanceof CompileStoppedError && /crashed .*segmentation fault.*replaced/s.test(e.reason));
+  assert.ok((await compiler.compile(request())).ok);
+  assert.notEqual(compiler.workerPid, pid);
+});
+
+test('a 10 MB source compiles (mostly comments: sizes up to the 16 MiB limit are accepted)', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const big = `${'// padding padding padding padding padding padding padding padding padding padding\n'.repeat(125_000)}${source}`;
+  assert.ok(big.length > 10_000_000);
+  const out = await compiler.compile(request({ source: big }));
+  assert.ok(out.ok, out.log.slice(0, 500));
+  assert.equal(out.kernels[0]?.line, 125_002);
+});
+
 test('malformed compile requests are refused by the worker', async () => {
   await assert.rejects(compiler.compile(request({ options: { arch: 'banana' } })), /must look like sm_90/);
 });

@@ -69,6 +69,11 @@ test('dynamic shared memory: the default 48 KiB, the opt-in, and the device maxi
   ]);
 });
 
+test('100000 floats of static __shared__ cannot launch anywhere', () => {
+  const v = run([256, 1, 1], undefined, 0, { ...light, sharedSizeBytes: 400_000, maxDynamicSharedSizeBytes: 0 });
+  assert.deepEqual(errors(v), [['shared-per-block', 1]]);
+});
+
 test('registers: a 255-register kernel at 1024 threads is out of resources (701); launch bounds give INVALID_VALUE', () => {
   const heavy: KernelLimits = { ...light, numRegs: 255, maxThreadsPerBlock: registerLimitedBlockSize(h200, 255) };
   assert.equal(heavy.maxThreadsPerBlock, 256);
@@ -131,5 +136,10 @@ test('the shipped H100 profile loads, and the same launch fits both Hoppers', ()
   assert.equal(h100.smCount, 132);
   assert.ok(h100.totalMemBytes < h200.totalMemBytes);
   assert.equal(h100.sharedPerBlockOptin, h200.sharedPerBlockOptin);
-  assert.deepEqual(validateLaunch(h100, light, { grid: [132, 1, 1], block: [64, 32, 1], sharedBytes: 0 }).findings.filter((f) => f.severity === 'error').map((f) => f.rule), ['threads-per-block']);
+  assert.deepEqual(
+    validateLaunch(h100, light, { grid: [132, 1, 1], block: [64, 32, 1], sharedBytes: 0 })
+      .findings.filter((f) => f.severity === 'error')
+      .map((f) => f.rule),
+    ['threads-per-block'],
+  );
 });

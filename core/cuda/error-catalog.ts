@@ -39,8 +39,22 @@ for (const r of DRIVER_RESULTS) {
   if (runtime) byName.set(runtime.name, entry);
 }
 
+// Runtime-API codes that have no driver-API code of the same number (cudaErrorInvalidConfiguration 9, ...).
+const runtimeOnly = new Map<number, CatalogEntry>();
+for (const r of RUNTIME_ERRORS) {
+  if (byCode.has(r.value) || runtimeOnly.has(r.value) || r.value === 0) continue;
+  const entry: CatalogEntry = { code: r.value, name: r.name, runtimeName: r.name, doc: r.doc, sticky: STICKY_CODES.has(r.value) };
+  runtimeOnly.set(r.value, entry);
+  byName.set(r.name, entry);
+}
+
 export function lookupCode(code: number): CatalogEntry | undefined {
   return byCode.get(code);
+}
+
+/** A runtime-API code: its own entry where the runtime numbers it differently, else the driver's. */
+export function lookupRuntimeCode(code: number): CatalogEntry | undefined {
+  return runtimeOnly.get(code) ?? byCode.get(code);
 }
 
 /** Accepts the driver (CUDA_ERROR_X) or the runtime (cudaErrorX) name. */

@@ -24,6 +24,8 @@ import { createWorkbench } from '../workbench';
 import { EXIT } from './exit-codes';
 import { renderCompile } from './render-compile';
 import { renderValidation } from './render-validation';
+import { renderExplanation } from './render-explanation';
+import { explainPaste } from '../../core/explain/explain-paste';
 import { renderRun } from './render-run';
 
 const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
@@ -363,6 +365,19 @@ export function buildProgram(): Command {
         }
       },
     );
+
+  program
+    .command('explain')
+    .description('Explain a pasted CUDA error: driver or runtime API, PyTorch or CuPy, or compute-sanitizer output.')
+    .argument('<text>', 'the error text, or - to read it from standard input')
+    .option('--json', 'machine-readable output')
+    .action(async (text: string, opts: { json?: boolean }) => {
+      const input = text === '-' ? readFileSync(0, 'utf8') : text;
+      if (!input.trim()) throw new UsageError('Nothing to explain: give the error text, or - and pipe it in.');
+      const explanation = explainPaste(input);
+      print(!!opts.json, explanation, () => renderExplanation(explanation));
+      process.exitCode = explanation.recognized ? EXIT.ok : EXIT.failed;
+    });
 
   program
     .command('run')

@@ -6,10 +6,13 @@ import type { WorkbenchStore } from '../store/store';
 import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
 import { EditorView } from './EditorView';
+import { ExplainView } from './ExplainView';
 import { NoDriverPanel } from './NoDriverPanel';
 
 export function App({ store }: { store: WorkbenchStore }) {
-  const [view, setView] = useState<'editor' | 'devices'>(new URLSearchParams(location.search).get('view') === 'devices' ? 'devices' : 'editor');
+  const [view, setView] = useState<'editor' | 'devices' | 'explain'>(
+    ((v) => (v === 'devices' || v === 'explain' ? v : 'editor'))(new URLSearchParams(location.search).get('view')),
+  );
   const state = useStore(store);
   const { loadDevices, loadInfo } = state;
   useEffect(() => {
@@ -31,6 +34,9 @@ export function App({ store }: { store: WorkbenchStore }) {
           <button role="tab" aria-selected={view === 'devices'} onClick={() => setView('devices')} data-testid="devices-tab">
             Devices {devices?.ok === false ? '⚠' : ''}
           </button>
+          <button role="tab" aria-selected={view === 'explain'} onClick={() => setView('explain')}>
+            Explain an error
+          </button>
         </nav>
         {view === 'devices' && (
           <button onClick={() => void loadDevices()} disabled={state.loading}>
@@ -48,6 +54,7 @@ export function App({ store }: { store: WorkbenchStore }) {
         </div>
       )}
       {view === 'editor' && <EditorView store={store} />}
+      {view === 'explain' && <ExplainView />}
       <main hidden={view !== 'devices'}>
         <aside>
           <h2>Devices</h2>

@@ -125,3 +125,30 @@ test('opening the page without the token shows how to get in, not the app', asyn
   assert.match(await page.locator('body').innerText(), /needs the token it printed/);
   await page.close();
 });
+
+test('the paste box explains a pasted PyTorch out-of-memory message with its numbers', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${serve.url}&view=explain`);
+  await page
+    .getByLabel('Paste an error')
+    .fill(
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.25 GiB. GPU 1 has a total capacity of 93.02 GiB of which 1.18 GiB is free. Process 2752205 has 91.82 GiB memory in use. Of the allocated memory 90.63 GiB is allocated by PyTorch, and 120.54 MiB is reserved by PyTorch but unallocated.',
+    );
+  const panel = page.getByTestId('explanation');
+  assert.match(await panel.locator('h2').innerText(), /PyTorch: CUDA out of memory/);
+  const oom = await page.getByTestId('oom').innerText();
+  for (const figure of [
+    /Requested\s+1\.25 GiB/,
+    /GPU 1 total\s+93 GiB/,
+    /Free\s+1\.18 GiB/,
+    /Held by PyTorch tensors\s+90\.6 GiB/,
+    /Cached by PyTorch, unused\s+121 MiB/,
+    /Process 2752205\s+91\.8 GiB/,
+  ])
+    assert.match(oom, figure);
+  assert.match(await panel.innerText(), /Reduce the batch size/);
+  await page.screenshot({ path: join(ROOT, 'test-results/explain-oom.png') });
+  await page.getByLabel('Paste an error').fill('CUDA error: an illegal memory access was encountered');
+  assert.match(await panel.innerText(), /CUDA_ERROR_ILLEGAL_ADDRESS \(700\)[\s\S]*sticky[\s\S]*compute-sanitizer/);
+  await page.close();
+});

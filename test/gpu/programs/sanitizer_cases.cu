@@ -1,0 +1,41 @@
+// Classic bugs, one per argument, run under compute-sanitizer to record what it really prints.
+//   nvcc -lineinfo -o sanitizer_cases sanitizer_cases.cu
+//   compute-sanitizer --tool memcheck ./sanitizer_cases oob      (and race / uninit / null)
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+
+__global__ void offByOne(float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 1.0f;  // <= instead of <: writes one past the end
+}
+
+__global__ void reduceWithoutSync(const float* in, float* out) {
+  __shared__ float s[256];
+  s[threadIdx.x] = in[threadIdx.x];
+  // missing __syncthreads(): threads read neighbours' slots before they are written
+  if (threadIdx.x < 128) s[threadIdx.x] += s[threadIdx.x + 128];
+  if (threadIdx.x == 0) out[0] = s[0];
+}
+
+__global__ void readUninitialised(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x] * 2.0f; }
+
+__global__ void writeThrough(float* out) { out[threadIdx.x] = 1.0f; }
+
+int main(int argc, char** argv) {
+  const char* which = argc > 1 ? argv[1] : "oob";
+  float *a = nullptr, *b = nullptr;
+  cudaMalloc(&a, 1000 * sizeof(float));
+  cudaMalloc(&b, 1000 * sizeof(float));
+  if (!std::strcmp(which, "oob")) offByOne<<<4, 256>>>(a, 1000);
+  if (!std::strcmp(which, "race")) {
+    cudaMemset(a, 0, 256 * sizeof(float));
+    reduceWithoutSync<<<1, 256>>>(a, b);
+  }
+  if (!std::strcmp(which, "uninit")) readUninitialised<<<1, 32>>>(a, b);
+  if (!std::strcmp(which, "null")) writeThrough<<<1, 32>>>(nullptr);
+  cudaError_t e = cudaDeviceSynchronize();
+  std::printf("cudaDeviceSynchronize: %s (%s)\n", cudaGetErrorName(e), cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}

@@ -1,10 +1,45 @@
 import { elementSize, readElement, writeElement, type ElementType } from './element-types';
 import type { BufferSpec } from './plan-schema';
 
+type NumericArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+
+/** A typed-array view for element types JavaScript has one for (little-endian hosts, as every CUDA host is). */
+function typedView(type: ElementType, bytes: Uint8Array): NumericArray | null {
+  const { buffer, byteOffset, byteLength } = bytes;
+  if (byteOffset % elementSize(type) !== 0) return null;
+  switch (type) {
+    case 'i8':
+      return new Int8Array(buffer, byteOffset, byteLength);
+    case 'u8':
+      return new Uint8Array(buffer, byteOffset, byteLength);
+    case 'i16':
+      return new Int16Array(buffer, byteOffset, byteLength / 2);
+    case 'u16':
+      return new Uint16Array(buffer, byteOffset, byteLength / 2);
+    case 'i32':
+      return new Int32Array(buffer, byteOffset, byteLength / 4);
+    case 'u32':
+      return new Uint32Array(buffer, byteOffset, byteLength / 4);
+    case 'f32':
+      return new Float32Array(buffer, byteOffset, byteLength / 4);
+    case 'f64':
+      return new Float64Array(buffer, byteOffset, byteLength / 8);
+    default:
+      return null; // 64-bit integers, f16 and bf16 go element by element
+  }
+}
+
 /** Host bytes for a buffer's initializer. Deterministic: the same plan gives the same bytes everywhere. */
 export function initialBytes(buffer: BufferSpec): Uint8Array {
   const size = elementSize(buffer.type);
   const bytes = new Uint8Array(buffer.count * size);
+  const fast = typedView(buffer.type, bytes);
+  if (fast && buffer.init.kind !== 'random') {
+    const init = buffer.init;
+    if (init.kind === 'constant') fast.fill(init.value);
+    else if (init.kind === 'iota') for (let i = 0; i < buffer.count; i++) fast[i] = init.start + i * init.step;
+    return bytes;
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const init = buffer.init;
   switch (init.kind) {
@@ -64,6 +99,8 @@ export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Arr
   const size = elementSize(type);
   const count = Math.floor(bytes.byteLength / size);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const fast = typedView(type, count * size === bytes.byteLength ? bytes : bytes.subarray(0, count * size));
+  const at = fast ? (i: number) => fast[i]! : (i: number) => readElement(view, i * size, type);
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
@@ -71,7 +108,7 @@ export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Arr
   let nanCount = 0;
   let infCount = 0;
   for (let i = 0; i < count; i++) {
-    const v = readElement(view, i * size, type);
+    const v = at(i);
     if (Number.isNaN(v)) nanCount++;
     else if (!Number.isFinite(v)) infCount++;
     else {
@@ -83,7 +120,7 @@ export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Arr
   }
   const read = (from: number, to: number) => {
     const out: number[] = [];
-    for (let i = Math.max(0, from); i < Math.min(count, to); i++) out.push(readElement(view, i * size, type));
+    for (let i = Math.max(0, from); i < Math.min(count, to); i++) out.push(at(i));
     return out;
   };
   return {

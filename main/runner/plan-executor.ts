@@ -9,6 +9,7 @@ import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core
 import type { CompiledModule } from '../../core/runner/protocol';
 import { timingStats, type CudaErrorInfo, type FunctionAttributes, type LaunchRecord, type RunResult, type StepRecord } from '../../core/runner/run-result';
 import type { NativeAddon } from '../native/addon';
+import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
 
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -45,11 +46,11 @@ export async function executePlan(
   plan: LaunchPlan,
   modules: CompiledModule[],
   device: { ordinal: number; name: string },
+  loadFunction: (module: CompiledModule) => Promise<LoadedFunction>,
 ): Promise<RunResult> {
   const buffers = new Map<string, BufferSpec>(plan.buffers.map((b) => [b.name, b]));
   const allocations = new Map<string, { pointer: bigint; bytes: number }>();
   const functions = new Map<string, { id: number; entry: string; attributes: FunctionAttributes }>();
-  const moduleIds: number[] = [];
   const steps: StepRecord[] = [];
   const launches: LaunchRecord[] = [];
   const summaries: BufferSummary[] = [];
@@ -62,9 +63,7 @@ export async function executePlan(
 
   for (const module of modules) {
     try {
-      const moduleId = await addon.loadModule(module.image);
-      moduleIds.push(moduleId);
-      const fn = await addon.getFunction(moduleId, module.symbol);
+      const fn = await loadFunction(module);
       const entry = plan.kernels.find((k) => k.id === module.kernel)?.entry ?? module.symbol;
       functions.set(module.kernel, { id: fn.id, entry, attributes: fn.attributes });
     } catch (error) {
@@ -90,7 +89,6 @@ export async function executePlan(
   const contextAlive = !(failure as RunResult['failure'])?.sticky;
   if (contextAlive) {
     for (const [, a] of allocations) await addon.memFree(a.pointer).catch(() => undefined);
-    for (const id of moduleIds) await addon.unloadModule(id).catch(() => undefined);
   }
 
   return {

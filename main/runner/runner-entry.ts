@@ -6,6 +6,7 @@ import type { CudaErrorInfo } from '../../core/runner/run-result';
 import { childPort, postAndExit } from '../process/child-port';
 import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
+import { ModuleCache } from './module-cache';
 import { executePlan } from './plan-executor';
 
 /**
@@ -19,6 +20,7 @@ const port = childPort();
 const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
 
+let modules: ModuleCache | null = null;
 const status: RunnerStatus = { pid: process.pid, ordinal, contextReady: false, deviceName: null, error: null, startupMs: 0 };
 
 async function start(): Promise<void> {
@@ -109,7 +111,9 @@ async function handle(request: RunnerRequest): Promise<void> {
     }
     case 'run': {
       if (!status.contextReady) return replyError(request.id, notReady());
-      const result = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' });
+      modules ??= new ModuleCache(addon);
+      const cache = modules;
+      const result = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' }, (m) => cache.function(m));
       port.post({ type: 'ok', id: request.id, result });
       if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);
       return;

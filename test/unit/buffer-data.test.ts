@@ -46,3 +46,26 @@ test('large buffers get a head and a tail, not every element', () => {
   assert.equal(allNaN.min, null);
   assert.equal(allNaN.mean, null);
 });
+
+test('the typed-array fast paths give the same bytes and summaries as element-by-element encoding', async () => {
+  const { writeElement, readElement, elementSize } = await import('../../core/plan/element-types');
+  for (const type of ['i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'f32', 'f64'] as const) {
+    for (const init of [
+      { kind: 'iota' as const, start: -3.5, step: 7.25 },
+      { kind: 'constant' as const, value: 300.75 },
+    ]) {
+      const spec = { name: 'x', type, count: 97, init };
+      const fast = initialBytes(spec);
+      const slow = new Uint8Array(97 * elementSize(type));
+      const view = new DataView(slow.buffer);
+      for (let i = 0; i < 97; i++) writeElement(view, i * elementSize(type), type, init.kind === 'iota' ? init.start + i * init.step : init.value);
+      assert.deepEqual(fast, slow, `${type} ${init.kind}`);
+      const summary = summarizeBuffer('x', type, fast);
+      assert.deepEqual(
+        summary.values,
+        Array.from({ length: 97 }, (_, i) => readElement(view, i * elementSize(type), type)),
+        `${type} summary`,
+      );
+    }
+  }
+});

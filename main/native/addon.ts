@@ -26,14 +26,9 @@ export interface NvrtcOutput {
   lowered: Record<string, string>;
 }
 
-/**
- * The addon's surface (native/src/addon.cc). Every async call rejects with { library, api, code, name, message }.
- * After setSynchronousCalls(true) — the runner only — the runner's operations return their values (or
- * throw) in place; `await` handles both.
- */
+/** The addon's surface (native/src/addon.cc). Every async call rejects with { library, api, code, name, message }. */
 export interface NativeAddon {
   abiVersion: number;
-  setSynchronousCalls(on: boolean): void;
   loadLibraries(candidates: { cuda: Candidate[]; nvrtc: Candidate[]; nvml: Candidate[] }): {
     cuda: LibraryReport;
     nvrtc: LibraryReport;

@@ -19,9 +19,6 @@ const ordinal = Number(process.argv[2] ?? '0');
 const port = childPort();
 const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
-// This process exists to drive one CUDA context: its calls may block its own JS thread (no thread-pool
-// round trip per call). The host's watchdog still bounds every request.
-addon?.setSynchronousCalls(true);
 
 let modules: ModuleCache | null = null;
 const status: RunnerStatus = { pid: process.pid, ordinal, contextReady: false, deviceName: null, error: null, startupMs: 0 };

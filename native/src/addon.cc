@@ -1,8 +1,6 @@
 // Module registration only; each concern lives in its own file.
 #include <napi.h>
 
-#include "async.h"
-
 Napi::Value LoadLibraries(const Napi::CallbackInfo&);
 Napi::Value ListDevices(const Napi::CallbackInfo&);
 Napi::Value NvmlSnapshot(const Napi::CallbackInfo&);
@@ -22,17 +20,6 @@ Napi::Value MemsetD8(const Napi::CallbackInfo&);
 Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
 Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
-
-bool& synchronousCalls() {
-  static bool value = false;
-  return value;
-}
-
-Napi::Value SetSynchronousCalls(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsBoolean()) throw Napi::TypeError::New(info.Env(), "setSynchronousCalls takes a boolean");
-  synchronousCalls() = info[0].As<Napi::Boolean>().Value();
-  return info.Env().Undefined();
-}
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("abiVersion", Napi::Number::New(env, 1));
@@ -54,7 +41,6 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memsetD8", Napi::Function::New(env, MemsetD8, "memsetD8"));
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
-  exports.Set("setSynchronousCalls", Napi::Function::New(env, SetSynchronousCalls, "setSynchronousCalls"));
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));
   return exports;
 }

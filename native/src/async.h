@@ -9,25 +9,10 @@
 
 #include "errors.h"
 
-// In a runner process the JS thread exists only to drive its one CUDA context, so its CUDA calls may
-// block it (ARCHITECTURE.md §2: "off the JS thread — AsyncWorker or the runner"). setSynchronousCalls(true)
-// makes the runner's operations run in place and return values instead of promises, saving a thread-pool
-// round trip per call. The host and the compile worker never turn it on.
-bool& synchronousCalls();
-
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   using ExecuteFn = std::function<void(Failure&)>;
   using ResolveFn = std::function<Napi::Value(Napi::Env)>;
-
-  /** Runs in place when synchronous calls are on (the runner), else on a worker thread. */
-  static Napi::Value Run(Napi::Env env, ExecuteFn execute, ResolveFn resolve) {
-    if (!synchronousCalls()) return Start(env, std::move(execute), std::move(resolve));
-    Failure failure;
-    execute(failure);
-    if (failure.failed) throw toJsError(env, failure);
-    return resolve(env);
-  }
 
   static Napi::Promise Start(Napi::Env env, ExecuteFn execute, ResolveFn resolve) {
     auto* worker = new PromiseWorker(env, std::move(execute), std::move(resolve));

@@ -52,7 +52,7 @@ Napi::Value OpenContext(const Napi::CallbackInfo& info) {
     s.context = context;
     s.open = true;
   };
-  return PromiseWorker::Run(env, execute, [](Napi::Env env) { return env.Undefined(); });
+  return PromiseWorker::Start(env, execute, [](Napi::Env env) { return env.Undefined(); });
 }
 
 Napi::Value CloseContext(const Napi::CallbackInfo& info) {
@@ -69,7 +69,7 @@ Napi::Value CloseContext(const Napi::CallbackInfo& info) {
     s.context = nullptr;
     checkDriver(failure, "cuDevicePrimaryCtxRelease_v2", result);
   };
-  return PromiseWorker::Run(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
+  return PromiseWorker::Start(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
 }
 
 Napi::Value Synchronize(const Napi::CallbackInfo& info) {
@@ -78,5 +78,5 @@ Napi::Value Synchronize(const Napi::CallbackInfo& info) {
     if (!enterContext(failure, "cuCtxSynchronize")) return;
     checkDriver(failure, "cuCtxSynchronize", cu.cuCtxSynchronize());
   };
-  return PromiseWorker::Run(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
+  return PromiseWorker::Start(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
 }

@@ -95,5 +95,5 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
     o.Set("timesMs", t);
     return o;
   };
-  return PromiseWorker::Run(env, execute, resolve);
+  return PromiseWorker::Start(env, execute, resolve);
 }

@@ -21,7 +21,7 @@ Napi::Value MemGetInfo(const Napi::CallbackInfo& info) {
     if (!enterContext(failure, "cuMemGetInfo_v2")) return;
     checkDriver(failure, "cuMemGetInfo_v2", cu.cuMemGetInfo(&sizes->first, &sizes->second));
   };
-  return PromiseWorker::Run(info.Env(), execute, [sizes](Napi::Env env) -> Napi::Value {
+  return PromiseWorker::Start(info.Env(), execute, [sizes](Napi::Env env) -> Napi::Value {
     Napi::Object o = Napi::Object::New(env);
     o.Set("freeBytes", static_cast<double>(sizes->first));
     o.Set("totalBytes", static_cast<double>(sizes->second));
@@ -38,7 +38,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
     if (!enterContext(failure, "cuMemAlloc_v2")) return;
     checkDriver(failure, "cuMemAlloc_v2", cu.cuMemAlloc(pointer.get(), bytes));
   };
-  return PromiseWorker::Run(env, execute,
+  return PromiseWorker::Start(env, execute,
                               [pointer](Napi::Env env) { return Napi::BigInt::New(env, static_cast<uint64_t>(*pointer)); });
 }
 
@@ -50,7 +50,7 @@ Napi::Value MemFree(const Napi::CallbackInfo& info) {
     if (!enterContext(failure, "cuMemFree_v2")) return;
     checkDriver(failure, "cuMemFree_v2", cu.cuMemFree(pointer));
   };
-  return PromiseWorker::Run(env, execute, undefinedResult);
+  return PromiseWorker::Start(env, execute, undefinedResult);
 }
 
 // memcpyHtoD(pointer, buffer) -> Promise<milliseconds>. The copy is synchronous, so host time is its time.
@@ -68,10 +68,7 @@ Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
     if (!checkDriver(failure, "cuMemcpyHtoD_v2", cu.cuMemcpyHtoD(pointer, data, length))) return;
     *elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
-  auto resolve = [elapsed](Napi::Env env) -> Napi::Value { return Napi::Number::New(env, *elapsed); };
-  // Asynchronously the Buffer must outlive the worker; in place, it does by construction.
-  if (synchronousCalls()) return PromiseWorker::Run(env, execute, resolve);
-  return PromiseWorker::StartKeeping(env, buffer, execute, resolve);
+  return PromiseWorker::StartKeeping(env, buffer, execute, [elapsed](Napi::Env env) { return Napi::Number::New(env, *elapsed); });
 }
 
 // memcpyDtoH(pointer, bytes) -> Promise<{ data: Buffer, ms }>
@@ -94,7 +91,7 @@ Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
     if (!checkDriver(failure, "cuMemcpyDtoH_v2", cu.cuMemcpyDtoH(host->data(), pointer, bytes))) return;
     *elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
-  return PromiseWorker::Run(env, execute, [host, elapsed](Napi::Env env) -> Napi::Value {
+  return PromiseWorker::Start(env, execute, [host, elapsed](Napi::Env env) -> Napi::Value {
     auto* owned = new std::vector<uint8_t>(std::move(*host));
     Napi::Object o = Napi::Object::New(env);
     o.Set("data", Napi::Buffer<uint8_t>::New(env, owned->data(), owned->size(),
@@ -114,5 +111,5 @@ Napi::Value MemsetD8(const Napi::CallbackInfo& info) {
     if (!enterContext(failure, "cuMemsetD8_v2")) return;
     checkDriver(failure, "cuMemsetD8_v2", cu.cuMemsetD8(pointer, value, bytes));
   };
-  return PromiseWorker::Run(env, execute, undefinedResult);
+  return PromiseWorker::Start(env, execute, undefinedResult);
 }

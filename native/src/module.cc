@@ -52,7 +52,7 @@ Napi::Value LoadModule(const Napi::CallbackInfo& info) {
     *id = s.nextId++;
     s.modules[*id] = module;
   };
-  return PromiseWorker::Run(env, execute, [id](Napi::Env env) { return Napi::Number::New(env, *id); });
+  return PromiseWorker::Start(env, execute, [id](Napi::Env env) { return Napi::Number::New(env, *id); });
 }
 
 Napi::Value UnloadModule(const Napi::CallbackInfo& info) {
@@ -70,7 +70,7 @@ Napi::Value UnloadModule(const Napi::CallbackInfo& info) {
       f = f->second.first == id ? s.functions.erase(f) : std::next(f);
     checkDriver(failure, "cuModuleUnload", result);
   };
-  return PromiseWorker::Run(env, execute, [](Napi::Env env) { return env.Undefined(); });
+  return PromiseWorker::Start(env, execute, [](Napi::Env env) { return env.Undefined(); });
 }
 
 Napi::Value GetFunction(const Napi::CallbackInfo& info) {
@@ -109,7 +109,7 @@ Napi::Value GetFunction(const Napi::CallbackInfo& info) {
     o.Set("attributes", attributes);
     return o;
   };
-  return PromiseWorker::Run(env, execute, resolve);
+  return PromiseWorker::Start(env, execute, resolve);
 }
 
 Napi::Value SetFunctionAttribute(const Napi::CallbackInfo& info) {
@@ -126,5 +126,5 @@ Napi::Value SetFunctionAttribute(const Napi::CallbackInfo& info) {
       return failWorkbench(failure, "cuFuncSetAttribute", "No function with id " + std::to_string(id));
     checkDriver(failure, "cuFuncSetAttribute", cu.cuFuncSetAttribute(it->second.second, attribute, value));
   };
-  return PromiseWorker::Run(env, execute, [](Napi::Env env) { return env.Undefined(); });
+  return PromiseWorker::Start(env, execute, [](Napi::Env env) { return env.Undefined(); });
 }

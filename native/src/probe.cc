@@ -74,5 +74,5 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo& info) {
     o.Set("occupancy", toArray(*occupancy));
     return o;
   };
-  return PromiseWorker::Run(env, execute, resolve);
+  return PromiseWorker::Start(env, execute, resolve);
 }

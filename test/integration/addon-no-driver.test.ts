@@ -66,22 +66,3 @@ test('bad arguments are refused at the boundary with a TypeError or RangeError',
   );
   assert.throws(() => a['loadLibraries']!({ cuda: 'libcuda.so.1' }), TypeError);
 });
-
-test('in synchronous mode (the runner) the same calls throw the same structured errors in place', () => {
-  addon.setSynchronousCalls(true);
-  try {
-    assert.throws(
-      () => addon.memAlloc(16),
-      (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_INVALID_ARGUMENT' && /No CUDA context is open/.test(String(e['message'])),
-    );
-    assert.throws(
-      () => addon.openContext(0),
-      (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_DRIVER_NOT_LOADED',
-    );
-  } finally {
-    addon.setSynchronousCalls(false);
-  }
-  const pending = addon.memAlloc(16);
-  pending.catch(() => undefined);
-  assert.ok(pending instanceof Promise, 'asynchronous again once switched back');
-});

@@ -89,25 +89,18 @@ export function nvrtcCandidates(setting: string | undefined, e: CandidateEnv = r
   return dedupe(out);
 }
 
-export function driverCandidates(e: CandidateEnv = realFs): Candidate[] {
+/** Libraries the NVIDIA driver installs: a setting, then the loader, then the usual system folders. */
+function driverLibraryCandidates(soname: string, settingKey: string, e: CandidateEnv): Candidate[] {
   const out: Candidate[] = [];
-  if (e.env['GPU_WORKBENCH_CUDA_LIB']) out.push({ path: e.env['GPU_WORKBENCH_CUDA_LIB'], source: 'setting' });
-  out.push({ path: 'libcuda.so.1', source: 'loader path' });
-  for (const dir of ['/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/local/nvidia/lib64', '/usr/lib/wsl/lib']) {
-    out.push({ path: join(dir, 'libcuda.so.1'), source: 'system' });
-  }
+  if (e.env[settingKey]) out.push({ path: e.env[settingKey], source: 'setting' });
+  out.push({ path: soname, source: 'loader path' });
+  for (const dir of ['/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/local/nvidia/lib64', '/usr/lib/wsl/lib'])
+    out.push({ path: join(dir, soname), source: 'system' });
   return dedupe(out);
 }
 
-export function nvmlCandidates(e: CandidateEnv = realFs): Candidate[] {
-  const out: Candidate[] = [];
-  if (e.env['GPU_WORKBENCH_NVML_LIB']) out.push({ path: e.env['GPU_WORKBENCH_NVML_LIB'], source: 'setting' });
-  out.push({ path: 'libnvidia-ml.so.1', source: 'loader path' });
-  for (const dir of ['/usr/lib/x86_64-linux-gnu', '/usr/lib64', '/usr/local/nvidia/lib64', '/usr/lib/wsl/lib']) {
-    out.push({ path: join(dir, 'libnvidia-ml.so.1'), source: 'system' });
-  }
-  return dedupe(out);
-}
+export const driverCandidates = (e: CandidateEnv = realFs): Candidate[] => driverLibraryCandidates('libcuda.so.1', 'GPU_WORKBENCH_CUDA_LIB', e);
+export const nvmlCandidates = (e: CandidateEnv = realFs): Candidate[] => driverLibraryCandidates('libnvidia-ml.so.1', 'GPU_WORKBENCH_NVML_LIB', e);
 
 function dedupe(candidates: Candidate[]): Candidate[] {
   const seen = new Set<string>();

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { ROOT, SAMPLES } from '../helpers/cli';
+import { launchChromium } from '../helpers/browser';
 import { startServe, type ServeProcess } from '../helpers/serve';
 
 // The editor against the real serve host and the real compiler (nvcc here: there is no NVRTC).
@@ -20,18 +21,7 @@ const hasCompiler = findNvcc().then((n) => n.found);
 
 before(async () => {
   serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') });
-  browser = await chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -4,11 +4,12 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { ROOT } from '../helpers/cli';
+import { launchChromium } from '../helpers/browser';
 import { startServe, type ServeProcess } from '../helpers/serve';
 
 let serve: ServeProcess;
@@ -17,18 +18,7 @@ const hasDriver = discoverLibraries().cuda.loaded;
 
 before(async () => {
   serve = await startServe();
-  browser = await chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close();

@@ -117,6 +117,18 @@ const vecAddPlan = () =>
     ],
   });
 
+/** A kernel that never finishes: a spin-wait on a flag nothing sets. */
+const spinPlan = () =>
+  planFromArgs({
+    source: source('infinite-loop/spin.cu'),
+    sourceName: 'spin.cu',
+    kernel: 'spinForever',
+    grid: [1, 1, 1],
+    block: [1, 1, 1],
+    sharedBytes: 0,
+    args: [{ kind: 'buffer', buffer: { name: 'flag', type: 'i32', count: 1, init: { kind: 'zeros' } } }],
+  });
+
 async function assertVecAddOk(): Promise<RunOutcome> {
   const outcome = await workbench.runPlan(vecAddPlan(), { timeoutMs: 30_000 });
   assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
@@ -160,15 +172,7 @@ test('lifecycle: a null-pointer write (700) is diagnosed, the runner replaced, a
 });
 
 test('lifecycle: a kernel that never ends is killed by the watchdog, and the next run succeeds', async () => {
-  const plan = planFromArgs({
-    source: source('infinite-loop/spin.cu'),
-    sourceName: 'spin.cu',
-    kernel: 'spinForever',
-    grid: [1, 1, 1],
-    block: [1, 1, 1],
-    sharedBytes: 0,
-    args: [{ kind: 'buffer', buffer: { name: 'flag', type: 'i32', count: 1, init: { kind: 'zeros' } } }],
-  });
+  const plan = spinPlan();
   const started = performance.now();
   const outcome = await workbench.runPlan(plan, { timeoutMs: 3000 });
   assert.equal(outcome.status, 'runner-died');
@@ -179,15 +183,7 @@ test('lifecycle: a kernel that never ends is killed by the watchdog, and the nex
 });
 
 test('lifecycle: killing the runner mid-job is reported, and the next run succeeds', async () => {
-  const plan = planFromArgs({
-    source: source('infinite-loop/spin.cu'),
-    sourceName: 'spin.cu',
-    kernel: 'spinForever',
-    grid: [1, 1, 1],
-    block: [1, 1, 1],
-    sharedBytes: 0,
-    args: [{ kind: 'buffer', buffer: { name: 'flag', type: 'i32', count: 1, init: { kind: 'zeros' } } }],
-  });
+  const plan = spinPlan();
   const running = workbench.runPlan(plan, { timeoutMs: 60_000 });
   let pid: number | undefined;
   for (let i = 0; i < 200 && !pid; i++) {

@@ -17,6 +17,7 @@ import { requireAddon } from '../main/native/addon';
 import { discoverLibraries } from '../main/services/discovery-service';
 import { projectRoot } from '../main/paths';
 import { forkLauncher } from '../main/process/launcher';
+import { nullPointerPlan } from '../test/helpers/plans';
 import { RunnerPool } from '../main/runner/runner-pool';
 import { listDevices } from '../main/services/device-service';
 
@@ -133,20 +134,7 @@ async function main() {
   const faultCompiler = new CompileService(forkLauncher);
   const faulty = await faultCompiler.compile({ source: faultSource, sourceName: 'null_pointer.cu', options: { arch }, backend: 'auto' });
   await faultCompiler.dispose();
-  const faultPlan: LaunchPlan = launchPlanSchema.parse(
-    planFromArgs({
-      source: faultSource,
-      sourceName: 'null_pointer.cu',
-      kernel: 'writeThrough',
-      grid: [1, 1, 1],
-      block: [32, 1, 1],
-      sharedBytes: 0,
-      args: [
-        { kind: 'scalar', name: 'out', type: 'u64', value: '0' },
-        { kind: 'scalar', name: 'n', type: 'i32', value: 32 },
-      ],
-    }),
-  );
+  const faultPlan: LaunchPlan = launchPlanSchema.parse(nullPointerPlan(faultSource));
   const recovery: number[] = [];
   const faultCodes: string[] = [];
   for (let i = 0; i < 5; i++) {

@@ -4,6 +4,7 @@ import { compileOptionsSchema } from '../compile/compile-options';
 import type { CompileResult } from '../compile/compile-result';
 import type { DeviceInfo, DeviceMemory } from '../devices';
 import type { DeviceProfile } from '../validate/device-limits';
+import { MAX_SOURCE_BYTES } from '../limits';
 import { draftSchema, type Draft } from './drafts';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 
@@ -40,7 +41,7 @@ export const channels = {
   'compile.run': {
     request: z
       .object({
-        source: z.string().max(16 * 1024 * 1024),
+        source: z.string().max(MAX_SOURCE_BYTES),
         sourceName: z.string().min(1).max(256),
         options: compileOptionsSchema.partial({ arch: true }),
         backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
@@ -52,7 +53,7 @@ export const channels = {
   'compile.cancel': { request: z.object({}).strict(), response: response<{ cancelled: boolean }>() },
   'files.read': { request: z.object({ path: z.string().min(1).max(4096) }).strict(), response: response<{ path: string; text: string; mtimeMs: number }>() },
   'files.write': {
-    request: z.object({ path: z.string().min(1).max(4096), text: z.string().max(16 * 1024 * 1024), expectedMtimeMs: z.number().nullable() }).strict(),
+    request: z.object({ path: z.string().min(1).max(4096), text: z.string().max(MAX_SOURCE_BYTES), expectedMtimeMs: z.number().nullable() }).strict(),
     response: response<{ path: string; mtimeMs: number }>(),
   },
   'files.list': {

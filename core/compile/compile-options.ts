@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { registerLimitedBlockSize } from '../validate/occupancy';
+
 /** What the user can set for a compile; the same model drives NVRTC and nvcc. */
 export const compileOptionsSchema = z.object({
   /** sm_XX (a cubin) or compute_XX (PTX only). */
@@ -63,12 +65,6 @@ export function nvccArguments(o: CompileOptions): string[] {
  * Measured on an H200, the driver agrees: 40 -> 1024, 80 -> 768, 127 and 128 -> 512. The driver's own
  * figure, when a GPU is present, is authoritative.
  */
-export function registerLimitedThreads(registers: number, registersPerBlock = 65536, warpAllocationUnit = 256): number {
-  if (registers <= 0) return 1024;
-  const perWarp = Math.ceil((registers * 32) / warpAllocationUnit) * warpAllocationUnit;
-  for (let threads = 1024; threads > 0; threads -= 32) {
-    const warps = threads / 32;
-    if (perWarp * Math.ceil(warps / 4) * 4 <= registersPerBlock) return threads;
-  }
-  return 0;
+export function registerLimitedThreads(registers: number, registersPerBlock = 65536): number {
+  return registerLimitedBlockSize({ maxThreadsPerBlock: 1024, warpSize: 32, regsPerBlock: registersPerBlock }, registers);
 }

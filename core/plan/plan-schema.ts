@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { compileOptionsSchema } from '../compile/compile-options';
+import { MAX_SOURCE_BYTES } from '../limits';
 import { ELEMENT_TYPE_NAMES, elementSize, type ElementType } from './element-types';
 
 /** A run, declared once: the validator, runner, event log and bundle all read this (ARCHITECTURE.md §5). */
@@ -43,7 +44,7 @@ export const kernelSchema = z.object({
   id: identifier,
   /** The __global__ function's name as written in the source (not mangled). */
   entry: z.string().min(1).max(1024),
-  source: z.string().max(16 * 1024 * 1024),
+  source: z.string().max(MAX_SOURCE_BYTES),
   sourceName: z.string().max(4096).default('kernel.cu'),
   /** Compile options; the architecture comes from the device the plan runs on. */
   options: compileOptionsSchema.omit({ arch: true }).partial().default({}),

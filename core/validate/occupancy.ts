@@ -131,7 +131,7 @@ export function suggestBlockSize(
 }
 
 /** The most threads per block the kernel could launch with, given its registers (what the driver reports). */
-export function registerLimitedBlockSize(device: DeviceLimits, numRegs: number): number {
+export function registerLimitedBlockSize(device: Pick<DeviceLimits, 'maxThreadsPerBlock' | 'warpSize' | 'regsPerBlock'>, numRegs: number): number {
   for (let threads = device.maxThreadsPerBlock; threads > 0; threads -= device.warpSize) {
     const warps = Math.ceil(threads / device.warpSize);
     const perWarp = roundUp(numRegs * device.warpSize, REG_GRANULARITY);

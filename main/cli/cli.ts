@@ -7,6 +7,8 @@ import { ATTRIBUTES } from '../../core/cuda/device-attributes';
 import { parseDim3 } from '../../core/dims';
 import { doctorChecks } from '../../core/discovery';
 import { formatBytes, formatCudaVersion } from '../../core/format';
+import { MAX_SOURCE_BYTES } from '../../core/limits';
+import { CompileCache } from '../compile/compile-cache';
 import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { describeIssues } from '../../core/plan/plan-schema';
@@ -27,8 +29,6 @@ import { renderValidation } from './render-validation';
 import { renderExplanation } from './render-explanation';
 import { explainPaste } from '../../core/explain/explain-paste';
 import { renderRun } from './render-run';
-
-const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
 
 class UsageError extends Error {}
 
@@ -221,7 +221,6 @@ export function buildProgram(): Command {
           std: opts.std,
         });
         if (!options.success) throw new UsageError(describeIssues(options.error));
-        const { CompileCache } = await import('../compile/compile-cache');
         const compiler = new CompileService(forkLauncher, opts.cache ? new CompileCache() : null);
         try {
           const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });

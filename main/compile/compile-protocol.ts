@@ -4,7 +4,7 @@ import { compileOptionsSchema } from '../../core/compile/compile-options';
 import type { CompileResult } from '../../core/compile/compile-result';
 
 /** Host <-> compile worker. Lives in main/ because only the host and its worker speak it. */
-export const MAX_SOURCE_BYTES = 16 * 1024 * 1024;
+import { MAX_SOURCE_BYTES } from '../../core/limits';
 
 export const compileRequestSchema = z.object({
   id: z.number().int().nonnegative(),

@@ -6,14 +6,19 @@ import { requireAddon } from '../native/addon';
 import { toCudaError } from '../runner/cuda-error';
 import { discover } from './discovery-service';
 
-/** Devices and their attributes, with NVML memory where available. No CUDA context is created. */
-export async function listDevices(): Promise<DevicesResult> {
+let known: DeviceInfo[] | null = null;
+
+/**
+ * Devices and their attributes, read once per process (they do not change while it runs), for the
+ * paths that need only them: each run, each compile's facts. No CUDA context is created.
+ */
+export async function deviceInfos(): Promise<Extract<DevicesResult, { ok: false }> | { ok: true; devices: DeviceInfo[] }> {
+  if (known) return { ok: true, devices: known };
   const report = await discover();
   if (!report.addon.loaded || !report.cuda.loaded) return { ok: false, problem: driverMissingProblem(report) };
-  const addon = requireAddon();
-  let devices: DeviceInfo[];
   try {
-    devices = (await addon.listDevices(ATTRIBUTE_IDS)).map(namedDevice);
+    known = (await requireAddon().listDevices(ATTRIBUTE_IDS)).map(namedDevice);
+    return { ok: true, devices: known };
   } catch (error) {
     const e = toCudaError(error, 'cuInit');
     const noDevice = e.name === 'CUDA_ERROR_NO_DEVICE';
@@ -28,6 +33,15 @@ export async function listDevices(): Promise<DevicesResult> {
       },
     };
   }
+}
+
+/** Devices and their attributes, with NVML memory (read fresh) where available. */
+export async function listDevices(): Promise<DevicesResult> {
+  const infos = await deviceInfos();
+  if (!infos.ok) return infos;
+  const { devices } = infos;
+  const report = await discover();
+  const addon = requireAddon();
   let memory: DeviceMemory[] | null = null;
   let driverVersion: string | null = null;
   let memoryProblem: string | null = null;

@@ -4,8 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 
 import { ApiError } from '../../core/api/channels';
 import { formatBytes } from '../../core/format';
-
-export const MAX_TEXT_BYTES = 16 * 1024 * 1024;
+import { MAX_SOURCE_BYTES } from '../../core/limits';
 
 const explain = (error: unknown, path: string, verb: string): ApiError => {
   const code = (error as NodeJS.ErrnoException).code;
@@ -20,8 +19,8 @@ export async function readTextFile(path: string): Promise<{ path: string; text: 
   try {
     const info = await stat(full);
     if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    if (info.size > MAX_TEXT_BYTES)
-      throw new ApiError(`${full} is ${formatBytes(info.size)}; the editor opens files up to ${formatBytes(MAX_TEXT_BYTES)}.`, 'TOO_LARGE');
+    if (info.size > MAX_SOURCE_BYTES)
+      throw new ApiError(`${full} is ${formatBytes(info.size)}; the editor opens files up to ${formatBytes(MAX_SOURCE_BYTES)}.`, 'TOO_LARGE');
     const bytes = await readFile(full);
     if (bytes.includes(0)) throw new ApiError(`${full} is a binary file, not CUDA source.`, 'BINARY');
     return { path: full, text: bytes.toString('utf8'), mtimeMs: info.mtimeMs };

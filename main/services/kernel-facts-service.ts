@@ -1,6 +1,6 @@
 import type { CompileResult, KernelFacts } from '../../core/compile/compile-result';
 import type { RunnerPool } from '../runner/runner-pool';
-import { listDevices } from './device-service';
+import { deviceInfos } from './device-service';
 
 /**
  * Fills in kernel resources from the driver (cuFuncGetAttribute on the loaded module) where the
@@ -13,7 +13,7 @@ export async function completeKernelFacts<T extends Pick<CompileResult, 'ok' | '
 ): Promise<T> {
   const missing = result.kernels.filter((k) => k.symbol && k.registers === null);
   if (!result.ok || !result.image || result.image[0] !== 0x7f || missing.length === 0) return result;
-  const devices = await listDevices();
+  const devices = await deviceInfos();
   if (!devices.ok) return result;
   const device = devices.devices.find((d) => `sm_${d.computeCapability.major}${d.computeCapability.minor}` === result.arch);
   if (!device) return result;

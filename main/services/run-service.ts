@@ -9,7 +9,7 @@ import type { RunResult } from '../../core/runner/run-result';
 import type { CompileService } from '../compile/compile-service';
 import { ChildRequestError, ProcessExitError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
-import { listDevices } from './device-service';
+import { deviceInfos } from './device-service';
 
 export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid';
 
@@ -58,7 +58,7 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
     });
   }
   const plan: LaunchPlan = parsed.data;
-  const devices = await listDevices();
+  const devices = await deviceInfos();
   if (!devices.ok) return outcome('unavailable', devices.problem);
   const device = devices.devices.find((d) => d.ordinal === plan.device);
   if (!device) {

@@ -8,6 +8,7 @@ import { createWorkbench } from '../../main/workbench';
 import { planFromArgs } from '../../core/plan/arg-syntax';
 import { readFileSync } from 'node:fs';
 import { parseJson, runCli, SAMPLES } from '../helpers/cli';
+import { nullPointerPlan } from '../helpers/plans';
 
 const vecAdd = join(SAMPLES, 'vector-add/vector_add.cu');
 const source = (path: string) => readFileSync(join(SAMPLES, path), 'utf8');
@@ -138,18 +139,7 @@ async function assertVecAddOk(): Promise<RunOutcome> {
 
 test('lifecycle: a null-pointer write (700) is diagnosed, the runner replaced, and the next run succeeds at once', async () => {
   const first = await assertVecAddOk();
-  const plan = planFromArgs({
-    source: source('null-pointer/null_pointer.cu'),
-    sourceName: 'null_pointer.cu',
-    kernel: 'writeThrough',
-    grid: [1, 1, 1],
-    block: [32, 1, 1],
-    sharedBytes: 0,
-    args: [
-      { kind: 'scalar', name: 'out', type: 'u64', value: '0' },
-      { kind: 'scalar', name: 'n', type: 'i32', value: 32 },
-    ],
-  });
+  const plan = nullPointerPlan(source('null-pointer/null_pointer.cu'));
   for (let round = 0; round < 3; round++) {
     const fault = await workbench.runPlan(plan, { timeoutMs: 30_000 });
     assert.equal(fault.status, 'cuda-error');

@@ -20,6 +20,7 @@ import { forkLauncher } from '../main/process/launcher';
 import { nullPointerPlan } from '../test/helpers/plans';
 import { RunnerPool } from '../main/runner/runner-pool';
 import { listDevices } from '../main/services/device-service';
+import { createWorkbench } from '../main/workbench';
 
 /**
  * `npm run bench` (GPU machine): the workbench's runner against a raw driver-API program doing the
@@ -82,7 +83,7 @@ async function main() {
   const modules: CompiledModule[] = [{ kernel: 'main', symbol, image: compiled.image }];
 
   const ref = join(work, 'launch_ref');
-  execFileSync('nvcc', ['-O2', '-o', ref, join(root, 'bench/raw/launch_ref.cu'), '-lcuda'], { stdio: 'inherit' });
+  execFileSync('nvcc', ['-O2', '-o', ref, join(root, 'bench/raw/launch_ref.cu'), '-lcuda', '-lnvrtc'], { stdio: 'inherit' });
   const runRef = (repeats: number) => {
     const s = performance.now();
     const r = spawnSync(ref, [cubin, symbol, String(N), String(repeats)], { encoding: 'utf8' });
@@ -92,22 +93,25 @@ async function main() {
   const refCold = [0, 1, 2].map(() => runRef(0));
   const refWarm = runRef(REPEATS);
 
-  const plan: LaunchPlan = launchPlanSchema.parse(
-    planFromArgs({
-      source,
-      sourceName: 'vector_add.cu',
-      kernel: 'vecAdd',
-      grid: [Math.ceil(N / 256), 1, 1],
-      block: [256, 1, 1],
-      sharedBytes: 0,
-      args: [
-        { kind: 'buffer', buffer: { name: 'a', type: 'f32', count: N, init: { kind: 'iota', start: 0, step: 1 } } },
-        { kind: 'buffer', buffer: { name: 'b', type: 'f32', count: N, init: { kind: 'iota', start: 0, step: 2 } } },
-        { kind: 'buffer', buffer: { name: 'c', type: 'f32', count: N, init: { kind: 'zeros' } } },
-        { kind: 'scalar', name: 'n', type: 'i32', value: N },
-      ],
-    }),
-  );
+  // The same work as the raw program: upload a and b, read back only c.
+  const fromArgs = planFromArgs({
+    source,
+    sourceName: 'vector_add.cu',
+    kernel: 'vecAdd',
+    grid: [Math.ceil(N / 256), 1, 1],
+    block: [256, 1, 1],
+    sharedBytes: 0,
+    args: [
+      { kind: 'buffer', buffer: { name: 'a', type: 'f32', count: N, init: { kind: 'iota', start: 0, step: 1 } } },
+      { kind: 'buffer', buffer: { name: 'b', type: 'f32', count: N, init: { kind: 'iota', start: 0, step: 2 } } },
+      { kind: 'buffer', buffer: { name: 'c', type: 'f32', count: N, init: { kind: 'zeros' } } },
+      { kind: 'scalar', name: 'n', type: 'i32', value: N },
+    ],
+  });
+  const plan: LaunchPlan = launchPlanSchema.parse({
+    ...fromArgs,
+    steps: fromArgs.steps.filter((s) => !((s.op === 'upload' && s.buffer === 'c') || (s.op === 'download' && s.buffer !== 'c'))),
+  });
   const check = (r: { ok: boolean; buffers: { name: string; tail: number[] }[] }) => {
     if (!r.ok || r.buffers.find((b) => b.name === 'c')!.tail.at(-1) !== 3 * (N - 1)) throw new Error('wrong result from the workbench');
   };
@@ -124,15 +128,63 @@ async function main() {
   const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
   check(await pool.run(plan, modules, 30_000));
   const warm: number[] = [];
+  const inRunner: number[] = [];
+  const stepsSum: number[] = [];
+  const stepWall = new Map<string, number[]>();
   for (let i = 0; i < REPEATS; i++) {
     const { ms, value } = await time(() => pool.run(plan, modules, 30_000));
     check(value);
     warm.push(ms);
+    inRunner.push(value.executeMs);
+    stepsSum.push(value.steps.reduce((sum, step) => sum + step.wallMs, 0));
+    for (const step of value.steps) stepWall.set(step.op, [...(stepWall.get(step.op) ?? []), step.wallMs]);
   }
+  console.log(
+    `Warm re-run breakdown (medians): runner round trip ${median(warm).toFixed(2)} ms, plan inside the runner ${median(inRunner).toFixed(2)} ms, of which steps ${median(stepsSum).toFixed(2)} ms; per step: ${[
+      ...stepWall,
+    ]
+      .map(([op, xs]) => `${op} ${median(xs).toFixed(3)}`)
+      .join(', ')} ms (each op summed over its steps is not shown; these are per step)`,
+  );
 
-  const faultSource = readFileSync(join(root, 'samples/null-pointer/null_pointer.cu'), 'utf8');
+  // The whole path a user's re-run takes (plan check, compile cache, runner, diagnosis): unchanged
+  // kernel, then an edited one (a compile each time) against the raw program doing the same in-process.
+  const workbench = createWorkbench(forkLauncher);
+  const full = async (src: string) => {
+    const outcome = await workbench.runPlan({ ...plan, kernels: [{ ...plan.kernels[0]!, source: src }] }, { timeoutMs: 30_000 });
+    if (outcome.status !== 'ok' || !outcome.result) throw new Error(`workbench run failed: ${outcome.diagnosis.headline}`);
+    check(outcome.result);
+    return outcome;
+  };
+  for (let i = 0; i < 3; i++) await full(source);
+  const warmFull: number[] = [];
+  const fullParts: { checkMs: number; compileMs: number; runMs: number }[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    const { ms, value } = await time(() => full(source));
+    warmFull.push(ms);
+    fullParts.push(value.timing);
+  }
+  console.log(
+    `Full re-run breakdown (medians): plan checks ${median(fullParts.map((p) => p.checkMs)).toFixed(2)} ms, compile (cache) ${median(fullParts.map((p) => p.compileMs)).toFixed(2)} ms, runner ${median(fullParts.map((p) => p.runMs)).toFixed(2)} ms`,
+  );
+  const editedRows: (readonly [string, number, number])[] = [];
+  if (discoverLibraries().nvrtc.loaded) {
+    const nvrtcOptions = nvrtcArguments(compileOptionsSchema.parse({ arch }));
+    const srcFile = join(work, 'vector_add.cu');
+    writeFileSync(srcFile, source);
+    const r = spawnSync(ref, ['edit', srcFile, 'vecAdd', String(N), '15', ...nvrtcOptions], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`reference (edit) failed: ${r.stderr}`);
+    const rawEdit = (JSON.parse(r.stdout) as { editMedianMs: number }).editMedianMs;
+    for (let i = 0; i < 3; i++) await full(`${source}\n// warm ${i} ${Date.now()}\n`);
+    const edited: number[] = [];
+    for (let i = 0; i < 15; i++) edited.push((await time(() => full(`${source}\n// edit ${i} ${Date.now()}\n`))).ms);
+    editedRows.push(['edited kernel: compile, load, run, read back', median(edited), rawEdit]);
+  }
+  await workbench.dispose();
+
+  const faultSource = readFileSync(join(root, 'samples/null-pointer/kernel.cu'), 'utf8');
   const faultCompiler = new CompileService(forkLauncher);
-  const faulty = await faultCompiler.compile({ source: faultSource, sourceName: 'null_pointer.cu', options: { arch }, backend: 'auto' });
+  const faulty = await faultCompiler.compile({ source: faultSource, sourceName: 'kernel.cu', options: { arch }, backend: 'auto' });
   await faultCompiler.dispose();
   const faultPlan: LaunchPlan = launchPlanSchema.parse(nullPointerPlan(faultSource));
   const recovery: number[] = [];
@@ -199,7 +251,9 @@ async function main() {
   const rows = [
     ...compileRows,
     ['fresh process to first result', median(cold), refColdMs],
-    ['re-run of an unchanged kernel (warm)', median(warm), refWarm.warmMedianMs],
+    ['re-run of an unchanged kernel (warm runner)', median(warm), refWarm.warmMedianMs],
+    ['re-run of an unchanged kernel (whole path: checks, cache, runner)', median(warmFull), refWarm.warmMedianMs],
+    ...editedRows,
     ['sticky fault (700) to next result', median(recovery), refColdMs],
   ] as const;
   const result = {

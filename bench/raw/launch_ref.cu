@@ -1,8 +1,13 @@
 // The raw-CUDA reference for `npm run bench`: what a hand-written driver-API host program pays for the
 // same work the workbench does — context, module load, alloc, upload, launch, sync, read back, free.
-// Built on the GPU machine by the bench itself: nvcc -O2 -o launch_ref launch_ref.cu -lcuda
+// Built on the GPU machine by the bench itself: nvcc -O2 -o launch_ref launch_ref.cu -lcuda -lnvrtc
 // Usage: launch_ref <cubin> <symbol> <n> <repeats>   -> one line of JSON on stdout
+//        launch_ref edit <source.cu> <kernel> <n> <repeats> [nvrtc option...]
+//          an edited kernel each time: NVRTC compile, module load, alloc, upload, launch, read back, free
 #include <cuda.h>
+#include <nvrtc.h>
+
+#include <string>
 
 #include <algorithm>
 #include <chrono>
@@ -24,7 +29,100 @@
 using Clock = std::chrono::steady_clock;
 static double ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 
+#define NVRTC_CHECK(call)                                                   \
+  do {                                                                      \
+    nvrtcResult r_ = (call);                                                \
+    if (r_ != NVRTC_SUCCESS) {                                              \
+      std::fprintf(stderr, "%s failed: %s\n", #call, nvrtcGetErrorString(r_)); \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+static std::vector<char> readFile(const char* path) {
+  std::FILE* file = std::fopen(path, "rb");
+  if (!file) {
+    std::fprintf(stderr, "cannot open %s\n", path);
+    std::exit(2);
+  }
+  std::vector<char> bytes;
+  char chunk[65536];
+  size_t got;
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
+  std::fclose(file);
+  return bytes;
+}
+
+// alloc, upload a and b, launch c = a + b, synchronise, read back, free — as the workbench's plan does.
+static void runOnce(CUfunction function, int n) {
+  std::vector<float> a(n), b(n), c(n);
+  for (int i = 0; i < n; i++) {
+    a[i] = float(i);
+    b[i] = float(2 * i);
+  }
+  CUdeviceptr da, db, dc;
+  CHECK(cuMemAlloc(&da, n * sizeof(float)));
+  CHECK(cuMemAlloc(&db, n * sizeof(float)));
+  CHECK(cuMemAlloc(&dc, n * sizeof(float)));
+  CHECK(cuMemcpyHtoD(da, a.data(), n * sizeof(float)));
+  CHECK(cuMemcpyHtoD(db, b.data(), n * sizeof(float)));
+  int count = n;
+  void* args[] = {&da, &db, &dc, &count};
+  CHECK(cuLaunchKernel(function, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+  CHECK(cuCtxSynchronize());
+  CHECK(cuMemcpyDtoH(c.data(), dc, n * sizeof(float)));
+  CHECK(cuMemFree(da));
+  CHECK(cuMemFree(db));
+  CHECK(cuMemFree(dc));
+  if (c[n - 1] != 3.0f * float(n - 1)) {
+    std::fprintf(stderr, "wrong result\n");
+    std::exit(3);
+  }
+}
+
+static int editMode(int argc, char** argv) {
+  std::vector<char> text = readFile(argv[2]);
+  std::string source(text.begin(), text.end());
+  const char* kernel = argv[3];
+  const int n = std::atoi(argv[4]);
+  const int repeats = std::atoi(argv[5]);
+  std::vector<const char*> options(argv + 6, argv + argc);
+  CHECK(cuInit(0));
+  CUdevice device;
+  CHECK(cuDeviceGet(&device, 0));
+  CUcontext context;
+  CHECK(cuDevicePrimaryCtxRetain(&context, device));
+  CHECK(cuCtxSetCurrent(context));
+  std::vector<double> times;
+  for (int i = -3; i < repeats; i++) {  // three warm-ups, as the workbench side gets
+    auto s = Clock::now();
+    std::string edited = source + "\n// edit " + std::to_string(i) + "\n";
+    nvrtcProgram program;
+    NVRTC_CHECK(nvrtcCreateProgram(&program, edited.c_str(), "kernel.cu", 0, nullptr, nullptr));
+    NVRTC_CHECK(nvrtcAddNameExpression(program, kernel));
+    NVRTC_CHECK(nvrtcCompileProgram(program, int(options.size()), options.data()));
+    const char* lowered = nullptr;
+    NVRTC_CHECK(nvrtcGetLoweredName(program, kernel, &lowered));
+    std::string symbol = lowered;
+    size_t size = 0;
+    NVRTC_CHECK(nvrtcGetCUBINSize(program, &size));
+    std::vector<char> cubin(size);
+    NVRTC_CHECK(nvrtcGetCUBIN(program, cubin.data()));
+    NVRTC_CHECK(nvrtcDestroyProgram(&program));
+    CUmodule module;
+    CHECK(cuModuleLoadData(&module, cubin.data()));
+    CUfunction function;
+    CHECK(cuModuleGetFunction(&function, module, symbol.c_str()));
+    runOnce(function, n);
+    CHECK(cuModuleUnload(module));
+    if (i >= 0) times.push_back(ms(s, Clock::now()));
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("{\"editMedianMs\":%.4f}\n", times.empty() ? 0 : times[times.size() / 2]);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 6 && std::string(argv[1]) == "edit") return editMode(argc, argv);
   if (argc != 5) {
     std::fprintf(stderr, "usage: %s <cubin> <symbol> <n> <repeats>\n", argv[0]);
     return 64;
@@ -39,44 +137,14 @@ int main(int argc, char** argv) {
   CHECK(cuDevicePrimaryCtxRetain(&context, device));
   CHECK(cuCtxSetCurrent(context));
   auto t1 = Clock::now();
-  std::FILE* file = std::fopen(argv[1], "rb");
-  if (!file) return 2;
-  std::vector<char> image;
-  char chunk[65536];
-  size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) image.insert(image.end(), chunk, chunk + got);
-  std::fclose(file);
+  std::vector<char> image = readFile(argv[1]);
   CUmodule module;
   CHECK(cuModuleLoadData(&module, image.data()));
   CUfunction function;
   CHECK(cuModuleGetFunction(&function, module, argv[2]));
   auto t2 = Clock::now();
 
-  std::vector<float> a(n), b(n), c(n);
-  auto once = [&]() {
-    for (int i = 0; i < n; i++) {
-      a[i] = float(i);
-      b[i] = float(2 * i);
-    }
-    CUdeviceptr da, db, dc;
-    CHECK(cuMemAlloc(&da, n * sizeof(float)));
-    CHECK(cuMemAlloc(&db, n * sizeof(float)));
-    CHECK(cuMemAlloc(&dc, n * sizeof(float)));
-    CHECK(cuMemcpyHtoD(da, a.data(), n * sizeof(float)));
-    CHECK(cuMemcpyHtoD(db, b.data(), n * sizeof(float)));
-    int count = n;
-    void* args[] = {&da, &db, &dc, &count};
-    CHECK(cuLaunchKernel(function, (n + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
-    CHECK(cuCtxSynchronize());
-    CHECK(cuMemcpyDtoH(c.data(), dc, n * sizeof(float)));
-    CHECK(cuMemFree(da));
-    CHECK(cuMemFree(db));
-    CHECK(cuMemFree(dc));
-    if (c[n - 1] != 3.0f * float(n - 1)) {
-      std::fprintf(stderr, "wrong result\n");
-      std::exit(3);
-    }
-  };
+  auto once = [&]() { runOnce(function, n); };
   once();
   auto t3 = Clock::now();
   std::vector<double> warm;

@@ -1,3 +1,5 @@
+import type { CatalogEntry } from './error-catalog';
+
 /**
  * The CUDA errors developers actually meet, in plain words: what happened, the likely causes, and what
  * to do next. Keyed by the driver API code (the runtime API uses the same number for these, except
@@ -209,3 +211,7 @@ export const RUNTIME_ONLY_EXPLANATIONS: Record<number, Explanation> = {
     next: ['Recompile with -arch for this device (sm_90 for an H100/H200), or embed PTX.'],
   },
 };
+
+/** The plain-words explanation of a catalog entry, where the catalog has one. */
+export const explanationFor = (entry: CatalogEntry | null | undefined): Explanation | null =>
+  entry ? (EXPLANATIONS[entry.code] ?? (entry.name.startsWith('cuda') ? RUNTIME_ONLY_EXPLANATIONS[entry.code] : undefined) ?? null) : null;

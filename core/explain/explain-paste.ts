@@ -1,4 +1,4 @@
-import { EXPLANATIONS, RUNTIME_ONLY_EXPLANATIONS, type Explanation } from '../cuda/explanations';
+import { explanationFor, type Explanation } from '../cuda/explanations';
 import { lookupCode, lookupName, lookupRuntimeCode, type CatalogEntry } from '../cuda/error-catalog';
 import { formatBytes } from '../format';
 import { ERROR_MESSAGES } from './error-strings.generated';
@@ -49,9 +49,6 @@ export interface PasteExplanation {
 
 // Longest first, so "an illegal memory access was encountered" wins over a shorter message inside it.
 const MESSAGES_LONGEST_FIRST = [...ERROR_MESSAGES].filter((m) => m.message.length >= 8).sort((a, b) => b.message.length - a.message.length);
-
-const explanationFor = (entry: CatalogEntry | null): Explanation | null =>
-  entry ? (EXPLANATIONS[entry.code] ?? (entry.name.startsWith('cuda') ? RUNTIME_ONLY_EXPLANATIONS[entry.code] : undefined) ?? null) : null;
 
 function result(source: PasteExplanation['source'], error: CatalogEntry | null, extra: Partial<PasteExplanation> = {}): PasteExplanation {
   return {

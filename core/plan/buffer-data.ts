@@ -4,7 +4,7 @@ import type { BufferSpec } from './plan-schema';
 type NumericArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
 
 /** A typed-array view for element types JavaScript has one for (little-endian hosts, as every CUDA host is). */
-function typedView(type: ElementType, bytes: Uint8Array): NumericArray | null {
+export function typedView(type: ElementType, bytes: Uint8Array): NumericArray | null {
   const { buffer, byteOffset, byteLength } = bytes;
   if (byteOffset % elementSize(type) !== 0) return null;
   switch (type) {
@@ -34,6 +34,7 @@ export function initialBytes(buffer: BufferSpec): Uint8Array {
   const size = elementSize(buffer.type);
   const bytes = new Uint8Array(buffer.count * size);
   const fast = typedView(buffer.type, bytes);
+  if (buffer.init.kind === 'file') throw new Error(`buffer "${buffer.name}" is read from a file by the runner, not generated`);
   if (fast && buffer.init.kind !== 'random') {
     const init = buffer.init;
     if (init.kind === 'constant') fast.fill(init.value);
@@ -94,13 +95,29 @@ export interface BufferSummary {
 export const PREVIEW_ELEMENTS = 16;
 export const WHOLE_BUFFER_LIMIT = 1024;
 
+/** Element i of a buffer's bytes, as a number, by the fastest route the type allows. */
+export function elementReader(type: ElementType, bytes: Uint8Array): (index: number) => number {
+  const size = elementSize(type);
+  const whole = bytes.byteLength - (bytes.byteLength % size);
+  const fast = typedView(type, whole === bytes.byteLength ? bytes : bytes.subarray(0, whole));
+  if (fast) return (i) => fast[i]!;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return (i) => readElement(view, i * size, type);
+}
+
+/** Elements [offset, offset + count) of a buffer, clipped to its length: one page of the results table. */
+export function readPage(type: ElementType, bytes: Uint8Array, offset: number, count: number): number[] {
+  const at = elementReader(type, bytes);
+  const length = Math.floor(bytes.byteLength / elementSize(type));
+  const out: number[] = [];
+  for (let i = Math.max(0, offset); i < Math.min(length, offset + count); i++) out.push(at(i));
+  return out;
+}
+
 /** Statistics and a preview of a read-back buffer. NaN and Inf are counted, not folded into min/max/mean. */
 export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array): BufferSummary {
-  const size = elementSize(type);
-  const count = Math.floor(bytes.byteLength / size);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const fast = typedView(type, count * size === bytes.byteLength ? bytes : bytes.subarray(0, count * size));
-  const at = fast ? (i: number) => fast[i]! : (i: number) => readElement(view, i * size, type);
+  const count = Math.floor(bytes.byteLength / elementSize(type));
+  const at = elementReader(type, bytes);
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;

@@ -23,22 +23,56 @@ export const initializerSchema = z.discriminatedUnion('kind', [
     min: z.number().default(0),
     max: z.number().default(1),
   }),
+  /** Raw little-endian elements from a file on the machine that runs the plan (the CLI resolves it next to the plan). */
+  z.object({ kind: z.literal('file'), path: z.string().min(1).max(4096), offsetBytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0) }),
 ]);
 export type Initializer = z.infer<typeof initializerSchema>;
 
 export const bufferSchema = z.object({
   name: identifier,
   type: elementType,
-  count: z.number().int().min(1, 'must be at least 1 element').max(Number.MAX_SAFE_INTEGER),
+  count: z
+    .number({ error: 'must be a whole number of elements' })
+    .int('must be a whole number of elements')
+    .min(1, 'must be at least 1 element')
+    .max(Number.MAX_SAFE_INTEGER, 'is more elements than any device can hold'),
   init: initializerSchema.default({ kind: 'zeros' }),
 });
 export type BufferSpec = z.infer<typeof bufferSchema>;
 
+const NOT_A_NUMBER = 'must be a number (64-bit integers may be given as a string of digits)';
 export const kernelArgSchema = z.union([
   z.object({ buffer: identifier }),
-  z.object({ scalar: z.object({ type: elementType, value: z.union([z.number(), z.string().regex(/^-?\d+$/)]) }) }),
+  z.object({
+    scalar: z.object({
+      type: elementType,
+      value: z.union([z.number().refine(Number.isFinite, NOT_A_NUMBER), z.string().regex(/^-?\d+$/, NOT_A_NUMBER)], { error: NOT_A_NUMBER }),
+    }),
+  }),
 ]);
 export type KernelArg = z.infer<typeof kernelArgSchema>;
+
+/** What a read-back buffer should hold: found wrong, the first mismatching index is named. */
+export const expectationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('constant'), value: z.number() }),
+  z.object({ kind: z.literal('iota'), start: z.number().default(0), step: z.number().default(1) }),
+  /** Another buffer read back earlier in the plan: a reference kernel's output on the same inputs. */
+  z.object({ kind: z.literal('buffer'), buffer: identifier }),
+]);
+export type Expectation = z.infer<typeof expectationSchema>;
+
+/** |actual − expected| ≤ abs + rel·|expected|; integers compare exactly unless given. */
+export const toleranceSchema = z.object({ abs: z.number().min(0).default(0), rel: z.number().min(0).default(0) });
+export type Tolerance = z.infer<typeof toleranceSchema>;
+
+/** Checks the runner makes that a bare host program would not. */
+export const runChecksSchema = z.object({
+  /** Bytes of known pattern before and after every buffer; a kernel that writes into them wrote out of bounds. */
+  guardBytes: z.number().int().min(0).max(65536).multipleOf(256, 'must be a multiple of 256 (keeps buffers aligned as cuMemAlloc does)').default(256),
+  /** Fill new allocations with 0xFF bytes (NaN for floats, −1 for integers), so reads of memory never written show. */
+  poison: z.boolean().default(true),
+});
+export type RunChecks = z.infer<typeof runChecksSchema>;
 
 export const kernelSchema = z.object({
   id: identifier,
@@ -65,7 +99,7 @@ export const stepSchema = z.discriminatedUnion('op', [
     repeats: z.number().int().min(1).max(10000).default(1),
   }),
   z.object({ op: z.literal('sync') }),
-  z.object({ op: z.literal('download'), buffer: identifier }),
+  z.object({ op: z.literal('download'), buffer: identifier, expect: expectationSchema.optional(), tolerance: toleranceSchema.optional() }),
   z.object({ op: z.literal('free'), buffer: identifier }),
 ]);
 export type Step = z.infer<typeof stepSchema>;
@@ -78,6 +112,7 @@ export const launchPlanSchema = z
     kernels: z.array(kernelSchema).min(1).max(64),
     buffers: z.array(bufferSchema).max(256),
     steps: z.array(stepSchema).min(1).max(10000),
+    checks: runChecksSchema.default({ guardBytes: 256, poison: true }),
   })
   .superRefine((plan, ctx) => {
     const buffers = new Map(plan.buffers.map((b) => [b.name, b]));
@@ -94,6 +129,18 @@ export const launchPlanSchema = z
       for (const name of names) {
         if (!buffers.has(name))
           ctx.addIssue({ code: 'custom', message: `step ${i + 1} (${step.op}) names buffer "${name}", which the plan does not declare`, path: ['steps', i] });
+      }
+      if (step.op === 'download' && step.expect?.kind === 'buffer') {
+        const reference = step.expect.buffer;
+        const readBefore = plan.steps.slice(0, i).some((s) => s.op === 'download' && s.buffer === reference);
+        if (!buffers.has(reference) || !readBefore)
+          ctx.addIssue({
+            code: 'custom',
+            message: `step ${i + 1} compares "${step.buffer}" with "${reference}", which ${buffers.has(reference) ? 'is not read back by an earlier step' : 'the plan does not declare'}`,
+            path: ['steps', i, 'expect'],
+          });
+        else if (buffers.get(reference)!.count !== buffers.get(step.buffer)?.count)
+          ctx.addIssue({ code: 'custom', message: `step ${i + 1} compares buffers of different lengths`, path: ['steps', i, 'expect'] });
       }
       if (step.op === 'launch' && !kernels.has(step.kernel)) {
         ctx.addIssue({

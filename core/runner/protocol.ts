@@ -3,6 +3,17 @@ import { z } from 'zod';
 import { launchPlanSchema } from '../plan/plan-schema';
 import type { CudaErrorInfo, FunctionAttributes, RunResult } from './run-result';
 
+export const MAX_PAGE_ELEMENTS = 65536;
+
+export interface BufferPage {
+  runId: string;
+  buffer: string;
+  offset: number;
+  /** Elements in the whole buffer. */
+  total: number;
+  values: number[];
+}
+
 /** Host -> runner. Every request has an id; the runner answers each with exactly one reply. */
 export const compiledModuleSchema = z.object({
   kernel: z.string().min(1).max(64),
@@ -18,6 +29,15 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
   z.object({ id: z.number().int().nonnegative(), type: z.literal('status') }),
   z.object({ id: z.number().int().nonnegative(), type: z.literal('run'), plan: launchPlanSchema, modules: z.array(compiledModuleSchema).min(1).max(64) }),
   z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
+  /** A page of a buffer the last run read back: the runner keeps that data until its next run. */
+  z.object({
+    id: z.number().int().nonnegative(),
+    type: z.literal('page'),
+    runId: z.string().max(64),
+    buffer: z.string().max(64),
+    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    count: z.number().int().min(1).max(MAX_PAGE_ELEMENTS),
+  }),
   /** Loads modules and reports each function's attributes as the driver sees them, then unloads. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('inspect'), modules: z.array(compiledModuleSchema).min(1).max(64) }),
   /** For the GPU suite: launches one kernel with many configurations and reports the driver's verdicts. */
@@ -73,6 +93,7 @@ export interface RunnerResults {
   run: RunResult;
   memInfo: { freeBytes: number; totalBytes: number };
   block: { blockedMs: number };
+  page: BufferPage;
   inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];
   probe: { attributes: FunctionAttributes; launch: Int32Array; sync: Int32Array; occupancy: Int32Array };
 }

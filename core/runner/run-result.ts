@@ -1,5 +1,8 @@
 import type { Dim3 } from '../dims';
 import type { BufferSummary } from '../plan/buffer-data';
+import type { Comparison } from '../plan/compare';
+import type { ElementType } from '../plan/element-types';
+import type { GuardDamage } from '../plan/guards';
 
 /** A CUDA (or NVRTC, NVML, workbench) failure as it crosses the addon boundary. */
 export interface CudaErrorInfo {
@@ -25,7 +28,10 @@ export interface StepRecord {
   index: number;
   op: string;
   label: string;
+  /** The step's own time: the kernel's median by CUDA events, a copy's duration; else wall time. */
   ms: number | null;
+  /** Host wall time of the step in the runner, CUDA calls and the workbench's checks included. */
+  wallMs: number;
 }
 
 export interface LaunchRecord {
@@ -47,10 +53,54 @@ export interface RunFailure {
   kernel: string | null;
   error: CudaErrorInfo;
   sticky: boolean;
+  /** For an allocation that failed: what it asked for, and the device's memory at that moment. */
+  memory?: { requestedBytes: number; freeBytes: number; totalBytes: number } | null;
+}
+
+/** A kernel wrote into the guard bytes around a buffer: an out-of-bounds write the hardware let through. */
+export interface GuardViolation {
+  stepIndex: number;
+  kernel: string;
+  entry: string;
+  buffer: string;
+  type: ElementType;
+  count: number;
+  damage: GuardDamage;
+}
+
+/** A launch was given a buffer the plan had already freed: the kernel got a dangling pointer. */
+export interface StaleUse {
+  stepIndex: number;
+  kernel: string;
+  buffer: string;
+  freedAtStep: number;
+}
+
+/** A buffer a kernel received before anything wrote it: it held the poison pattern (or garbage, in a host program). */
+export interface UninitialisedUse {
+  stepIndex: number;
+  kernel: string;
+  buffer: string;
+}
+
+export interface RunChecksReport {
+  guardBytes: number;
+  poison: boolean;
+  guardViolations: GuardViolation[];
+  staleUses: StaleUse[];
+  uninitialised: UninitialisedUse[];
+  comparisons: Comparison[];
 }
 
 export interface RunResult {
+  /** Names this run's read-back data in the runner, for paging through it afterwards. */
+  runId: string;
   ok: boolean;
+  /** Wall time of the whole plan inside the runner. */
+  executeMs: number;
+  checks: RunChecksReport;
+  /** Buffers whose read-back data the runner keeps for paging (until its next run). */
+  pageable: string[];
   device: { ordinal: number; name: string };
   functions: { kernel: string; entry: string; attributes: FunctionAttributes }[];
   steps: StepRecord[];

@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
@@ -29,6 +29,9 @@ import { renderValidation } from './render-validation';
 import { renderExplanation } from './render-explanation';
 import { explainPaste } from '../../core/explain/explain-paste';
 import { renderRun } from './render-run';
+import { PlanFileError, readPlanFile } from '../services/plan-files';
+import { listGallery, loadSample } from '../services/sample-service';
+import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 
 class UsageError extends Error {}
 
@@ -54,26 +57,6 @@ function readTextFile(path: string, what: string): string {
   const text = readFileSync(path, 'utf8');
   if (text.includes('\u0000')) throw new UsageError(`${what} ${path} is a binary file, not text.`);
   return text;
-}
-
-/** A plan file may give each kernel's source inline ("source") or as a path next to it ("sourceFile"). */
-function readPlanFile(path: string): unknown {
-  let plan: { kernels?: { source?: string; sourceFile?: string; sourceName?: string }[] };
-  try {
-    plan = JSON.parse(readTextFile(path, 'Plan file')) as typeof plan;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  for (const kernel of plan.kernels ?? []) {
-    if (kernel.sourceFile !== undefined && kernel.source === undefined) {
-      const file = resolve(dirname(path), kernel.sourceFile);
-      kernel.source = readTextFile(file, 'Kernel source');
-      kernel.sourceName ??= basename(file);
-      delete kernel.sourceFile;
-    }
-  }
-  return plan;
 }
 
 export function buildProgram(): Command {
@@ -393,6 +376,8 @@ export function buildProgram(): Command {
       [] as string[],
     )
     .option('--plan <plan.json>', 'run a launch plan file instead of file + flags')
+    .option('--sample <name>', 'run a failure-gallery sample (see `gpu-workbench samples`)')
+    .option('--fixed', 'with --sample: run its fixed variant instead of the broken one')
     .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
     .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
     .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
@@ -409,6 +394,8 @@ export function buildProgram(): Command {
           smem: number;
           arg: string[];
           plan?: string;
+          sample?: string;
+          fixed?: boolean;
           device: number;
           arch?: string;
           warmup: number;
@@ -416,13 +403,24 @@ export function buildProgram(): Command {
           timeout: number;
           json?: boolean;
         },
+        command: Command,
       ) => {
+        const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
         let plan: unknown;
+        let planPath: string | null = null;
+        let timeout = opts.timeout;
+        if ([file, opts.plan, opts.sample].filter(Boolean).length > 1) throw new UsageError('Give one of a source file, --plan or --sample.');
+        if (opts.fixed && !opts.sample) throw new UsageError('--fixed goes with --sample.');
         if (opts.plan) {
-          if (file) throw new UsageError('Give either a source file or --plan, not both.');
-          plan = readPlanFile(opts.plan);
+          planPath = resolve(opts.plan);
+          plan = (await planFile(() => readPlanFile(planPath!))).plan;
+        } else if (opts.sample) {
+          const sample = await planFile(() => loadSample(opts.sample!, opts.fixed ? 'fixed' : 'broken'));
+          plan = sample.plan;
+          planPath = sample.planPath;
+          if (sample.manifest.timeoutMs && timeoutIsDefault) timeout = sample.manifest.timeoutMs;
         } else {
-          if (!file) throw new UsageError('Give a .cu file to run (or --plan plan.json).');
+          if (!file) throw new UsageError('Give a .cu file to run (or --plan plan.json, or --sample NAME).');
           if (!opts.kernel) throw new UsageError('Name the kernel to launch with --kernel NAME.');
           const grid = parseDim3(opts.grid, '--grid');
           if (!grid.ok) throw new UsageError(grid.error);
@@ -453,17 +451,55 @@ export function buildProgram(): Command {
         }
         const workbench = createWorkbench(forkLauncher, { warmSpare: false });
         try {
-          const outcome = await workbench.runPlan(plan, { timeoutMs: opts.timeout, arch: opts.arch });
+          const outcome = await workbench.runPlan(plan, { timeoutMs: timeout, arch: opts.arch, planPath });
           print(!!opts.json, outcome, () => renderRun(outcome));
           process.exitCode =
-            outcome.status === 'ok' ? EXIT.ok : outcome.status === 'unavailable' ? EXIT.unavailable : outcome.status === 'invalid' ? EXIT.usage : EXIT.failed;
+            outcome.status === 'unavailable'
+              ? EXIT.unavailable
+              : outcome.status === 'invalid'
+                ? EXIT.usage
+                : outcome.diagnosis.severity === 'error'
+                  ? EXIT.failed
+                  : EXIT.ok;
         } finally {
           await workbench.dispose();
         }
       },
     );
 
+  program
+    .command('samples')
+    .description('List the failure gallery: one sample per failure class, each with a broken and a fixed variant and the diagnosis it must produce.')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const gallery = await planFile(() => listGallery());
+      print(
+        !!opts.json,
+        gallery.map((s) => ({ name: s.name, dir: s.dir, ...s.manifest })),
+        () =>
+          [
+            ...gallery.map((s) => `${s.name.padEnd(26)} ${s.manifest.title}\n${' '.repeat(27)}expect: ${describeExpected(s.manifest.expect.broken)}`),
+            '',
+            'Run one with: gpu-workbench run --sample NAME   (add --fixed for the corrected variant)',
+          ].join('\n'),
+      );
+    });
+
   return program;
+}
+
+function describeExpected(e: ExpectedDiagnosis): string {
+  return [e.kind, e.error, e.step !== undefined ? `step ${e.step + 1}` : null, e.kernel, e.buffer ? `buffer ${e.buffer}` : null].filter(Boolean).join(', ');
+}
+
+/** Plan and sample files fail with a message for the user, not a stack trace. */
+async function planFile<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof PlanFileError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,17 +1,17 @@
-import { lookupCode } from '../../core/cuda/error-catalog';
 import { formatDim3 } from '../../core/dims';
 import { formatBytes, formatMs } from '../../core/format';
+import type { Diagnosis } from '../../core/runner/diagnose';
 import type { RunOutcome } from '../services/run-service';
 
 const fmt = (n: number | null) => (n === null ? '—' : Number.isInteger(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, ''));
 
-/** The human-readable report of a run, for the terminal. */
+/** The human-readable report of a run, for the terminal: what ran, what came back, then the diagnosis. */
 export function renderRun(outcome: RunOutcome): string {
   const lines: string[] = [];
   const r = outcome.result;
   if (r) lines.push(`Device ${r.device.ordinal}: ${r.device.name}   (runner pid ${r.runnerPid})`);
   for (const c of outcome.compile) {
-    lines.push(`Compiled ${c.kernel} with ${c.backend} in ${c.ms.toFixed(0)} ms${c.symbol ? ` → ${c.symbol}` : ''}`);
+    lines.push(`Compiled ${c.kernel} with ${c.backend}${c.cached ? ' (cached)' : ''} in ${c.ms.toFixed(0)} ms${c.symbol ? ` → ${c.symbol}` : ''}`);
   }
   for (const f of r?.functions ?? []) {
     const a = f.attributes;
@@ -19,39 +19,60 @@ export function renderRun(outcome: RunOutcome): string {
       `  ${f.entry}: ${a.numRegs} registers/thread, ${formatBytes(a.sharedSizeBytes)} static shared, ${formatBytes(a.localSizeBytes)} local/thread, max ${a.maxThreadsPerBlock} threads/block`,
     );
   }
+  for (const s of r?.steps ?? []) {
+    if (s.op === 'launch') continue;
+    lines.push(`Step ${s.index + 1}: ${s.label}${s.ms === null ? '' : `  ${formatMs(s.ms)}`}`);
+  }
   for (const l of r?.launches ?? []) {
     const stats =
       l.timesMs.length > 1
         ? `median ${formatMs(l.medianMs)} (min ${formatMs(l.minMs)}, max ${formatMs(l.maxMs)}, ${l.timesMs.length} runs)`
         : formatMs(l.medianMs);
-    lines.push(`Launch ${l.entry}<<<${formatDim3(l.grid)}, ${formatDim3(l.block)}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>: ${stats}`);
+    lines.push(
+      `Step ${l.stepIndex + 1}: launch ${l.entry}<<<${formatDim3(l.grid)}, ${formatDim3(l.block)}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>  ${stats}`,
+    );
   }
   for (const b of r?.buffers ?? []) {
     lines.push(`Buffer ${b.name}: ${b.type}[${b.count}]  min ${fmt(b.min)}  max ${fmt(b.max)}  mean ${fmt(b.mean)}  NaN ${b.nanCount}  Inf ${b.infCount}`);
     lines.push(`  [${b.head.map(fmt).join(', ')}${b.tail.length ? ', …, ' + b.tail.map(fmt).join(', ') : ''}]`);
   }
-  for (const leak of r?.leaks ?? []) lines.push(`Leak: buffer ${leak.name} (${formatBytes(leak.bytes)}) was never freed by the plan`);
-  if (r?.failure) {
-    const f = r.failure;
-    const step = f.stepIndex === null ? 'while loading the module' : `at step ${f.stepIndex + 1} (${r.steps[f.stepIndex]?.label ?? f.op})`;
-    lines.push('');
-    lines.push(`✗ ${f.error.name} (${f.error.code}) ${step}, reported by ${f.error.api}`);
-    lines.push(`  ${f.error.message}`);
-    const entry = lookupCode(f.error.code);
-    if (entry && f.error.library === 'cuda') {
-      lines.push(`  ${entry.doc}`);
-      if (entry.runtimeName) lines.push(`  (The runtime API calls this ${entry.runtimeName}.)`);
-    }
-    if (f.op === 'launch') lines.push('  Each launch is followed by a synchronisation (as CUDA_LAUNCH_BLOCKING=1 would), so the error belongs to this step.');
-    if (f.sticky) lines.push('  This error is sticky: the CUDA context is dead. The workbench discarded that runner and a fresh one is ready.');
-  } else if (outcome.problem) {
-    lines.push('');
-    lines.push(`✗ ${outcome.problem.title}`);
-    lines.push(...outcome.problem.detail.split('\n').map((l) => `  ${l}`));
-    lines.push(`  What to do: ${outcome.problem.remedy}`);
-    for (const s of outcome.problem.searched ?? []) lines.push(`    searched ${s}`);
-  } else if (outcome.status === 'ok') {
-    lines.push('✓ Run completed without a CUDA error.');
+  for (const c of r?.checks.comparisons ?? []) {
+    lines.push(
+      c.mismatches
+        ? `Compare ${c.buffer} with ${c.against}: ${c.mismatches} of ${c.checked} differ; first at [${c.first[0]?.index}]: got ${fmt(c.first[0]?.actual ?? null)}, expected ${fmt(c.first[0]?.expected ?? null)}`
+        : `Compare ${c.buffer} with ${c.against}: all ${c.checked} match`,
+    );
   }
+  for (const leak of r?.leaks ?? []) lines.push(`Leak: buffer ${leak.name} (${formatBytes(leak.bytes)}) was never freed by the plan`);
+  if (r) lines.push(`(runner ${formatMs(r.executeMs)}; host total ${formatMs(outcome.timing.totalMs)})`);
+  lines.push('', ...renderDiagnosis(outcome.diagnosis));
   return lines.join('\n');
+}
+
+export function renderDiagnosis(d: Diagnosis): string[] {
+  const mark = d.severity === 'ok' ? '✓' : d.severity === 'warning' ? '!' : '✗';
+  const lines = [`${mark} ${d.headline}`];
+  if (d.step) lines.push(`  Step ${d.step.index + 1}: ${d.step.label}`);
+  if (d.error) {
+    const runtime = d.error.runtimeName && d.error.runtimeName !== d.error.name ? ` — ${d.error.runtimeName} in the runtime API` : '';
+    lines.push(`  ${d.error.name} (${d.error.code}) from ${d.error.api}${runtime}`);
+    if (d.error.message) lines.push(`  “${d.error.message}”`);
+  }
+  if (d.explanation) {
+    lines.push(`  What it means: ${d.explanation.summary}`);
+    if (d.explanation.causes.length) lines.push('  Likely causes:', ...d.explanation.causes.map((c) => `    - ${c}`));
+  }
+  for (const s of d.specifics) lines.push(`  ${s}`);
+  for (const f of d.launchFindings.filter((f) => f.severity !== 'note')) {
+    lines.push(`  Validator (${f.rule}): ${f.message}${f.fix ? ` → ${f.fix}` : ''}`);
+  }
+  if (d.memory?.processes?.length) {
+    lines.push(
+      '  Processes on this device:',
+      ...d.memory.processes.map((p) => `    pid ${p.pid} ${p.name || '?'}: ${p.usedBytes === null ? '?' : formatBytes(p.usedBytes)}`),
+    );
+  }
+  if (d.sanitizer) lines.push(`  To find the line: ${d.sanitizer.command}`, `    (${d.sanitizer.why})`);
+  if (d.next.length) lines.push('  What to do:', ...d.next.map((n) => `    - ${n}`));
+  return lines;
 }

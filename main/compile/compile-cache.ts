@@ -23,6 +23,9 @@ export class CompileCache {
   private writes = 0;
   /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
   private readonly writing = new Map<string, CachedCompile>();
+  /** The most recent entries, in memory: a re-run of an unchanged kernel reads no file. */
+  private readonly recent = new Map<string, CachedCompile>();
+  private static readonly RECENT_ENTRIES = 32;
   /** Keys on disk, read once: a miss (every edit) then costs no file system call. */
   private index: Promise<Set<string>> | null = null;
 
@@ -47,9 +50,18 @@ export class CompileCache {
     return hash.digest('hex');
   }
 
+  private remember(key: string, entry: CachedCompile): void {
+    this.recent.delete(key);
+    this.recent.set(key, entry);
+    if (this.recent.size > CompileCache.RECENT_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
+  }
+
   async get(key: string): Promise<CachedCompile | null> {
-    const pending = this.writing.get(key);
-    if (pending) return pending;
+    const pending = this.writing.get(key) ?? this.recent.get(key);
+    if (pending) {
+      this.remember(key, pending);
+      return pending;
+    }
     if (!(await this.keys()).has(key)) return null;
     try {
       const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
@@ -57,6 +69,7 @@ export class CompileCache {
       const image = entry.hasImage ? new Uint8Array(await readFile(join(this.dir, `${key}.bin`))) : null;
       const now = new Date();
       void utimes(join(this.dir, `${key}.json`), now, now).catch(() => undefined);
+      this.remember(key, { result: entry.result, image });
       return { result: entry.result, image };
     } catch {
       return null;
@@ -65,6 +78,7 @@ export class CompileCache {
 
   async put(key: string, entry: CachedCompile): Promise<void> {
     this.writing.set(key, entry);
+    this.remember(key, entry);
     try {
       await this.write(key, entry);
     } finally {

@@ -1,19 +1,34 @@
+import { readFileSync, statSync } from 'node:fs';
 import { freemem } from 'node:os';
 
 import { isStickyCode } from '../../core/cuda/error-catalog';
-import { formatDim3 } from '../../core/dims';
 import { formatBytes } from '../../core/format';
 import { initialBytes, summarizeBuffer, type BufferSummary } from '../../core/plan/buffer-data';
+import { compareBuffer } from '../../core/plan/compare';
+import { elementSize } from '../../core/plan/element-types';
+import { findGuardDamage, GUARD_PATTERN, POISON_BYTE } from '../../core/plan/guards';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
+import { stepLabel } from '../../core/plan/step-label';
 import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core/plan/plan-schema';
 import type { CompiledModule } from '../../core/runner/protocol';
-import { timingStats, type CudaErrorInfo, type FunctionAttributes, type LaunchRecord, type RunResult, type StepRecord } from '../../core/runner/run-result';
+import {
+  timingStats,
+  type CudaErrorInfo,
+  type FunctionAttributes,
+  type LaunchRecord,
+  type RunChecksReport,
+  type RunResult,
+  type StepRecord,
+} from '../../core/runner/run-result';
 import type { NativeAddon } from '../native/addon';
 import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
 
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 const DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024;
+const CUDA_ERROR_OUT_OF_MEMORY = 2;
+/** Read-back data kept for paging; past this the run still reports summaries, but pages are not kept. */
+const RETAINED_BYTES_LIMIT = 1024 ** 3;
 
 class StepFailure extends Error {
   constructor(readonly error: CudaErrorInfo) {
@@ -24,22 +39,25 @@ class StepFailure extends Error {
 const workbenchError = (api: string, message: string): StepFailure =>
   new StepFailure({ library: 'workbench', api, code: -1, name: 'WORKBENCH_PLAN_ERROR', message });
 
-function stepLabel(step: Step, plan: LaunchPlan): string {
-  switch (step.op) {
-    case 'launch': {
-      const entry = plan.kernels.find((k) => k.id === step.kernel)?.entry ?? step.kernel;
-      return `launch ${entry}<<<${formatDim3(step.grid)}, ${formatDim3(step.block)}${step.sharedBytes ? `, ${step.sharedBytes}` : ''}>>>`;
-    }
-    case 'sync':
-      return 'synchronize';
-    default:
-      return `${step.op} ${step.buffer}`;
-  }
+interface Allocation {
+  /** What cuMemAlloc returned: guards included. */
+  base: bigint;
+  /** What the kernel gets: past the front guard. */
+  pointer: bigint;
+  bytes: number;
+}
+
+export interface ExecutedPlan {
+  result: RunResult;
+  /** The read-back bytes, by buffer name, for paging (empty when over the retention limit). */
+  downloads: Map<string, { type: BufferSpec['type']; bytes: Uint8Array }>;
 }
 
 /**
  * Runs a plan in this (runner) process. Every launch is followed by a synchronisation, so an error is
- * pinned to the step that caused it — what CUDA_LAUNCH_BLOCKING=1 does for a host program.
+ * pinned to the step that caused it — what CUDA_LAUNCH_BLOCKING=1 does for a host program. Buffers
+ * get guard bytes around them and start poisoned (see core/plan/guards.ts), so out-of-bounds writes
+ * and reads of memory never written show up in the result rather than passing silently.
  */
 export async function executePlan(
   addon: NativeAddon,
@@ -47,14 +65,22 @@ export async function executePlan(
   modules: CompiledModule[],
   device: { ordinal: number; name: string },
   loadFunction: (module: CompiledModule) => Promise<LoadedFunction>,
-): Promise<RunResult> {
+  runId: string,
+): Promise<ExecutedPlan> {
+  const runStarted = performance.now();
+  const guard = plan.checks.guardBytes;
   const buffers = new Map<string, BufferSpec>(plan.buffers.map((b) => [b.name, b]));
-  const allocations = new Map<string, { pointer: bigint; bytes: number }>();
+  const allocations = new Map<string, Allocation>();
+  const freed = new Map<string, { pointer: bigint; stepIndex: number }>();
+  const written = new Set<string>();
   const functions = new Map<string, { id: number; entry: string; attributes: FunctionAttributes }>();
   const steps: StepRecord[] = [];
   const launches: LaunchRecord[] = [];
   const summaries: BufferSummary[] = [];
+  const downloads = new Map<string, { type: BufferSpec['type']; bytes: Uint8Array }>();
+  const checks: RunChecksReport = { guardBytes: guard, poison: plan.checks.poison, guardViolations: [], staleUses: [], uninitialised: [], comparisons: [] };
   let failure: RunResult['failure'] = null;
+  const uploadedBeforeUse = allocStepsUploadedBeforeUse(plan);
 
   const fail = (stepIndex: number | null, op: string, kernel: string | null, error: unknown) => {
     const info = error instanceof StepFailure ? error.error : toCudaError(error, op);
@@ -80,27 +106,42 @@ export async function executePlan(
       ms = await runStep(step, index);
     } catch (error) {
       fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
+      const f = failure as RunResult['failure'];
+      if (f && step.op === 'alloc' && f.error.library === 'cuda' && f.error.code === CUDA_ERROR_OUT_OF_MEMORY) {
+        const info = await addon.memGetInfo().catch(() => null);
+        f.memory = info && { requestedBytes: bytesOf(buffers.get(step.buffer)!), ...info };
+      }
     }
-    steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? performance.now() - started) });
+    const wallMs = performance.now() - started;
+    steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? wallMs), wallMs });
   }
 
   // A run that stopped early never reached its free steps: that is not a leak in the plan.
   const leaks = failure ? [] : [...allocations].map(([name, a]) => ({ name, bytes: a.bytes }));
   const contextAlive = !(failure as RunResult['failure'])?.sticky;
   if (contextAlive) {
-    for (const [, a] of allocations) await addon.memFree(a.pointer).catch(() => undefined);
+    for (const [, a] of allocations) await addon.memFree(a.base).catch(() => undefined);
   }
+  const retained = [...downloads.values()].reduce((sum, d) => sum + d.bytes.byteLength, 0) <= RETAINED_BYTES_LIMIT;
+  if (!retained) downloads.clear();
 
   return {
-    ok: failure === null,
-    device,
-    functions: [...functions].map(([kernel, f]) => ({ kernel, entry: f.entry, attributes: f.attributes })),
-    steps,
-    launches,
-    buffers: summaries,
-    leaks,
-    failure,
-    runnerPid: process.pid,
+    downloads,
+    result: {
+      runId,
+      ok: failure === null,
+      executeMs: performance.now() - runStarted,
+      device,
+      functions: [...functions].map(([kernel, f]) => ({ kernel, entry: f.entry, attributes: f.attributes })),
+      steps,
+      launches,
+      buffers: summaries,
+      leaks,
+      checks,
+      pageable: [...downloads.keys()],
+      failure,
+      runnerPid: process.pid,
+    },
   };
 
   async function runStep(step: Step, index: number): Promise<number | null> {
@@ -108,8 +149,12 @@ export async function executePlan(
       case 'alloc': {
         const spec = buffers.get(step.buffer)!;
         if (allocations.has(step.buffer)) throw workbenchError('cuMemAlloc_v2', `buffer "${step.buffer}" is already allocated`);
-        const pointer = await addon.memAlloc(bytesOf(spec));
-        allocations.set(step.buffer, { pointer, bytes: bytesOf(spec) });
+        const bytes = bytesOf(spec);
+        // Poison only what a kernel could read before the plan writes it: an upload first makes it moot.
+        const poison = plan.checks.poison && !uploadedBeforeUse.has(index) ? POISON_BYTE : -1;
+        const base = await addon.memAllocGuarded(bytes, guard, GUARD_PATTERN, poison);
+        allocations.set(step.buffer, { base, pointer: base + BigInt(guard), bytes });
+        freed.delete(step.buffer);
         return null;
       }
       case 'upload': {
@@ -122,14 +167,27 @@ export async function executePlan(
             `buffer "${spec.name}" needs ${formatBytes(bytes)} of host memory to initialise, but only ${formatBytes(freemem())} is free`,
           );
         }
-        return addon.memcpyHtoD(target.pointer, initialBytes(spec));
+        const ms = await addon.memcpyHtoD(target.pointer, spec.init.kind === 'file' ? fileBytes(spec) : initialBytesCache.get(spec));
+        written.add(step.buffer);
+        return ms;
       }
       case 'launch': {
         const fn = functions.get(step.kernel);
         if (!fn) throw workbenchError('cuLaunchKernel', `kernel "${step.kernel}" was not loaded`);
-        const args = step.args.map((arg) =>
-          'buffer' in arg ? encodePointer(allocated(arg.buffer, 'cuLaunchKernel').pointer) : encodeScalar(arg.scalar.type, arg.scalar.value),
-        );
+        const passed: string[] = [];
+        const args = step.args.map((arg) => {
+          if (!('buffer' in arg)) return encodeScalar(arg.scalar.type, arg.scalar.value);
+          passed.push(arg.buffer);
+          const stale = !allocations.has(arg.buffer) ? freed.get(arg.buffer) : undefined;
+          if (stale) {
+            // A host program would pass the dangling pointer; so does the runner, and says so.
+            checks.staleUses.push({ stepIndex: index, kernel: step.kernel, buffer: arg.buffer, freedAtStep: stale.stepIndex });
+            return encodePointer(stale.pointer);
+          }
+          const a = allocated(arg.buffer, 'cuLaunchKernel');
+          if (!written.has(arg.buffer)) checks.uninitialised.push({ stepIndex: index, kernel: step.kernel, buffer: arg.buffer });
+          return encodePointer(a.pointer);
+        });
         if (step.sharedBytes > DEFAULT_DYNAMIC_SHARED_LIMIT && step.sharedBytes > fn.attributes.maxDynamicSharedSizeBytes) {
           // Above 48 KiB a kernel must opt in; without this the launch fails with a bare INVALID_VALUE.
           await addon.setFunctionAttribute(fn.id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, step.sharedBytes);
@@ -153,6 +211,15 @@ export async function executePlan(
           timesMs,
           ...timingStats(timesMs),
         });
+        // The kernel may have written any buffer it was given.
+        for (const name of passed) if (allocations.has(name)) written.add(name);
+        if (guard)
+          await checkGuards(
+            index,
+            step.kernel,
+            fn.entry,
+            [...new Set(passed)].filter((name) => allocations.has(name)),
+          );
         return timingStats(timesMs).medianMs;
       }
       case 'sync':
@@ -163,20 +230,128 @@ export async function executePlan(
         const source = allocated(step.buffer, 'cuMemcpyDtoH_v2');
         const { data, ms } = await addon.memcpyDtoH(source.pointer, source.bytes);
         summaries.push(summarizeBuffer(spec.name, spec.type, data));
+        downloads.set(spec.name, { type: spec.type, bytes: data });
+        if (step.expect) {
+          const reference = step.expect.kind === 'buffer' ? (downloads.get(step.expect.buffer)?.bytes ?? null) : null;
+          checks.comparisons.push(compareBuffer(spec.name, spec.type, data, step.expect, reference, step.tolerance));
+        }
         return ms;
       }
       case 'free': {
         const a = allocated(step.buffer, 'cuMemFree_v2');
-        await addon.memFree(a.pointer);
+        await addon.memFree(a.base);
         allocations.delete(step.buffer);
+        freed.set(step.buffer, { pointer: a.pointer, stepIndex: index });
         return null;
       }
     }
   }
 
+  /** One copy for every guard of every buffer the launch was given. */
+  async function checkGuards(stepIndex: number, kernel: string, entry: string, names: string[]): Promise<void> {
+    if (!names.length) return;
+    const pointers = names.flatMap((name) => {
+      const a = allocations.get(name)!;
+      return [a.base, a.pointer + BigInt(a.bytes)];
+    });
+    const data = await addon.memcpyDtoHRegions(pointers, guard);
+    names.forEach((name, i) => {
+      const spec = buffers.get(name)!;
+      const before = data.subarray(2 * i * guard, (2 * i + 1) * guard);
+      const after = data.subarray((2 * i + 1) * guard, (2 * i + 2) * guard);
+      for (const damage of findGuardDamage(before, after, elementSize(spec.type), spec.count)) {
+        checks.guardViolations.push({ stepIndex, kernel, entry, buffer: name, type: spec.type, count: spec.count, damage });
+      }
+    });
+    // Restore the pattern, so the next launch's damage is its own.
+    if (checks.guardViolations.some((v) => v.stepIndex === stepIndex)) {
+      for (const name of names) {
+        const a = allocations.get(name)!;
+        await addon.memsetD8(a.base, GUARD_PATTERN, guard);
+        await addon.memsetD8(a.pointer + BigInt(a.bytes), GUARD_PATTERN, guard);
+      }
+    }
+  }
+
+  function fileBytes(spec: BufferSpec): Uint8Array {
+    if (spec.init.kind !== 'file') throw new Error('not a file initializer');
+    const { path, offsetBytes } = spec.init;
+    const bytes = bytesOf(spec);
+    let size: number;
+    try {
+      size = statSync(path).size;
+    } catch {
+      throw workbenchError('cuMemcpyHtoD_v2', `buffer "${spec.name}" is to be read from ${path}, which does not exist or cannot be read`);
+    }
+    if (size - offsetBytes < bytes) {
+      throw workbenchError(
+        'cuMemcpyHtoD_v2',
+        `buffer "${spec.name}" needs ${formatBytes(bytes)} from ${path}${offsetBytes ? ` at offset ${offsetBytes}` : ''}, but the file has only ${formatBytes(Math.max(0, size - offsetBytes))} there`,
+      );
+    }
+    const data = readFileSync(path);
+    return new Uint8Array(data.buffer, data.byteOffset + offsetBytes, bytes);
+  }
+
   function allocated(name: string, api: string) {
     const a = allocations.get(name);
-    if (!a) throw workbenchError(api, `buffer "${name}" is used before it is allocated (or after it was freed): add an alloc step before this one`);
-    return a;
+    if (a) return a;
+    const gone = freed.get(name);
+    throw workbenchError(
+      api,
+      gone
+        ? `buffer "${name}" is used after step ${gone.stepIndex + 1} freed it: move the free after its last use`
+        : `buffer "${name}" is used before it is allocated: add an alloc step before this one`,
+    );
   }
+}
+
+/**
+ * Initial buffer contents are deterministic (core/plan/buffer-data.ts), so the runner keeps recent ones
+ * between runs: a re-run does not regenerate them. Bounded by bytes, least recently used out first.
+ */
+class InitialBytesCache {
+  private readonly entries = new Map<string, Uint8Array>();
+  private bytes = 0;
+
+  constructor(private readonly capacityBytes: number) {}
+
+  get(spec: BufferSpec): Uint8Array {
+    const key = `${spec.type}:${spec.count}:${JSON.stringify(spec.init)}`;
+    let data = this.entries.get(key);
+    if (data) {
+      this.entries.delete(key);
+      this.entries.set(key, data);
+      return data;
+    }
+    data = initialBytes(spec);
+    if (data.byteLength > this.capacityBytes / 4) return data;
+    this.entries.set(key, data);
+    this.bytes += data.byteLength;
+    for (const [k, v] of this.entries) {
+      if (this.bytes <= this.capacityBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.byteLength;
+    }
+    return data;
+  }
+}
+const initialBytesCache = new InitialBytesCache(256 * 1024 * 1024);
+
+/** Alloc steps whose buffer is uploaded before any launch or download touches it. */
+function allocStepsUploadedBeforeUse(plan: LaunchPlan): Set<number> {
+  const out = new Set<number>();
+  plan.steps.forEach((step, index) => {
+    if (step.op !== 'alloc') return;
+    for (const later of plan.steps.slice(index + 1)) {
+      if (later.op === 'upload' && later.buffer === step.buffer) {
+        out.add(index);
+        return;
+      }
+      const touches =
+        later.op === 'launch' ? later.args.some((a) => 'buffer' in a && a.buffer === step.buffer) : 'buffer' in later && later.buffer === step.buffer;
+      if (touches) return;
+    }
+  });
+  return out;
 }

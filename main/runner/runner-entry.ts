@@ -7,7 +7,9 @@ import { childPort, postAndExit } from '../process/child-port';
 import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
 import { ModuleCache } from './module-cache';
-import { executePlan } from './plan-executor';
+import { executePlan, type ExecutedPlan } from './plan-executor';
+import { readPage } from '../../core/plan/buffer-data';
+import { elementSize } from '../../core/plan/element-types';
 
 /**
  * A runner: owns one CUDA context for one device for its whole life (ARCHITECTURE.md §1). It opens
@@ -21,6 +23,8 @@ const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
 
 let modules: ModuleCache | null = null;
+let runs = 0;
+let lastRun: { runId: string; downloads: ExecutedPlan['downloads'] } | null = null;
 const status: RunnerStatus = { pid: process.pid, ordinal, contextReady: false, deviceName: null, error: null, startupMs: 0 };
 
 async function start(): Promise<void> {
@@ -63,6 +67,24 @@ async function handle(request: RunnerRequest): Promise<void> {
       const until = Date.now() + request.ms;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, request.ms);
       return port.post({ type: 'ok', id: request.id, result: { blockedMs: request.ms - Math.max(0, until - Date.now()) } });
+    }
+    case 'page': {
+      const data = lastRun?.runId === request.runId ? lastRun.downloads.get(request.buffer) : undefined;
+      if (!data) {
+        return replyError(request.id, {
+          library: 'workbench',
+          api: 'page',
+          code: -1,
+          name: 'WORKBENCH_PAGE_GONE',
+          message:
+            lastRun?.runId === request.runId
+              ? `The run did not read back a buffer named "${request.buffer}"`
+              : "That run's data is no longer kept (only the latest run's is): run again to page through it",
+        });
+      }
+      const total = Math.floor(data.bytes.byteLength / elementSize(data.type));
+      const values = readPage(data.type, data.bytes, request.offset, request.count);
+      return port.post({ type: 'ok', id: request.id, result: { runId: request.runId, buffer: request.buffer, offset: request.offset, total, values } });
     }
     case 'memInfo':
       if (!status.contextReady) return replyError(request.id, notReady());
@@ -113,7 +135,17 @@ async function handle(request: RunnerRequest): Promise<void> {
       if (!status.contextReady) return replyError(request.id, notReady());
       modules ??= new ModuleCache(addon);
       const cache = modules;
-      const result = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' }, (m) => cache.function(m));
+      lastRun = null; // the previous run's pages go now: only the latest is kept
+      const runId = `${process.pid}-${++runs}`;
+      const { result, downloads } = await executePlan(
+        addon,
+        request.plan,
+        request.modules,
+        { ordinal, name: status.deviceName ?? '' },
+        (m) => cache.function(m),
+        runId,
+      );
+      lastRun = { runId, downloads };
       port.post({ type: 'ok', id: request.id, result });
       if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);
       return;

@@ -1,6 +1,13 @@
 import type { RunnerPoolStatus } from '../../core/api/channels';
 import type { LaunchPlan } from '../../core/plan/plan-schema';
-import { runnerReplySchema, type CompiledModule, type ExitClassification, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
+import {
+  runnerReplySchema,
+  type BufferPage,
+  type CompiledModule,
+  type ExitClassification,
+  type RunnerResults,
+  type RunnerStatus,
+} from '../../core/runner/protocol';
 import type { RunResult } from '../../core/runner/run-result';
 import { distEntry } from '../paths';
 import type { ProcessLauncher } from '../process/launcher';
@@ -63,6 +70,13 @@ export class RunnerPool {
     // sent: retire it now so that run goes to the spare.
     if (result.failure?.sticky) this.retire(plan.device, runner);
     return result;
+  }
+
+  /** A page of a run's read-back data, from the runner that ran it (gone once that runner ran again or exited). */
+  async page(request: { runnerPid: number; runId: string; buffer: string; offset: number; count: number }, timeoutMs = 10_000): Promise<BufferPage | null> {
+    const runner = [...this.active.values()].find((r) => r.alive && r.pid === request.runnerPid);
+    if (!runner) return null;
+    return runner.request<BufferPage>({ type: 'page', runId: request.runId, buffer: request.buffer, offset: request.offset, count: request.count }, timeoutMs);
   }
 
   /** The driver's view of compiled functions (registers, shared, local, max threads), on a device. */

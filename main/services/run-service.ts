@@ -5,13 +5,20 @@ import { smArch } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import type { CompiledModule, ExitClassification } from '../../core/runner/protocol';
-import type { RunResult } from '../../core/runner/run-result';
+import type { FunctionAttributes, RunResult } from '../../core/runner/run-result';
+import { diagnoseRun, type Diagnosis, type RunStatus } from '../../core/runner/diagnose';
+import { checkHostMemory, checkLaunchArgs } from '../../core/plan/check-args';
+import { findKernels, type KernelParam } from '../../core/compile/kernel-signature';
+import type { DeviceInfo, GpuProcess } from '../../core/devices';
+import { deviceLimits } from '../../core/validate/device-limits';
+import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
+import { freemem } from 'node:os';
 import type { CompileService } from '../compile/compile-service';
 import { ChildRequestError, ProcessExitError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
-import { deviceInfos } from './device-service';
+import { deviceInfos, listDevices } from './device-service';
 
-export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid';
+export type { RunStatus };
 
 export interface CompileRecord {
   kernel: string;
@@ -31,44 +38,105 @@ export interface RunOutcome {
   compile: CompileRecord[];
   result: RunResult | null;
   exit: ExitClassification | null;
+  /** The one verdict the CLI and the UI show: what failed, where, why, what to do. */
+  diagnosis: Diagnosis;
+  /** Where the host's time went: checking the plan, compiling (or the cache), the runner round trip. */
+  timing: { checkMs: number; compileMs: number; runMs: number; totalMs: number };
 }
-
-const outcome = (status: RunStatus, problem: Problem | null, extra: Partial<RunOutcome> = {}): RunOutcome => ({
-  status,
-  problem,
-  compile: [],
-  result: null,
-  exit: null,
-  ...extra,
-});
 
 export interface RunOptions {
   timeoutMs: number;
   arch?: string;
+  /** The plan's file, for the compute-sanitizer command the diagnosis offers. */
+  planPath?: string | null;
+}
+
+interface Pieces {
+  problem?: Problem | null;
+  compile?: CompileRecord[];
+  result?: RunResult | null;
+  exit?: ExitClassification | null;
+  launchFindings?: Finding[];
+  processes?: GpuProcess[] | null;
 }
 
 /** Validates, compiles and runs a launch plan: the one path the CLI, the UI and the tests take. */
 export async function runPlan(input: unknown, services: { compiler: CompileService; pool: RunnerPool }, options: RunOptions): Promise<RunOutcome> {
+  const started = performance.now();
+  const timing = { checkMs: 0, compileMs: 0, runMs: 0, totalMs: 0 };
+  let plan: LaunchPlan | null = null;
+  const finish = (status: RunStatus, pieces: Pieces): RunOutcome => {
+    timing.totalMs = performance.now() - started;
+    const out = { status, problem: pieces.problem ?? null, compile: pieces.compile ?? [], result: pieces.result ?? null, exit: pieces.exit ?? null };
+    const diagnosis = diagnoseRun({
+      ...out,
+      plan,
+      launchFindings: pieces.launchFindings ?? [],
+      processes: pieces.processes ?? null,
+      planPath: options.planPath ?? null,
+    });
+    return { ...out, diagnosis, timing };
+  };
+  return execute(input, services, options, timing, finish, (p) => (plan = p));
+}
+
+async function execute(
+  input: unknown,
+  services: { compiler: CompileService; pool: RunnerPool },
+  options: RunOptions,
+  timing: RunOutcome['timing'],
+  outcome: (status: RunStatus, pieces: Pieces) => RunOutcome,
+  setPlan: (plan: LaunchPlan) => void,
+): Promise<RunOutcome> {
+  let phase = performance.now();
+
   const parsed = launchPlanSchema.safeParse(input);
   if (!parsed.success) {
     return outcome('invalid', {
-      title: 'The launch plan is not valid',
-      detail: describeIssues(parsed.error),
-      remedy: 'Fix the fields named above and run again.',
+      problem: { title: 'The launch plan is not valid', detail: describeIssues(parsed.error), remedy: 'Fix the fields named above and run again.' },
     });
   }
   const plan: LaunchPlan = parsed.data;
+  setPlan(plan);
+  const hostMemory = checkHostMemory(plan, freemem());
+  if (hostMemory.length) {
+    return outcome('invalid', {
+      problem: {
+        title: 'The plan needs more host memory than this machine has free',
+        detail: hostMemory.join('\n'),
+        remedy: 'Make the buffers smaller, or read back only what you need to see.',
+      },
+    });
+  }
+  // From the source text, before any compiler or device: a mismatch is refused even where neither exists.
+  const params = new Map<string, KernelParam[] | null>(
+    plan.kernels.map((k) => [k.id, findKernels(k.source).find((s) => s.name === k.entry && !s.template)?.params ?? null]),
+  );
+  const argProblems = checkLaunchArgs(plan, params);
+  if (argProblems.length) {
+    return outcome('invalid', {
+      problem: {
+        title: 'The launch arguments do not match the kernel’s parameters',
+        detail: argProblems.join('\n'),
+        remedy: 'Give one argument per parameter, in order: a buffer of the pointed-to type for each pointer, a value of the parameter’s type for each scalar.',
+      },
+    });
+  }
   const devices = await deviceInfos();
-  if (!devices.ok) return outcome('unavailable', devices.problem);
+  if (!devices.ok) return outcome('unavailable', { problem: devices.problem });
   const device = devices.devices.find((d) => d.ordinal === plan.device);
   if (!device) {
     return outcome('invalid', {
-      title: `Device ${plan.device} does not exist`,
-      detail: `This machine has ${devices.devices.length} CUDA device(s): ${devices.devices.map((d) => `${d.ordinal}: ${d.name}`).join(', ')}.`,
-      remedy: 'Choose one of those with --device.',
+      problem: {
+        title: `Device ${plan.device} does not exist`,
+        detail: `This machine has ${devices.devices.length} CUDA device(s): ${devices.devices.map((d) => `${d.ordinal}: ${d.name}`).join(', ')}.`,
+        remedy: 'Choose one of those with --device.',
+      },
     });
   }
   const arch = options.arch ?? smArch(device);
+  timing.checkMs = performance.now() - phase;
+  phase = performance.now();
 
   const compile: CompileRecord[] = [];
   const modules: CompiledModule[] = [];
@@ -83,13 +151,13 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       });
     } catch (error) {
       const detail = error instanceof ProcessExitError ? error.exit.summary : error instanceof ChildRequestError ? error.error.message : String(error);
-      return outcome(
-        'compile-error',
-        { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
-        { compile },
-      );
+      return outcome('compile-error', {
+        problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
+        compile,
+      });
     }
-    const symbol = out.kernels.find((k) => k.name === kernel.entry)?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
+    const facts = out.kernels.find((k) => k.name === kernel.entry);
+    const symbol = facts?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
     compile.push({
       kernel: kernel.id,
       ok: out.ok,
@@ -102,15 +170,14 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       symbol,
     });
     if (!out.ok || !out.image) {
-      return outcome(
-        'compile-error',
-        {
+      return outcome('compile-error', {
+        problem: {
           title: `${kernel.sourceName} does not compile`,
           detail: out.log.trim() || 'The compiler failed without a message.',
           remedy: 'Fix the errors above (file:line is where the compiler saw them).',
         },
-        { compile },
-      );
+        compile,
+      });
     }
     if (!symbol) {
       const found = out.kernels.length
@@ -118,35 +185,48 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
         : out.symbols.length
           ? `The kernels in it are: ${out.symbols.join(', ')}.`
           : 'It defines no __global__ function.';
-      return outcome(
-        'invalid',
-        { title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`, detail: found, remedy: 'Pass the name of a __global__ function with --kernel.' },
-        { compile },
-      );
+      return outcome('invalid', {
+        problem: {
+          title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`,
+          detail: found,
+          remedy: 'Pass the name of a __global__ function with --kernel.',
+        },
+        compile,
+      });
     }
     modules.push({ kernel: kernel.id, symbol, image: out.image });
   }
+  timing.compileMs = performance.now() - phase;
+  phase = performance.now();
 
   try {
     const result = await services.pool.run(plan, modules, options.timeoutMs);
-    if (result.ok) return outcome('ok', null, { compile, result });
+    timing.runMs = performance.now() - phase;
+    if (result.ok) return outcome('ok', { compile, result });
     const f = result.failure!;
-    return outcome(
-      'cuda-error',
-      {
+    const step = f.stepIndex === null ? undefined : plan.steps[f.stepIndex];
+    const fn = result.functions.find((x) => x.kernel === f.kernel);
+    const launchFindings = step?.op === 'launch' && fn ? findingsFor(device, fn.attributes, step) : [];
+    const processes = f.error.code === 2 && f.op === 'alloc' ? await processesOn(device) : null;
+    return outcome('cuda-error', {
+      problem: {
         title: `${f.error.name} in ${f.error.api}`,
         detail: f.error.message,
         remedy: f.sticky
           ? 'The CUDA context is unusable after this error; the workbench has already replaced the runner, so you can run again at once.'
           : 'Fix the cause and run again.',
       },
-      { compile, result, exit: f.sticky ? { kind: 'sticky-cuda-error', summary: 'The runner was discarded and replaced.' } : null },
-    );
+      compile,
+      result,
+      exit: f.sticky ? { kind: 'sticky-cuda-error', summary: 'The runner was discarded and replaced.' } : null,
+      launchFindings,
+      processes,
+    });
   } catch (error) {
+    timing.runMs = performance.now() - phase;
     if (error instanceof ProcessExitError) {
-      return outcome(
-        'runner-died',
-        {
+      return outcome('runner-died', {
+        problem: {
           title: 'The runner process ended during the run',
           detail: error.exit.summary,
           remedy:
@@ -154,17 +234,37 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
               ? 'Check the kernel for a loop that never ends, or raise the time limit with --timeout.'
               : 'Run again; if it repeats, run it under compute-sanitizer.',
         },
-        { compile, exit: error.exit },
-      );
+        compile,
+        exit: error.exit,
+      });
     }
     if (error instanceof ChildRequestError) {
       const e = error.error;
-      return outcome(
-        e.name === 'WORKBENCH_DRIVER_NOT_LOADED' ? 'unavailable' : 'cuda-error',
-        { title: `${e.name} in ${e.api}`, detail: e.message, remedy: 'See `gpu-workbench doctor`.' },
-        { compile },
-      );
+      return outcome(e.name === 'WORKBENCH_DRIVER_NOT_LOADED' ? 'unavailable' : 'cuda-error', {
+        problem: { title: `${e.name} in ${e.api}`, detail: e.message, remedy: 'See `gpu-workbench doctor`.' },
+        compile,
+      });
     }
     throw error;
   }
+}
+
+/** The validator on the launch that failed, with the kernel's attributes as the driver reported them. */
+function findingsFor(device: DeviceInfo, attributes: FunctionAttributes, step: Extract<LaunchPlan['steps'][number], { op: 'launch' }>): Finding[] {
+  const kernel = {
+    numRegs: attributes.numRegs,
+    sharedSizeBytes: attributes.sharedSizeBytes,
+    localSizeBytes: attributes.localSizeBytes,
+    maxThreadsPerBlock: attributes.maxThreadsPerBlock,
+    maxDynamicSharedSizeBytes: attributes.maxDynamicSharedSizeBytes,
+  };
+  return validateLaunch(deviceLimits(device), kernel, { grid: step.grid, block: step.block, sharedBytes: step.sharedBytes, raisesDynamicSharedLimit: true })
+    .findings;
+}
+
+/** Who holds the device's memory, from NVML (null where NVML cannot say). */
+async function processesOn(device: DeviceInfo): Promise<GpuProcess[] | null> {
+  const devices = await listDevices().catch(() => null);
+  if (!devices?.ok || !devices.memory) return null;
+  return devices.memory.find((m) => m.uuid === device.uuid)?.processes ?? null;
 }

@@ -17,6 +17,8 @@ Napi::Value MemFree(const Napi::CallbackInfo&);
 Napi::Value MemcpyHtoD(const Napi::CallbackInfo&);
 Napi::Value MemcpyDtoH(const Napi::CallbackInfo&);
 Napi::Value MemsetD8(const Napi::CallbackInfo&);
+Napi::Value MemcpyDtoHRegions(const Napi::CallbackInfo&);
+Napi::Value MemAllocGuarded(const Napi::CallbackInfo&);
 Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
 Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
@@ -39,6 +41,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memcpyHtoD", Napi::Function::New(env, MemcpyHtoD, "memcpyHtoD"));
   exports.Set("memcpyDtoH", Napi::Function::New(env, MemcpyDtoH, "memcpyDtoH"));
   exports.Set("memsetD8", Napi::Function::New(env, MemsetD8, "memsetD8"));
+  exports.Set("memAllocGuarded", Napi::Function::New(env, MemAllocGuarded, "memAllocGuarded"));
+  exports.Set("memcpyDtoHRegions", Napi::Function::New(env, MemcpyDtoHRegions, "memcpyDtoHRegions"));
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));

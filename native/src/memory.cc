@@ -113,3 +113,55 @@ Napi::Value MemsetD8(const Napi::CallbackInfo& info) {
   };
   return PromiseWorker::Start(env, execute, undefinedResult);
 }
+
+// memcpyDtoHRegions([pointer...], bytes) -> Promise<Buffer>: `bytes` from each pointer, concatenated, in one
+// call — the runner reads every guard region after a launch without a thread-pool round trip per region.
+Napi::Value MemcpyDtoHRegions(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsArray()) throw Napi::TypeError::New(env, "pointers must be an array of bigints");
+  Napi::Array list = info[0].As<Napi::Array>();
+  if (list.Length() > 4096) throw Napi::RangeError::New(env, "pointers must have at most 4096 entries");
+  std::vector<CUdeviceptr> pointers;
+  for (uint32_t i = 0; i < list.Length(); i++) pointers.push_back(args::bigint(env, list.Get(i), "pointers[i]"));
+  size_t bytes = static_cast<size_t>(args::number(env, info[1], "bytes", 1, 1 << 20));
+  auto host = std::make_shared<std::vector<uint8_t>>(pointers.size() * bytes);
+  auto execute = [pointers, bytes, host](Failure& failure) {
+    std::lock_guard<std::mutex> lock(session().mutex);
+    if (!enterContext(failure, "cuMemcpyDtoH_v2")) return;
+    for (size_t i = 0; i < pointers.size(); i++) {
+      if (!checkDriver(failure, "cuMemcpyDtoH_v2", cu.cuMemcpyDtoH(host->data() + i * bytes, pointers[i], bytes))) return;
+    }
+  };
+  return PromiseWorker::Start(env, execute, [host](Napi::Env env) -> Napi::Value {
+    return Napi::Buffer<uint8_t>::Copy(env, host->data(), host->size());
+  });
+}
+
+// memAllocGuarded(bytes, guardBytes, guardByte, poisonByte) -> Promise<bigint base>: allocates
+// bytes + 2 * guardBytes, fills it all with guardByte and the inside with poisonByte (-1: leave it), in
+// one call. The runner hands kernels base + guardBytes (see core/plan/guards.ts).
+Napi::Value MemAllocGuarded(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  size_t bytes = static_cast<size_t>(args::number(env, info[0], "bytes", 1, kMaxBytes));
+  size_t guard = static_cast<size_t>(args::number(env, info[1], "guardBytes", 0, 1 << 20));
+  unsigned char guardByte = static_cast<unsigned char>(args::number(env, info[2], "guardByte", 0, 255));
+  int poison = static_cast<int>(args::number(env, info[3], "poisonByte", -1, 255));
+  auto pointer = std::make_shared<CUdeviceptr>(0);
+  auto execute = [bytes, guard, guardByte, poison, pointer](Failure& failure) {
+    std::lock_guard<std::mutex> lock(session().mutex);
+    if (!enterContext(failure, "cuMemAlloc_v2")) return;
+    if (!checkDriver(failure, "cuMemAlloc_v2", cu.cuMemAlloc(pointer.get(), bytes + 2 * guard))) return;
+    if (guard > 0) {
+      if (!checkDriver(failure, "cuMemsetD8_v2", cu.cuMemsetD8(*pointer, guardByte, guard)) ||
+          !checkDriver(failure, "cuMemsetD8_v2", cu.cuMemsetD8(*pointer + guard + bytes, guardByte, guard))) {
+        cu.cuMemFree(*pointer);
+        return;
+      }
+    }
+    if (poison >= 0 && !checkDriver(failure, "cuMemsetD8_v2", cu.cuMemsetD8(*pointer + guard, static_cast<unsigned char>(poison), bytes))) {
+      cu.cuMemFree(*pointer);
+    }
+  };
+  return PromiseWorker::Start(env, execute,
+                              [pointer](Napi::Env env) { return Napi::BigInt::New(env, static_cast<uint64_t>(*pointer)); });
+}

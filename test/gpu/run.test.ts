@@ -121,8 +121,8 @@ const vecAddPlan = () =>
 /** A kernel that never finishes: a spin-wait on a flag nothing sets. */
 const spinPlan = () =>
   planFromArgs({
-    source: source('infinite-loop/spin.cu'),
-    sourceName: 'spin.cu',
+    source: source('infinite-loop/broken.cu'),
+    sourceName: 'broken.cu',
     kernel: 'spinForever',
     grid: [1, 1, 1],
     block: [1, 1, 1],
@@ -139,7 +139,7 @@ async function assertVecAddOk(): Promise<RunOutcome> {
 
 test('lifecycle: a null-pointer write (700) is diagnosed, the runner replaced, and the next run succeeds at once', async () => {
   const first = await assertVecAddOk();
-  const plan = nullPointerPlan(source('null-pointer/null_pointer.cu'));
+  const plan = nullPointerPlan(source('null-pointer/kernel.cu'));
   for (let round = 0; round < 3; round++) {
     const fault = await workbench.runPlan(plan, { timeoutMs: 30_000 });
     assert.equal(fault.status, 'cuda-error');

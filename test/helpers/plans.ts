@@ -5,7 +5,7 @@ import type { LaunchPlanInput } from '../../core/plan/plan-schema';
 export function nullPointerPlan(source: string): LaunchPlanInput {
   return planFromArgs({
     source,
-    sourceName: 'null_pointer.cu',
+    sourceName: 'kernel.cu',
     kernel: 'writeThrough',
     grid: [1, 1, 1],
     block: [32, 1, 1],

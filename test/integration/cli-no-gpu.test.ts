@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -25,7 +27,7 @@ test(
 );
 
 test('run without a driver says so, after validating the input', { skip: hasDriver && 'this machine has a driver' }, async () => {
-  const r = await runCli(['run', vecAdd, '--kernel', 'vecAdd', '--arg', 'n:i32=1']);
+  const r = await runCli(['run', vecAdd, '--kernel', 'vecAdd', '--arg', 'a:f32[4]', '--arg', 'b:f32[4]', '--arg', 'c:f32[4]', '--arg', 'n:i32=4']);
   assert.equal(r.code, 2);
   assert.match(r.stdout, /No NVIDIA driver found/);
   noStack(r.stdout + r.stderr);
@@ -52,5 +54,68 @@ test('bad command lines get one clear message and exit 64', async () => {
     assert.equal(r.code, 64, `${args.join(' ')}\n${r.stdout}${r.stderr}`);
     assert.match(r.stdout + r.stderr, message, args.join(' '));
     noStack(r.stdout + r.stderr);
+  }
+});
+
+test('plans that cannot run are refused before any compiler or GPU is touched: one clear message each, exit 64', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-plans-'));
+  const base = JSON.parse(readFileSync(join(SAMPLES, 'vector-add/plan.json'), 'utf8')) as {
+    kernels: { sourceFile?: string }[];
+    buffers: { name: string; type: string; count: unknown }[];
+    steps: { op: string; buffer?: string; args?: unknown[] }[];
+  };
+  base.kernels[0]!.sourceFile = join(SAMPLES, 'vector-add/vector_add.cu');
+  const variant = (change: (plan: typeof base) => void) => {
+    const plan = structuredClone(base);
+    change(plan);
+    const file = join(work, `plan-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify(plan));
+    return file;
+  };
+  const launch = (plan: typeof base) => plan.steps.find((s) => s.op === 'launch')!;
+  const cases: [string, string, RegExp][] = [
+    ['count 0', variant((p) => (p.buffers[0]!.count = 0)), /buffers\.0\.count: must be at least 1 element/],
+    ['count -1', variant((p) => (p.buffers[0]!.count = -1)), /buffers\.0\.count: must be at least 1 element/],
+    ['count 2^63', variant((p) => (p.buffers[0]!.count = 2 ** 63)), /buffers\.0\.count: is more elements than any device can hold/],
+    ['count 1.5', variant((p) => (p.buffers[0]!.count = 1.5)), /buffers\.0\.count: must be a whole number of elements/],
+    [
+      'a scalar that is not a number',
+      variant((p) => (launch(p).args![3] = { scalar: { type: 'i32', value: 'ten' } })),
+      /must be a number \(64-bit integers may be given as a string of digits\)/,
+    ],
+    ['a missing buffer', variant((p) => (launch(p).args![1] = { buffer: 'nope' })), /names buffer "nope", which the plan does not declare/],
+    [
+      'too few arguments',
+      variant((p) => launch(p).args!.pop()),
+      /passes 3 argument\(s\), but vecAdd\(const float\* a, const float\* b, float\* c, int n\) takes 4/,
+    ],
+    [
+      'an f32 value for an int parameter',
+      variant((p) => (launch(p).args![3] = { scalar: { type: 'f32', value: 1000000 } })),
+      /argument 4 \(int n\) takes i32, but the plan gives a f32/,
+    ],
+    ['a scalar for a pointer', variant((p) => (launch(p).args![0] = { scalar: { type: 'i32', value: 0 } })), /argument 1 \(const float\* a\) is a pointer/],
+    ['a buffer of the wrong type', variant((p) => (p.buffers[0]!.type = 'i32')), /points to f32, but buffer a holds i32/],
+    ['buffers larger than host memory', variant((p) => (p.buffers[0]!.count = 2 ** 38)), /needs 1 TiB of host memory, but this machine has .* free/],
+  ];
+  for (const [what, file, message] of cases) {
+    const r = await runCli(['run', '--plan', file]);
+    assert.equal(r.code, 64, `${what}\n${r.stdout}${r.stderr}`);
+    assert.match(r.stdout + r.stderr, message, what);
+    noStack(r.stdout + r.stderr);
+  }
+});
+
+test('the failure gallery: every sample manifest, plan and source loads, and every launch matches its kernel', async () => {
+  const r = await runCli(['samples', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const gallery = parseJson<{ name: string }[]>(r);
+  assert.ok(gallery.length >= 16);
+  for (const { name } of gallery) {
+    for (const variant of [[], ['--fixed']]) {
+      const run = await runCli(['run', '--sample', name, ...variant, '--json']);
+      // Without a driver every valid plan stops at "no driver" (2); an invalid one would be 64.
+      assert.equal(run.code, hasDriver ? run.code : 2, `${name} ${variant.join('')}: ${run.stdout}${run.stderr}`);
+    }
   }
 });

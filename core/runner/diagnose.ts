@@ -1,0 +1,377 @@
+import { lookupCode } from '../cuda/error-catalog';
+import { explanationFor, type Explanation } from '../cuda/explanations';
+import type { GpuProcess } from '../devices';
+import type { Problem } from '../discovery';
+import { formatBytes } from '../format';
+import type { Comparison } from '../plan/compare';
+import type { LaunchPlan } from '../plan/plan-schema';
+import { stepLabel } from '../plan/step-label';
+import type { Finding } from '../validate/validate-launch';
+import type { ExitClassification } from './protocol';
+import type { RunResult } from './run-result';
+
+export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid';
+
+export type DiagnosisKind =
+  | 'ok'
+  | 'leak'
+  | 'invalid-plan'
+  | 'compile-error'
+  | 'unavailable'
+  | 'watchdog'
+  | 'runner-crashed'
+  | 'out-of-memory'
+  | 'invalid-launch'
+  | 'module-load'
+  | 'plan-error'
+  | 'cuda-error'
+  | 'out-of-bounds-write'
+  | 'use-after-free'
+  | 'uninitialised-read'
+  | 'wrong-result';
+
+export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
+
+export interface Diagnosis {
+  kind: DiagnosisKind;
+  severity: 'ok' | 'warning' | 'error';
+  headline: string;
+  /** The step it happened at, 0-based, with the label the run shows. */
+  step: { index: number; label: string; op: string } | null;
+  kernel: { id: string; entry: string } | null;
+  /** The buffer it is about, where there is one (the one written out of bounds, read uninitialised, found wrong). */
+  buffer: string | null;
+  error: { name: string; code: number; api: string; message: string; runtimeName: string | null; sticky: boolean; library: string } | null;
+  explanation: Explanation | null;
+  /** What the workbench itself saw, in sentences built from this run's numbers and names. */
+  specifics: string[];
+  /** The validator's findings for the failing launch, computed from the kernel's attributes as the driver reported them. */
+  launchFindings: Finding[];
+  memory: { requestedBytes: number; freeBytes: number; totalBytes: number; processes: GpuProcess[] | null } | null;
+  /**
+   * Where compute-sanitizer would pin this to a source line. The in-app re-run is a later feature; the
+   * command works today from a terminal.
+   */
+  sanitizer: { tool: SanitizerTool; why: string; command: string; available: false } | null;
+  next: string[];
+}
+
+export interface DiagnosisInput {
+  status: RunStatus;
+  problem: Problem | null;
+  result: RunResult | null;
+  exit: ExitClassification | null;
+  plan: Pick<LaunchPlan, 'kernels' | 'steps'> | null;
+  /** The validator's findings for the failed launch step (empty when it did not fail at a launch). */
+  launchFindings: Finding[];
+  /** NVML's processes on the run's device, for an out-of-memory failure. */
+  processes: GpuProcess[] | null;
+  /** The plan file, when there is one, for the compute-sanitizer command. */
+  planPath?: string | null;
+}
+
+const LAUNCH_CONFIG_CODES = new Set([1, 9, 701]);
+const MEMORY_FAULT_CODES = new Set([700, 716, 719, 718, 717, 715]);
+const SHOWN_FIGURES = 4;
+
+const fmt = (n: number) => (Number.isInteger(n) ? String(n) : Number.isNaN(n) ? 'NaN' : n.toPrecision(7).replace(/\.?0+$/, ''));
+
+function sanitizerOffer(tool: SanitizerTool, why: string, planPath: string | null | undefined): Diagnosis['sanitizer'] {
+  const plan = planPath ?? 'plan.json';
+  return { tool, why, command: `compute-sanitizer --tool ${tool} gpu-workbench run --plan ${plan}`, available: false };
+}
+
+/** Turns what a run produced into one verdict: what failed, where, why, and what to do next. */
+export function diagnoseRun(input: DiagnosisInput): Diagnosis {
+  const { result, plan } = input;
+  const base: Diagnosis = {
+    kind: 'ok',
+    severity: 'ok',
+    headline: 'The run completed without a CUDA error, and every check passed.',
+    step: null,
+    kernel: null,
+    buffer: null,
+    error: null,
+    explanation: null,
+    specifics: [],
+    launchFindings: [],
+    memory: null,
+    sanitizer: null,
+    next: [],
+  };
+  const stepAt = (index: number | null): Diagnosis['step'] => {
+    if (index === null || !result) return null;
+    const s = result.steps[index];
+    return s ? { index, label: s.label, op: s.op } : null;
+  };
+  const kernelOf = (id: string | null): Diagnosis['kernel'] => {
+    if (!id) return null;
+    return { id, entry: plan?.kernels.find((k) => k.id === id)?.entry ?? result?.functions.find((f) => f.kernel === id)?.entry ?? id };
+  };
+
+  if (input.status === 'invalid' || input.status === 'compile-error' || input.status === 'unavailable') {
+    const p = input.problem;
+    return {
+      ...base,
+      kind: input.status === 'invalid' ? 'invalid-plan' : input.status,
+      severity: 'error',
+      headline: p?.title ?? 'The run could not start',
+      specifics: p ? p.detail.split('\n').filter(Boolean) : [],
+      next: p ? [p.remedy] : [],
+    };
+  }
+
+  if (input.status === 'runner-died') {
+    const watchdog = input.exit?.kind === 'watchdog';
+    const launches = plan?.steps.flatMap((s, i) => (s.op === 'launch' ? [{ s, i }] : [])) ?? [];
+    const only = launches.length === 1 ? launches[0]! : null;
+    return {
+      ...base,
+      kind: watchdog ? 'watchdog' : 'runner-crashed',
+      severity: 'error',
+      headline: watchdog
+        ? `The run did not finish in time${only ? `: ${kernelOf(only.s.op === 'launch' ? only.s.kernel : null)?.entry ?? 'the kernel'} never returned` : ''}; the watchdog stopped it`
+        : 'The runner process died during the run',
+      step: only ? { index: only.i, label: stepLabel(only.s, plan), op: 'launch' } : null,
+      kernel: only && only.s.op === 'launch' ? kernelOf(only.s.kernel) : null,
+      specifics: [input.exit?.summary ?? input.problem?.detail ?? ''].filter(Boolean),
+      next: watchdog
+        ? [
+            'Look for a loop whose exit condition no thread can reach, a spin-wait on memory no one writes, or a __syncthreads() that only some threads reach.',
+            'If the kernel is just slow, raise the time limit (--timeout, or Time limit in the run form).',
+          ]
+        : ['Run again; a fresh runner is already up. If it repeats, run it under compute-sanitizer.'],
+    };
+  }
+
+  if (!result) return { ...base, kind: 'cuda-error', severity: 'error', headline: input.problem?.title ?? 'The run failed' };
+
+  const checks = result.checks;
+  const stale = checks.staleUses;
+
+  if (result.failure) {
+    const f = result.failure;
+    const entry = f.error.library === 'cuda' ? lookupCode(f.error.code) : undefined;
+    const error: Diagnosis['error'] = {
+      name: f.error.name,
+      code: f.error.code,
+      api: f.error.api,
+      message: f.error.message,
+      runtimeName: entry?.runtimeName ?? null,
+      sticky: f.sticky,
+      library: f.error.library,
+    };
+    const step = stepAt(f.stepIndex);
+    const kernel = kernelOf(f.kernel);
+    const where = step ? `at step ${step.index + 1} (${step.label})` : f.op === 'load' ? 'while loading the module' : '';
+    const common = { ...base, severity: 'error' as const, step, kernel, error, explanation: explanationFor(entry) };
+    const specifics: string[] = [];
+    if (f.op === 'launch') {
+      specifics.push(
+        'Every launch is followed by a synchronisation (what CUDA_LAUNCH_BLOCKING=1 does), so the error belongs to this launch, not a later call.',
+      );
+    }
+    if (f.sticky) specifics.push('This error is sticky: the CUDA context is dead. The workbench discarded that runner; the next run uses a fresh one at once.');
+    const staleHere = stale.filter((s) => s.stepIndex === f.stepIndex);
+    for (const s of staleHere) specifics.unshift(`Buffer ${s.buffer} was freed at step ${s.freedAtStep + 1}, and this launch was given its dangling pointer.`);
+
+    if (f.error.library === 'cuda' && f.error.code === 2 && f.op === 'alloc') {
+      const m = f.memory ?? null;
+      const memory = m ? { ...m, processes: input.processes } : null;
+      if (m) {
+        specifics.unshift(
+          `Asked for ${formatBytes(m.requestedBytes)}; the device has ${formatBytes(m.freeBytes)} free of ${formatBytes(m.totalBytes)}${m.requestedBytes > m.totalBytes ? ' — more than the whole device' : ''}.`,
+        );
+        for (const p of (input.processes ?? []).filter((p) => p.pid !== result.runnerPid && (p.usedBytes ?? 0) > 0).slice(0, SHOWN_FIGURES)) {
+          specifics.push(`Process ${p.pid} (${p.name || 'unknown'}) holds ${formatBytes(p.usedBytes ?? 0)} on this device.`);
+        }
+      }
+      return {
+        ...common,
+        kind: 'out-of-memory',
+        headline: `Out of device memory ${where}`,
+        specifics,
+        memory,
+        next: [
+          m && m.requestedBytes > m.totalBytes
+            ? 'No device this size can hold it: split the data into pieces that fit and process them in turn.'
+            : 'Free what you no longer need, make the buffer smaller, or stop the processes that hold the device.',
+        ],
+      };
+    }
+    if (f.op === 'launch' && f.error.library === 'cuda' && LAUNCH_CONFIG_CODES.has(f.error.code)) {
+      const errors = input.launchFindings.filter((x) => x.severity === 'error');
+      for (const x of errors) specifics.unshift(x.message);
+      return {
+        ...common,
+        kind: 'invalid-launch',
+        headline: `${kernel?.entry ?? 'The kernel'} could not be launched with this configuration: ${f.error.name}`,
+        specifics,
+        launchFindings: input.launchFindings,
+        next: errors.flatMap((x) => (x.fix ? [x.fix] : [])).concat(errors.length ? [] : (explanationFor(entry)?.next ?? [])),
+      };
+    }
+    if (f.op === 'load') {
+      return {
+        ...common,
+        kind: 'module-load',
+        headline: `The driver could not load the compiled kernel: ${f.error.name}`,
+        specifics,
+        next: explanationFor(entry)?.next ?? ['Check `gpu-workbench doctor`: the driver may be older than the toolkit that compiled the kernel.'],
+      };
+    }
+    if (f.error.library === 'workbench') {
+      return {
+        ...common,
+        kind: 'plan-error',
+        headline: `The plan cannot do step ${step ? step.index + 1 : '?'}: ${f.error.message}`,
+        specifics,
+        next: ['Fix the plan and run again.'],
+      };
+    }
+    const memoryFault = MEMORY_FAULT_CODES.has(f.error.code);
+    return {
+      ...common,
+      kind: staleHere.length ? 'use-after-free' : 'cuda-error',
+      buffer: staleHere[0]?.buffer ?? null,
+      headline: staleHere.length
+        ? `${kernel?.entry ?? 'The kernel'} used buffer ${staleHere[0]!.buffer} after it was freed: ${f.error.name} ${where}`
+        : `${f.error.name} ${where}`,
+      specifics,
+      sanitizer:
+        memoryFault && f.op === 'launch'
+          ? sanitizerOffer(
+              'memcheck',
+              'memcheck names the faulting source line, the thread and block, and the address against the nearest allocation.',
+              input.planPath,
+            )
+          : null,
+      next: explanationFor(entry)?.next ?? [],
+    };
+  }
+
+  if (checks.guardViolations.length) {
+    const v = checks.guardViolations[0]!;
+    const d = v.damage;
+    const range =
+      d.side === 'after'
+        ? `elements ${d.nearestElement}${d.farthestElement > d.nearestElement ? `–${d.farthestElement}` : ''} of a ${v.count}-element buffer (valid indices 0–${v.count - 1})`
+        : `elements ${d.farthestElement}${d.nearestElement > d.farthestElement ? ` to ${d.nearestElement}` : ''}, before its start`;
+    return {
+      ...base,
+      kind: 'out-of-bounds-write',
+      severity: 'error',
+      headline: `${v.entry} wrote past the ${d.side === 'after' ? 'end' : 'start'} of buffer ${v.buffer} at step ${v.stepIndex + 1}`,
+      step: stepAt(v.stepIndex),
+      kernel: kernelOf(v.kernel),
+      buffer: v.buffer,
+      specifics: [
+        `It wrote ${range}: ${d.bytesChanged} byte(s) of the guard region the workbench keeps around every buffer changed.`,
+        'No CUDA error was raised: the write landed in mapped memory. A host program would corrupt a neighbouring allocation silently.',
+        ...checks.guardViolations
+          .slice(1, SHOWN_FIGURES)
+          .map((w) => `Also: ${w.entry} wrote ${w.damage.side === 'after' ? 'past the end' : 'before the start'} of ${w.buffer} at step ${w.stepIndex + 1}.`),
+      ],
+      sanitizer: sanitizerOffer('memcheck', 'memcheck names the source line and thread of the out-of-bounds write.', input.planPath),
+      next: [
+        d.side === 'after' && d.nearestElement === v.count
+          ? 'An index one past the end: look for `<=` where `<` belongs, or a size computed one too large.'
+          : 'Threads past the end of the data: guard the access with `if (i < n)`, since the grid is rounded up to whole blocks.',
+      ],
+    };
+  }
+
+  if (stale.length) {
+    const s = stale[0]!;
+    return {
+      ...base,
+      kind: 'use-after-free',
+      severity: 'error',
+      headline: `Step ${s.stepIndex + 1} launched ${kernelOf(s.kernel)?.entry} with buffer ${s.buffer}, freed at step ${s.freedAtStep + 1}`,
+      step: stepAt(s.stepIndex),
+      kernel: kernelOf(s.kernel),
+      buffer: s.buffer,
+      specifics: ['The launch did not fault this time: freed device memory can stay mapped. The results are not to be trusted.'],
+      sanitizer: sanitizerOffer('memcheck', 'memcheck reports every access to freed memory.', input.planPath),
+      next: ['Free a buffer only after the last launch that uses it.'],
+    };
+  }
+
+  const wrong = checks.comparisons.filter((c) => c.mismatches > 0);
+  if (wrong.length) {
+    const c = wrong[0]!;
+    const uninit = checks.uninitialised.filter((u) => u.buffer === c.buffer || nanIn(result, c.buffer));
+    const poisoned = checks.poison && uninit.length > 0 && (nanIn(result, c.buffer) || c.first.some((m) => Number.isNaN(m.actual) || m.actual === -1));
+    const downloadStep = plan?.steps.findIndex((s) => s.op === 'download' && s.buffer === c.buffer && s.expect) ?? -1;
+    if (poisoned) {
+      const u = uninit[0]!;
+      return {
+        ...base,
+        kind: 'uninitialised-read',
+        severity: 'error',
+        headline: `${kernelOf(u.kernel)?.entry} read buffer ${u.buffer} before anything wrote it`,
+        step: stepAt(u.stepIndex),
+        kernel: kernelOf(u.kernel),
+        buffer: u.buffer,
+        specifics: [
+          mismatchSentence(c),
+          `Buffer ${u.buffer} was allocated but never uploaded before step ${u.stepIndex + 1} passed it to ${kernelOf(u.kernel)?.entry}; the workbench fills new allocations with 0xFF bytes (NaN, or −1), and that is what came back.`,
+          'In a host program this memory holds whatever was there before — often zeros, so the bug hides until it does not.',
+        ],
+        sanitizer: sanitizerOffer('initcheck', 'initcheck names the source line that reads memory never written.', input.planPath),
+        next: [`Initialise ${u.buffer} before the kernel reads it (an upload step, cudaMemset), or make the kernel write it with = before reading it.`],
+      };
+    }
+    return {
+      ...base,
+      kind: 'wrong-result',
+      severity: 'error',
+      headline: `Wrong result in ${c.buffer}: ${c.mismatches} of ${c.checked} elements differ from ${c.against}, the first at index ${c.first[0]?.index}`,
+      step: stepAt(downloadStep >= 0 ? downloadStep : null),
+      kernel: null,
+      buffer: c.buffer,
+      specifics: [mismatchSentence(c), ...mismatchPattern(c)],
+      sanitizer: sanitizerOffer(
+        'racecheck',
+        'A result that is wrong without any error is often a data race (a missing __syncthreads()); racecheck names the two accesses.',
+        input.planPath,
+      ),
+      next: ['Look at the first mismatching index: which thread and block wrote it, and what it read.'],
+    };
+  }
+
+  if (result.leaks.length) {
+    const total = result.leaks.reduce((sum, l) => sum + l.bytes, 0);
+    return {
+      ...base,
+      kind: 'leak',
+      severity: 'warning',
+      headline: `The plan never frees ${result.leaks.map((l) => l.name).join(', ')} (${formatBytes(total)})`,
+      specifics: [
+        'The workbench freed them at teardown; a host program that runs this in a loop would lose this much device memory on every pass.',
+        ...result.leaks.map((l) => `${l.name}: ${formatBytes(l.bytes)}`),
+      ],
+      next: ['Add a free step for each buffer after its last use.'],
+    };
+  }
+  const nan = result.buffers.filter((b) => b.nanCount > 0);
+  if (nan.length) base.specifics.push(...nan.map((b) => `Buffer ${b.name} holds ${b.nanCount} NaN value(s).`));
+  return base;
+}
+
+const nanIn = (result: RunResult, buffer: string) => (result.buffers.find((b) => b.name === buffer)?.nanCount ?? 0) > 0;
+
+function mismatchSentence(c: Comparison): string {
+  const m = c.first[0];
+  if (!m) return `${c.mismatches} element(s) of ${c.buffer} differ from ${c.against}.`;
+  return `${c.buffer}[${m.index}] is ${fmt(m.actual)} where ${c.against} says ${fmt(m.expected)}; ${c.mismatches} of ${c.checked} elements differ.`;
+}
+
+/** Hints from where the mismatches are: at the ends of the buffer (indexing), in blocks (synchronisation). */
+function mismatchPattern(c: Comparison): string[] {
+  const out: string[] = [];
+  if (c.first.length > 1) out.push(`First mismatching indices: ${c.first.map((m) => m.index).join(', ')}.`);
+  if (c.mismatches === 1 && (c.first[0]?.index === 0 || c.first[0]?.index === c.checked - 1))
+    out.push('Only an end element is wrong: an off-by-one in the index or the bounds check.');
+  return out;
+}

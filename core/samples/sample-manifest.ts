@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+import type { Diagnosis, DiagnosisKind } from '../runner/diagnose';
+
+/**
+ * A failure-gallery sample (samples/<name>/sample.json): a broken and a fixed variant, each a kernel
+ * source and a plan, and the diagnosis each must produce — data the GPU suite checks and the UI shows.
+ */
+const DIAGNOSIS_KINDS = [
+  'ok',
+  'leak',
+  'invalid-plan',
+  'compile-error',
+  'unavailable',
+  'watchdog',
+  'runner-crashed',
+  'out-of-memory',
+  'invalid-launch',
+  'module-load',
+  'plan-error',
+  'cuda-error',
+  'out-of-bounds-write',
+  'use-after-free',
+  'uninitialised-read',
+  'wrong-result',
+] as const satisfies readonly DiagnosisKind[];
+
+const fileName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a file name in the sample folder');
+
+export const expectedDiagnosisSchema = z
+  .object({
+    kind: z.enum(DIAGNOSIS_KINDS),
+    /** The driver API's error name. */
+    error: z.string().optional(),
+    /** 0-based step index. */
+    step: z.number().int().min(0).optional(),
+    /** The kernel's entry name. */
+    kernel: z.string().optional(),
+    buffer: z.string().optional(),
+    sticky: z.boolean().optional(),
+    /** A validator rule that must be among the launch findings. */
+    finding: z.string().optional(),
+  })
+  .strict();
+export type ExpectedDiagnosis = z.infer<typeof expectedDiagnosisSchema>;
+
+const variantSchema = z.object({ source: fileName, plan: fileName }).strict();
+
+export const sampleManifestSchema = z
+  .object({
+    title: z.string().min(1).max(200),
+    summary: z.string().min(1).max(2000),
+    /** The watchdog's limit for this sample's runs. */
+    timeoutMs: z.number().int().min(100).max(600_000).optional(),
+    variants: z.object({ broken: variantSchema, fixed: variantSchema }).strict(),
+    expect: z.object({ broken: expectedDiagnosisSchema, fixed: expectedDiagnosisSchema }).strict(),
+  })
+  .strict();
+export type SampleManifest = z.infer<typeof sampleManifestSchema>;
+export type SampleVariant = keyof SampleManifest['variants'];
+
+/** Every way a diagnosis differs from what the sample expects; empty when it matches. */
+export function compareWithExpected(diagnosis: Diagnosis, expected: ExpectedDiagnosis): string[] {
+  const out: string[] = [];
+  const check = (what: string, actual: unknown, wanted: unknown) => {
+    if (wanted !== undefined && actual !== wanted) out.push(`${what}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`);
+  };
+  check('kind', diagnosis.kind, expected.kind);
+  check('error', diagnosis.error?.name ?? null, expected.error);
+  check('step', diagnosis.step?.index ?? null, expected.step);
+  check('kernel', diagnosis.kernel?.entry ?? null, expected.kernel);
+  check('buffer', diagnosis.buffer, expected.buffer);
+  check('sticky', diagnosis.error?.sticky ?? false, expected.sticky);
+  if (expected.finding && !diagnosis.launchFindings.some((f) => f.rule === expected.finding)) {
+    out.push(`finding: expected rule ${expected.finding}, got ${JSON.stringify(diagnosis.launchFindings.map((f) => f.rule))}`);
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
+
+import { formatBytes } from '../../core/format';
+import { MAX_SOURCE_BYTES } from '../../core/limits';
+
+/** A plan file that cannot be read, in words for the user (never a stack trace). */
+export class PlanFileError extends Error {}
+
+async function readText(path: string, what: string): Promise<string> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    throw new PlanFileError(`${what} ${path} does not exist (or cannot be read).`);
+  }
+  if (size > MAX_SOURCE_BYTES) throw new PlanFileError(`${what} ${path} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_SOURCE_BYTES)}.`);
+  const text = await readFile(path, 'utf8');
+  if (text.includes('\u0000')) throw new PlanFileError(`${what} ${path} is a binary file, not text.`);
+  return text;
+}
+
+interface PlanFileShape {
+  kernels?: { source?: string; sourceFile?: string; sourceName?: string }[];
+  buffers?: { init?: { kind?: string; path?: string } }[];
+}
+
+/**
+ * Reads a launch plan file. Kernels may give their source inline ("source") or as a path relative to
+ * the plan ("sourceFile"), and file initializers' paths are relative to the plan too; both are resolved
+ * here, so what reaches the schema is self-contained. `rename` maps one sourceFile to another (a
+ * gallery sample's fixed variant). The schema itself is checked by the run.
+ */
+export async function readPlanFile(path: string, rename: Record<string, string> = {}): Promise<{ plan: unknown; sources: string[] }> {
+  let plan: PlanFileShape;
+  try {
+    plan = JSON.parse(await readText(path, 'Plan file')) as PlanFileShape;
+  } catch (error) {
+    if (error instanceof PlanFileError) throw error;
+    throw new PlanFileError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) throw new PlanFileError(`Plan file ${path} does not hold a JSON object.`);
+  const sources: string[] = [];
+  for (const kernel of Array.isArray(plan.kernels) ? plan.kernels : []) {
+    if (typeof kernel?.sourceFile === 'string' && kernel.source === undefined) {
+      const file = resolve(dirname(path), rename[kernel.sourceFile] ?? kernel.sourceFile);
+      kernel.source = await readText(file, 'Kernel source');
+      kernel.sourceName ??= basename(file);
+      sources.push(file);
+      delete kernel.sourceFile;
+    }
+  }
+  for (const buffer of Array.isArray(plan.buffers) ? plan.buffers : []) {
+    const init = buffer?.init;
+    if (init?.kind === 'file' && typeof init.path === 'string' && !isAbsolute(init.path)) init.path = resolve(dirname(path), init.path);
+  }
+  return { plan, sources };
+}
+
+/** Writes a plan as readable JSON. */
+export async function writePlanFile(path: string, plan: unknown): Promise<{ path: string }> {
+  await writeFile(path, JSON.stringify(plan, null, 2) + '\n', 'utf8');
+  return { path };
+}

@@ -68,13 +68,17 @@ export interface DiagnosisInput {
   processes: GpuProcess[] | null;
   /** The plan file, when there is one, for the compute-sanitizer command. */
   planPath?: string | null;
+  /** The workbench's own runner processes, so the memory they hold is named as such. */
+  ownPids?: number[];
 }
 
 const LAUNCH_CONFIG_CODES = new Set([1, 9, 701]);
 const MEMORY_FAULT_CODES = new Set([700, 716, 719, 718, 717, 715]);
 const SHOWN_FIGURES = 4;
 
-const fmt = (n: number) => (Number.isInteger(n) ? String(n) : Number.isNaN(n) ? 'NaN' : n.toPrecision(7).replace(/\.?0+$/, ''));
+// NaN travels through JSON (the CLI's --json, the serve transport) as null.
+const fmt = (n: number | null) =>
+  n === null || Number.isNaN(n) ? 'NaN' : Number.isInteger(n) || !Number.isFinite(n) ? String(n) : n.toPrecision(7).replace(/\.?0+$/, '');
 
 function sanitizerOffer(tool: SanitizerTool, why: string, planPath: string | null | undefined): Diagnosis['sanitizer'] {
   const plan = planPath ?? 'plan.json';
@@ -183,7 +187,8 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
           `Asked for ${formatBytes(m.requestedBytes)}; the device has ${formatBytes(m.freeBytes)} free of ${formatBytes(m.totalBytes)}${m.requestedBytes > m.totalBytes ? ' — more than the whole device' : ''}.`,
         );
         for (const p of (input.processes ?? []).filter((p) => p.pid !== result.runnerPid && (p.usedBytes ?? 0) > 0).slice(0, SHOWN_FIGURES)) {
-          specifics.push(`Process ${p.pid} (${p.name || 'unknown'}) holds ${formatBytes(p.usedBytes ?? 0)} on this device.`);
+          const who = input.ownPids?.includes(p.pid) ? 'a GPU Workbench runner (its CUDA context)' : p.name || 'unknown';
+          specifics.push(`Process ${p.pid} (${who}) holds ${formatBytes(p.usedBytes ?? 0)} on this device.`);
         }
       }
       return {
@@ -301,7 +306,8 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
   if (wrong.length) {
     const c = wrong[0]!;
     const uninit = checks.uninitialised.filter((u) => u.buffer === c.buffer || nanIn(result, c.buffer));
-    const poisoned = checks.poison && uninit.length > 0 && (nanIn(result, c.buffer) || c.first.some((m) => Number.isNaN(m.actual) || m.actual === -1));
+    const poisoned =
+      checks.poison && uninit.length > 0 && (nanIn(result, c.buffer) || c.first.some((m) => m.actual === null || Number.isNaN(m.actual) || m.actual === -1));
     const downloadStep = plan?.steps.findIndex((s) => s.op === 'download' && s.buffer === c.buffer && s.expect) ?? -1;
     if (poisoned) {
       const u = uninit[0]!;

@@ -74,6 +74,7 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       launchFindings: pieces.launchFindings ?? [],
       processes: pieces.processes ?? null,
       planPath: options.planPath ?? null,
+      ownPids: services.pool.status().runners.map((r) => r.pid),
     });
     return { ...out, diagnosis, timing };
   };

@@ -14,6 +14,20 @@ import { listDevices } from './services/device-service';
 import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
 import type { Workbench } from './workbench';
+import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile } from './services/plan-files';
+import { listGallery, loadSample } from './services/sample-service';
+
+/** File problems reach the user as their message, not as an internal error. */
+async function userFile<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PlanFileError) throw new ApiError(error.message, 'FILE');
+    const e = error as NodeJS.ErrnoException;
+    if (e.code) throw new ApiError(`${e.message}`, e.code);
+    throw error;
+  }
+}
 
 type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>) => Promise<ChannelResponse<C>> };
 
@@ -78,6 +92,24 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
+    'run.plan': ({ plan, timeoutMs, planPath }) => workbench.runPlan(plan, { timeoutMs: timeoutMs ?? 30_000, planPath: planPath ?? null }),
+    'run.page': async (request) => {
+      try {
+        return await workbench.pool.page(request);
+      } catch (error) {
+        throw new ApiError((error as Error).message, 'PAGE_GONE');
+      }
+    },
+    'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
+    'run.save': ({ path, outcome }) => userFile(() => writeJsonFile(path, outcome)),
+    'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
+    'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(path, plan)),
+    'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),
+    'gallery.load': ({ name, variant }) =>
+      userFile(async () => {
+        const s = await loadSample(name, variant);
+        return { plan: s.plan, planPath: s.planPath, sourcePath: s.sourcePath };
+      }),
     'drafts.list': () => workbench.drafts.list(),
     'drafts.save': async (draft) => {
       await workbench.drafts.save(draft);

@@ -7,6 +7,12 @@ import type { DeviceProfile } from '../validate/device-limits';
 import { MAX_SOURCE_BYTES } from '../limits';
 import { draftSchema, type Draft } from './drafts';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
+import type { RunOutcome } from '../runner/run-outcome';
+import type { BufferPage } from '../runner/protocol';
+import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
+import type { SampleManifest } from '../samples/sample-manifest';
+
+const path = z.string().min(1).max(4096);
 
 /**
  * Every renderer -> host call, declared once (ARCHITECTURE.md §4). The host validates each request
@@ -66,6 +72,36 @@ export const channels = {
     response: response<{ id: string; label: string; source: 'device' | 'shipped' | 'user'; profile: DeviceProfile }[]>(),
   },
   'samples.list': { request: z.object({}).strict(), response: response<{ name: string; path: string }[]>() },
+  /** Runs a launch plan (schema-checked by the run itself, whose diagnosis explains what is wrong). */
+  'run.plan': {
+    request: z
+      .object({ plan: z.unknown(), timeoutMs: z.number().int().min(100).max(3_600_000).default(30_000), planPath: path.nullable().default(null) })
+      .strict(),
+    response: response<RunOutcome>(),
+  },
+  /** A page of a buffer the last run read back; null when that runner has run again or gone. */
+  'run.page': {
+    request: z
+      .object({
+        runnerPid: z.number().int().positive(),
+        runId: z.string().max(64),
+        buffer: z.string().max(64),
+        offset: z.number().int().min(0),
+        count: z.number().int().min(1).max(MAX_PAGE_ELEMENTS),
+      })
+      .strict(),
+    response: response<BufferPage | null>(),
+  },
+  /** A saved run result (a colleague's, or one the GPU suite recorded). */
+  'run.open': { request: z.object({ path }).strict(), response: response<RunOutcome>() },
+  'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
+  'plans.read': { request: z.object({ path }).strict(), response: response<{ plan: unknown; path: string }>() },
+  'plans.write': { request: z.object({ path, plan: z.unknown() }).strict(), response: response<{ path: string }>() },
+  'gallery.list': { request: z.object({}).strict(), response: response<({ name: string } & SampleManifest)[]>() },
+  'gallery.load': {
+    request: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), variant: z.enum(['broken', 'fixed']) }).strict(),
+    response: response<{ plan: unknown; planPath: string; sourcePath: string }>(),
+  },
   'drafts.list': { request: z.object({}).strict(), response: response<Draft[]>() },
   'drafts.save': { request: draftSchema, response: response<{ saved: true }>() },
   'drafts.discard': { request: z.object({ id: draftSchema.shape.id }).strict(), response: response<{ discarded: true }>() },

@@ -3,6 +3,9 @@ import { basename, dirname, isAbsolute, resolve } from 'node:path';
 
 import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
+import { describeIssues } from '../../core/plan/plan-schema';
+import type { RunOutcome } from '../../core/runner/run-outcome';
+import { z } from 'zod';
 
 /** A plan file that cannot be read, in words for the user (never a stack trace). */
 export class PlanFileError extends Error {}
@@ -57,8 +60,38 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
   return { plan, sources };
 }
 
-/** Writes a plan as readable JSON. */
-export async function writePlanFile(path: string, plan: unknown): Promise<{ path: string }> {
-  await writeFile(path, JSON.stringify(plan, null, 2) + '\n', 'utf8');
+/** Writes a plan or a run result as readable JSON. */
+export async function writeJsonFile(path: string, value: unknown): Promise<{ path: string }> {
+  await writeFile(path, JSON.stringify(value, null, 2) + '\n', 'utf8');
   return { path };
 }
+
+/** A saved run result: checked for the fields the UI reads before it is shown. */
+export async function readRunOutcome(path: string): Promise<RunOutcome> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readText(path, 'Result file'));
+  } catch (error) {
+    if (error instanceof PlanFileError) throw error;
+    throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = savedOutcomeSchema.safeParse(value);
+  if (!parsed.success) throw new PlanFileError(`${path} is not a GPU Workbench run result: ${describeIssues(parsed.error)}`);
+  return value as RunOutcome;
+}
+
+const savedOutcomeSchema = z.object({
+  status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid']),
+  diagnosis: z.object({
+    kind: z.string(),
+    severity: z.enum(['ok', 'warning', 'error']),
+    headline: z.string(),
+    specifics: z.array(z.string()),
+    next: z.array(z.string()),
+  }),
+  compile: z.array(z.unknown()),
+  result: z
+    .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()) })
+    .passthrough()
+    .nullable(),
+});

@@ -1,12 +1,12 @@
 import { compileOptionsSchema } from '../../core/compile/compile-options';
-import type { Diagnostic } from '../../core/compile/diagnostics';
 import { findKernelSymbol } from '../../core/cubin';
 import { smArch } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import type { CompiledModule, ExitClassification } from '../../core/runner/protocol';
 import type { FunctionAttributes, RunResult } from '../../core/runner/run-result';
-import { diagnoseRun, type Diagnosis, type RunStatus } from '../../core/runner/diagnose';
+import { diagnoseRun, type RunStatus } from '../../core/runner/diagnose';
+import type { CompileRecord, RunOutcome } from '../../core/runner/run-outcome';
 import { checkHostMemory, checkLaunchArgs } from '../../core/plan/check-args';
 import { findKernels, type KernelParam } from '../../core/compile/kernel-signature';
 import type { DeviceInfo, GpuProcess } from '../../core/devices';
@@ -20,29 +20,7 @@ import { deviceInfos, listDevices } from './device-service';
 
 export type { RunStatus };
 
-export interface CompileRecord {
-  kernel: string;
-  ok: boolean;
-  backend: string;
-  command: string;
-  log: string;
-  diagnostics: Diagnostic[];
-  ms: number;
-  cached: boolean;
-  symbol: string | null;
-}
-
-export interface RunOutcome {
-  status: RunStatus;
-  problem: Problem | null;
-  compile: CompileRecord[];
-  result: RunResult | null;
-  exit: ExitClassification | null;
-  /** The one verdict the CLI and the UI show: what failed, where, why, what to do. */
-  diagnosis: Diagnosis;
-  /** Where the host's time went: checking the plan, compiling (or the cache), the runner round trip. */
-  timing: { checkMs: number; compileMs: number; runMs: number; totalMs: number };
-}
+export type { CompileRecord, RunOutcome };
 
 export interface RunOptions {
   timeoutMs: number;

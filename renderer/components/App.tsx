@@ -7,11 +7,12 @@ import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
 import { EditorView } from './EditorView';
 import { ExplainView } from './ExplainView';
+import { GalleryView } from './GalleryView';
 import { NoDriverPanel } from './NoDriverPanel';
 
 export function App({ store }: { store: WorkbenchStore }) {
-  const [view, setView] = useState<'editor' | 'devices' | 'explain'>(
-    ((v) => (v === 'devices' || v === 'explain' ? v : 'editor'))(new URLSearchParams(location.search).get('view')),
+  const [view, setView] = useState<'editor' | 'devices' | 'explain' | 'gallery'>(
+    ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' ? v : 'editor'))(new URLSearchParams(location.search).get('view')),
   );
   const state = useStore(store);
   const { loadDevices, loadInfo } = state;
@@ -34,6 +35,9 @@ export function App({ store }: { store: WorkbenchStore }) {
           <button role="tab" aria-selected={view === 'devices'} onClick={() => setView('devices')} data-testid="devices-tab">
             Devices {devices?.ok === false ? '⚠' : ''}
           </button>
+          <button role="tab" aria-selected={view === 'gallery'} onClick={() => setView('gallery')} data-testid="gallery-tab">
+            Failure gallery
+          </button>
           <button role="tab" aria-selected={view === 'explain'} onClick={() => setView('explain')}>
             Explain an error
           </button>
@@ -55,6 +59,7 @@ export function App({ store }: { store: WorkbenchStore }) {
       )}
       {view === 'editor' && <EditorView store={store} />}
       {view === 'explain' && <ExplainView />}
+      {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
       <main hidden={view !== 'devices'}>
         <aside>
           <h2>Devices</h2>

@@ -5,6 +5,7 @@ import type { WorkbenchStore } from '../store/store';
 import { EditorPane } from './EditorPane';
 import { KernelFacts } from './KernelFacts';
 import { LaunchPanel } from './LaunchPanel';
+import { RunPanel } from './RunPanel';
 import { OpenDialog, SaveAsDialog } from './OpenDialog';
 import { OutputPanel } from './OutputPanel';
 import { Tabs } from './Tabs';
@@ -136,13 +137,15 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
       <div className="editor-body">
         <div className="editor-main">
           {activeId ? <EditorPane store={store} onSaveAs={onSaveAs} /> : <p className="muted pad">Open a file or a sample to start.</p>}
-          <OutputPanel result={result} api={store.getState().api} />
+          <OutputPanel result={result} store={store} />
         </div>
         <aside className="facts">
           <h2>Kernels</h2>
           <KernelFacts result={result} />
           <h2>Launch</h2>
           <LaunchPanel store={store} kernels={result?.kernels ?? []} />
+          <h2>Run</h2>
+          <RunPanel store={store} kernels={result?.kernels ?? []} />
         </aside>
       </div>
       {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} />}

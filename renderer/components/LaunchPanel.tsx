@@ -37,10 +37,12 @@ export function LaunchPanel({ store, kernels }: { store: WorkbenchStore; kernels
   const api = useStore(store, (s) => s.api);
   const [profiles, setProfiles] = useState<Profiles>([]);
   const [profileId, setProfileId] = useState<string>('');
-  const [kernelName, setKernelName] = useState<string>('');
-  const [grid, setGrid] = useState('132');
-  const [block, setBlock] = useState('256');
-  const [smem, setSmem] = useState('0');
+  const { kernel: kernelName, grid, block, smem } = useStore(store, (s) => s.launch);
+  const setLaunch = useStore(store, (s) => s.setLaunch);
+  const setKernelName = (kernel: string) => setLaunch({ kernel });
+  const setGrid = (grid: string) => setLaunch({ grid });
+  const setBlock = (block: string) => setLaunch({ block });
+  const setSmem = (smem: string) => setLaunch({ smem });
   const [loadError, setLoadError] = useState<string | null>(null);
 
   useEffect(() => {

@@ -1,14 +1,22 @@
 import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
 
-import type { WorkbenchApi } from '../../core/api/channels';
+import type { WorkbenchStore } from '../store/store';
+import { RunResultView } from './RunResultView';
 
 import type { CompileResult } from '../../core/compile/compile-result';
 import { ProblemsPanel } from './ProblemsPanel';
 
-const VIEWS = ['Problems', 'Log', 'PTX', 'SASS', 'Command'] as const;
+const VIEWS = ['Problems', 'Run', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
-export function OutputPanel({ result, api }: { result: CompileResult | null; api: WorkbenchApi }) {
+export function OutputPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
+  const api = useStore(store, (s) => s.api);
+  const outcome = useStore(store, (s) => s.outcome);
   const [view, setView] = useState<(typeof VIEWS)[number]>('Problems');
+  // A new run result (or an opened one) brings its tab forward.
+  useEffect(() => {
+    if (outcome) setView('Run');
+  }, [outcome]);
   const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
   // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
   useEffect(() => {
@@ -24,7 +32,7 @@ export function OutputPanel({ result, api }: { result: CompileResult | null; api
     <div className="output">
       <div className="output-tabs" role="tablist">
         {VIEWS.map((v) => (
-          <button key={v} role="tab" aria-selected={v === view} onClick={() => setView(v)}>
+          <button key={v} role="tab" aria-selected={v === view} onClick={() => setView(v)} data-testid={`output-tab-${v}`}>
             {v}
             {v === 'Problems' && count > 0 ? ` (${count})` : ''}
           </button>
@@ -32,6 +40,7 @@ export function OutputPanel({ result, api }: { result: CompileResult | null; api
       </div>
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} />}
+        {view === 'Run' && <RunResultView store={store} />}
         {view === 'Log' && <pre data-testid="raw-log">{result?.log.trim() || '(the compiler printed nothing)'}</pre>}
         {view === 'PTX' && <pre>{result?.ptx ?? '(no PTX: the compile failed)'}</pre>}
         {view === 'SASS' && <pre>{result?.ok ? (sass?.text ?? '') : '(no SASS: the compile failed)'}</pre>}

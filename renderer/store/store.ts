@@ -4,8 +4,9 @@ import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
+import { createRunSlice, type RunSlice } from './run-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -13,6 +14,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createAppSlice(api)(...a),
     ...createDevicesSlice(...a),
     ...createEditorSlice(...a),
+    ...createRunSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

@@ -92,3 +92,28 @@ test('host memory: staged buffers larger than free memory are refused, unstaged 
   assert.deepEqual(checkHostMemory(plan, 64 * 2 ** 30), []);
   assert.match(checkHostMemory(plan, 2 ** 30)[0]!, /Buffer big \(f32\[1073741824\]\) needs 4 GiB of host memory, but this machine has 1 GiB free/);
 });
+
+test('the run form builds a valid plan from the kernel parameters: buffers for pointers, values for scalars', async () => {
+  const { defaultArgRows, planFromForm } = await import('../../core/plan/form-plan');
+  const rows = defaultArgRows(findKernels(VEC_ADD)[0]!.params, 1000);
+  assert.deepEqual(
+    rows.map((r) => [r.kind, r.name, r.type, r.kind === 'buffer' ? r.init : r.value]),
+    [
+      ['buffer', 'a', 'f32', 'iota'],
+      ['buffer', 'b', 'f32', 'iota'],
+      ['buffer', 'c', 'f32', 'none'],
+      ['scalar', 'n', 'i32', '1000'],
+    ],
+  );
+  const c = rows[2]!;
+  if (c.kind === 'buffer') Object.assign(c, { expect: 'iota', expectValue: 0, expectStep: 2 });
+  const plan = launchPlanSchema.parse(
+    planFromForm({ source: VEC_ADD, sourceName: 'v.cu', kernel: 'vecAdd', grid: [4, 1, 1], block: [256, 1, 1], sharedBytes: 0, rows }),
+  );
+  assert.deepEqual(
+    plan.steps.map((s) => s.op),
+    ['alloc', 'alloc', 'alloc', 'upload', 'upload', 'launch', 'download', 'download', 'download', 'free', 'free', 'free'],
+  );
+  assert.deepEqual(plan.steps[8], { op: 'download', buffer: 'c', expect: { kind: 'iota', start: 0, step: 2 } });
+  assert.deepEqual(checkLaunchArgs(plan, params), []);
+});

@@ -1,0 +1,42 @@
+import { useEffect, useState } from 'react';
+import { useStore } from 'zustand';
+
+import type { ChannelResponse } from '../../core/api/channels';
+import type { WorkbenchStore } from '../store/store';
+
+type Gallery = ChannelResponse<'gallery.list'>;
+
+/** The failure gallery: each class of failure with its expected diagnosis; opens into the editor and the run form. */
+export function GalleryView({ store, onOpened }: { store: WorkbenchStore; onOpened: () => void }) {
+  const api = useStore(store, (s) => s.api);
+  const [gallery, setGallery] = useState<Gallery | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.invoke('gallery.list', {}).then(setGallery, (e: Error) => setError(e.message));
+  }, [api]);
+  const open = async (name: string, variant: 'broken' | 'fixed') => {
+    try {
+      const loaded = await api.invoke('gallery.load', { name, variant });
+      await store.getState().openPath(loaded.sourcePath);
+      store.getState().setLoadedPlan({ label: `${name} (${variant})`, plan: loaded.plan, planPath: loaded.planPath });
+      onOpened();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <main className="gallery" data-testid="gallery">
+      <h2>Failure gallery</h2>
+      <p className="muted">Each sample has a broken and a fixed kernel, a launch plan, and the diagnosis the broken one must produce.</p>
+      {error && <p className="status-fail">{error}</p>}
+      {gallery?.map((s) => (
+        <article key={s.name} data-testid={`sample-${s.name}`}>
+          <h3>{s.title}</h3>
+          <p>{s.summary}</p>
+          <p className="muted mono">expect: {[s.expect.broken.kind, s.expect.broken.error, s.expect.broken.kernel].filter(Boolean).join(' · ')}</p>
+          <button onClick={() => void open(s.name, 'broken')}>Open broken</button> <button onClick={() => void open(s.name, 'fixed')}>Open fixed</button>
+        </article>
+      ))}
+    </main>
+  );
+}

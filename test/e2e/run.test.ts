@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import type { Browser, Page } from 'playwright-core';
+
+import { findNvcc } from '../../main/compile/nvcc';
+import { ROOT } from '../helpers/cli';
+import { launchChromium } from '../helpers/browser';
+import { startServe, type ServeProcess } from '../helpers/serve';
+
+// Failed runs as the UI shows them, from results the GPU suite recorded on an H200
+// (test/fixtures/runs), and the run form and the gallery against the real serve host (no GPU here).
+let serve: ServeProcess;
+let browser: Browser;
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-run-'));
+const RUNS = join(ROOT, 'test/fixtures/runs');
+const hasCompiler = findNvcc().then((n) => n.found);
+
+before(async () => {
+  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') });
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await serve?.stop();
+});
+
+async function openResult(page: Page, name: string, headline: RegExp) {
+  await page.getByTestId('output-tab-Run').click();
+  await page.getByLabel('Result file').fill(join(RUNS, name));
+  await page.getByRole('button', { name: 'Open result' }).click();
+  await page.getByTestId('diagnosis-headline').filter({ hasText: headline }).waitFor();
+}
+const text = async (page: Page, testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
+
+test('a failed run (recorded on the GPU) shows the decoded error, its explanation and the step', async () => {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(serve.url);
+
+  await openResult(page, 'null-pointer.json', /CUDA_ERROR_ILLEGAL_ADDRESS at step 1 \(launch writeThrough<<<1, 32>>>\)/);
+  assert.match(await text(page, 'diagnosis-error'), /CUDA_ERROR_ILLEGAL_ADDRESS \(700\) .* cudaErrorIllegalAddress in the runtime API · sticky/);
+  assert.match(await text(page, 'diagnosis-step'), /Step 1: launch writeThrough<<<1, 32>>> · kernel writeThrough/);
+  assert.match(await text(page, 'diagnosis-explanation'), /Likely causes/);
+  assert.match(await text(page, 'diagnosis-sanitizer'), /compute-sanitizer --tool memcheck/);
+  assert.ok(await page.locator('tr.failed-step').count(), 'the failing step is marked in the steps table');
+  await page.screenshot({ path: join(ROOT, 'test-results/run-failed.png') });
+
+  // A launch the driver refused: the validator's finding says which limit and the fix.
+  await openResult(page, 'block-too-large.json', /addMatrices could not be launched with this configuration: CUDA_ERROR_INVALID_VALUE/);
+  assert.match(await text(page, 'diagnosis-finding-threads-per-block'), /2048 threads/);
+
+  // Out of memory: the request beside free and total, and who holds the device.
+  await openResult(page, 'allocation-too-large.json', /Out of device memory at step 1/);
+  assert.match(await text(page, 'diagnosis-memory'), /Requested 256 GiB · free \d+ GiB of 140 GiB/);
+
+  // No CUDA error at all: the guard bytes found the write one past the end.
+  await openResult(page, 'oob-off-by-one.json', /scale wrote past the end of buffer x at step 3/);
+  assert.match(await text(page, 'diagnosis-specifics'), /elements 1000 of a 1000-element buffer/);
+
+  // A race: the comparison names the first wrong element.
+  await openResult(page, 'shared-memory-race.json', /Wrong result in out/);
+  assert.match(await text(page, 'compare-out'), /differ from buffer expected; first at \[\d+\]/);
+
+  // A file that is not a result gets a message, not a blank panel.
+  await page.getByLabel('Result file').fill(join(ROOT, 'package.json'));
+  await page.getByRole('button', { name: 'Open result' }).click();
+  await page.getByRole('alert').filter({ hasText: 'is not a GPU Workbench run result' }).waitFor();
+  assert.deepEqual(errors, []);
+});
+
+test('the gallery opens a sample into the editor and the run form; running without a GPU says so', async (t) => {
+  if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(serve.url);
+  await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).waitFor();
+  await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+
+  // The run form is built from the compiled kernel's parameters.
+  const form = page.getByTestId('run-panel');
+  for (const name of ['a', 'b', 'c']) await form.getByLabel(`${name} count`).waitFor();
+  assert.equal(await form.getByLabel('n value').inputValue(), '1024');
+  await form.getByLabel('c expect').selectOption('iota');
+  await form.getByTestId('run-button').click();
+  await page.getByTestId('diagnosis-headline').filter({ hasText: 'No NVIDIA driver found' }).waitFor({ timeout: 30_000 });
+
+  await page.getByTestId('gallery-tab').click();
+  await page.getByTestId('sample-oob-off-by-one').waitFor();
+  assert.ok((await page.locator('[data-testid^="sample-"]').count()) >= 16);
+  await page.getByTestId('sample-oob-off-by-one').getByRole('button', { name: 'Open broken' }).click();
+  await page.getByTestId('tab').filter({ hasText: 'broken.cu' }).waitFor();
+  await page.getByTestId('run-panel').getByText('oob-off-by-one (broken)').waitFor();
+  await page.getByTestId('run-button').click();
+  await page.getByTestId('diagnosis-headline').filter({ hasText: 'No NVIDIA driver found' }).waitFor({ timeout: 30_000 });
+  await page.screenshot({ path: join(ROOT, 'test-results/gallery-open.png') });
+});

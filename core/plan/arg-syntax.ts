@@ -2,7 +2,7 @@ import type { CompileOptionsInput } from '../compile/compile-options';
 import type { Dim3 } from '../dims';
 import { fail, ok, type Result } from '../result';
 import { isElementType, type ElementType, ELEMENT_TYPE_NAMES } from './element-types';
-import type { BufferSpec, Initializer, KernelArg, LaunchPlanInput, Step } from './plan-schema';
+import type { BufferSpec, Expectation, Initializer, KernelArg, LaunchPlanInput, Step } from './plan-schema';
 
 /**
  * The CLI's compact argument syntax, one `--arg` per kernel parameter, in order:
@@ -12,7 +12,16 @@ import type { BufferSpec, Initializer, KernelArg, LaunchPlanInput, Step } from '
  *   a:f32[1024]=rand(7)      ... uniform in [0,1) from seed 7   (rand(seed,min,max) too)
  *   n:i32=1024               a scalar
  */
-export type ParsedArg = { kind: 'buffer'; buffer: BufferSpec } | { kind: 'scalar'; name: string; type: ElementType; value: number | string };
+export type ParsedArg =
+  | {
+      kind: 'buffer';
+      buffer: BufferSpec;
+      /** false: allocated but never uploaded, so the kernel sees the poison pattern (the run form's "none"). */
+      upload?: boolean;
+      /** What the read-back should hold. */
+      expect?: Expectation;
+    }
+  | { kind: 'scalar'; name: string; type: ElementType; value: number | string };
 
 const ARG = /^([A-Za-z_][A-Za-z0-9_]*):([a-z0-9]+)(?:\[([^\]]*)\])?(?:=(.*))?$/;
 const CALL = /^(iota|rand|random)(?:\(([^)]*)\))?$/;
@@ -85,13 +94,14 @@ export interface SimpleRunRequest {
   repeats?: number;
 }
 
-/** The plan a single-kernel run implies: alloc and upload every buffer, launch, sync, download, free. */
+/** The plan a single-kernel run implies (CLI flags, the run form): alloc and upload every buffer, launch, sync, download, free. */
 export function planFromArgs(request: SimpleRunRequest): LaunchPlanInput {
-  const buffers = request.args.flatMap((a) => (a.kind === 'buffer' ? [a.buffer] : []));
+  const bufferArgs = request.args.flatMap((a) => (a.kind === 'buffer' ? [a] : []));
+  const buffers = bufferArgs.map((a) => a.buffer);
   const kernelArgs: KernelArg[] = request.args.map((a) => (a.kind === 'buffer' ? { buffer: a.buffer.name } : { scalar: { type: a.type, value: a.value } }));
   const steps: Step[] = [
     ...buffers.map((b): Step => ({ op: 'alloc', buffer: b.name })),
-    ...buffers.map((b): Step => ({ op: 'upload', buffer: b.name })),
+    ...bufferArgs.filter((a) => a.upload !== false).map((a): Step => ({ op: 'upload', buffer: a.buffer.name })),
     {
       op: 'launch',
       kernel: 'main',
@@ -103,7 +113,7 @@ export function planFromArgs(request: SimpleRunRequest): LaunchPlanInput {
       repeats: request.repeats ?? 1,
     },
     { op: 'sync' },
-    ...buffers.map((b): Step => ({ op: 'download', buffer: b.name })),
+    ...bufferArgs.map((a): Step => ({ op: 'download', buffer: a.buffer.name, ...(a.expect ? { expect: a.expect } : {}) })),
     ...buffers.map((b): Step => ({ op: 'free', buffer: b.name })),
   ];
   return {

@@ -135,11 +135,7 @@ export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Arr
       finite++;
     }
   }
-  const read = (from: number, to: number) => {
-    const out: number[] = [];
-    for (let i = Math.max(0, from); i < Math.min(count, to); i++) out.push(at(i));
-    return out;
-  };
+  const read = (from: number, to: number) => readPage(type, bytes, from, to - from);
   return {
     name,
     type,

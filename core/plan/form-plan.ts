@@ -1,8 +1,9 @@
 import type { KernelParam } from '../compile/kernel-signature';
 import type { CompileOptionsInput } from '../compile/compile-options';
 import type { Dim3 } from '../dims';
+import { planFromArgs, type ParsedArg } from './arg-syntax';
 import type { ElementType } from './element-types';
-import type { LaunchPlanInput } from './plan-schema';
+import type { Expectation, Initializer, LaunchPlanInput } from './plan-schema';
 
 /** One kernel parameter in the run form: a buffer for a pointer, a value for a scalar. */
 export type ArgRow =
@@ -53,54 +54,41 @@ export interface RunForm {
 }
 
 /**
- * The plan the form describes: every buffer allocated, initialised ones uploaded (one left "none" is
- * not, so the kernel sees the poison pattern), one launch, every buffer read back — compared where an
- * expectation is set — and freed. The schema checks the rest.
+ * The plan the form describes: the single-kernel plan of core/plan/arg-syntax.ts, where a buffer left
+ * "none" is not uploaded (so the kernel sees the poison pattern) and an expectation is compared on read-back.
  */
 export function planFromForm(form: RunForm): LaunchPlanInput {
-  const buffers = form.rows.flatMap((r) => (r.kind === 'buffer' ? [r] : []));
-  const init = (r: Extract<ArgRow, { kind: 'buffer' }>) => {
-    switch (r.init) {
-      case 'constant':
-        return { kind: 'constant' as const, value: r.value };
-      case 'iota':
-        return { kind: 'iota' as const, start: r.value, step: 1 };
-      case 'random':
-        return { kind: 'random' as const, seed: 1, min: 0, max: 1 };
-      default:
-        return { kind: 'zeros' as const };
-    }
-  };
   const { arch: _arch, ...options } = form.options ?? {};
-  return {
-    version: 1,
-    kernels: [{ id: 'kernel', entry: form.kernel, source: form.source, sourceName: form.sourceName, options }],
-    buffers: buffers.map((r) => ({ name: r.name, type: r.type, count: r.count, init: init(r) })),
-    steps: [
-      ...buffers.map((r) => ({ op: 'alloc' as const, buffer: r.name })),
-      ...buffers.filter((r) => r.init !== 'none').map((r) => ({ op: 'upload' as const, buffer: r.name })),
-      {
-        op: 'launch' as const,
-        kernel: 'kernel',
-        grid: [...form.grid] as [number, number, number],
-        block: [...form.block] as [number, number, number],
-        sharedBytes: form.sharedBytes,
-        args: form.rows.map((r) => (r.kind === 'buffer' ? { buffer: r.name } : { scalar: { type: r.type, value: scalarValue(r) } })),
-        warmup: form.warmup ?? 0,
-        repeats: form.repeats ?? 1,
-      },
-      ...buffers.map((r) => ({
-        op: 'download' as const,
-        buffer: r.name,
-        ...(r.expect === 'constant'
-          ? { expect: { kind: 'constant' as const, value: r.expectValue } }
-          : r.expect === 'iota'
-            ? { expect: { kind: 'iota' as const, start: r.expectValue, step: r.expectStep } }
-            : {}),
-      })),
-      ...buffers.map((r) => ({ op: 'free' as const, buffer: r.name })),
-    ],
-  };
+  return planFromArgs({
+    source: form.source,
+    sourceName: form.sourceName,
+    kernel: form.kernel,
+    grid: form.grid,
+    block: form.block,
+    sharedBytes: form.sharedBytes,
+    args: form.rows.map((r): ParsedArg => (r.kind === 'buffer' ? bufferArg(r) : { kind: 'scalar', name: r.name, type: r.type, value: scalarValue(r) })),
+    options,
+    warmup: form.warmup,
+    repeats: form.repeats,
+  });
+}
+
+function bufferArg(r: Extract<ArgRow, { kind: 'buffer' }>): ParsedArg {
+  const init: Initializer =
+    r.init === 'constant'
+      ? { kind: 'constant', value: r.value }
+      : r.init === 'iota'
+        ? { kind: 'iota', start: r.value, step: 1 }
+        : r.init === 'random'
+          ? { kind: 'random', seed: 1, min: 0, max: 1 }
+          : { kind: 'zeros' };
+  const expect: Expectation | undefined =
+    r.expect === 'constant'
+      ? { kind: 'constant', value: r.expectValue }
+      : r.expect === 'iota'
+        ? { kind: 'iota', start: r.expectValue, step: r.expectStep }
+        : undefined;
+  return { kind: 'buffer', buffer: { name: r.name, type: r.type, count: r.count, init }, upload: r.init !== 'none', ...(expect ? { expect } : {}) };
 }
 
 /** 64-bit values stay strings (exact); others become numbers, and the schema refuses what is not one. */

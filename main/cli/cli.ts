@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -7,7 +7,6 @@ import { ATTRIBUTES } from '../../core/cuda/device-attributes';
 import { parseDim3 } from '../../core/dims';
 import { doctorChecks } from '../../core/discovery';
 import { formatBytes, formatCudaVersion } from '../../core/format';
-import { MAX_SOURCE_BYTES } from '../../core/limits';
 import { CompileCache } from '../compile/compile-cache';
 import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
@@ -29,7 +28,7 @@ import { renderValidation } from './render-validation';
 import { renderExplanation } from './render-explanation';
 import { explainPaste } from '../../core/explain/explain-paste';
 import { renderRun } from './render-run';
-import { PlanFileError, readPlanFile } from '../services/plan-files';
+import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-files';
 import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 
@@ -44,19 +43,6 @@ function intOption(name: string, min: number, max: number) {
     if (n < min || n > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}`);
     return n;
   };
-}
-
-function readTextFile(path: string, what: string): string {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    throw new UsageError(`${what} ${path} does not exist (or cannot be read).`);
-  }
-  if (size > MAX_SOURCE_BYTES) throw new UsageError(`${what} ${path} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_SOURCE_BYTES)}.`);
-  const text = readFileSync(path, 'utf8');
-  if (text.includes('\u0000')) throw new UsageError(`${what} ${path} is a binary file, not text.`);
-  return text;
 }
 
 export function buildProgram(): Command {
@@ -187,7 +173,7 @@ export function buildProgram(): Command {
           json?: boolean;
         },
       ) => {
-        const source = readTextFile(file, 'Source file');
+        const source = await fromUserFile(() => readTextFile(file, 'Source file'));
         if (!['auto', 'nvrtc', 'nvcc'].includes(opts.backend)) throw new UsageError('--backend is nvrtc, nvcc or auto.');
         let arch = opts.arch;
         if (!arch) {
@@ -305,7 +291,7 @@ export function buildProgram(): Command {
           if (!device) throw new UsageError(`There is no device ${opts.device}: this machine has ${devices.devices.length}.`);
           profile = makeProfile(device, devices.driverVersion, new Date().toISOString());
         }
-        const source = readTextFile(file, 'Source file');
+        const source = await fromUserFile(() => readTextFile(file, 'Source file'));
         const arch = `sm_${profile.device.computeCapability.major}${profile.device.computeCapability.minor}`;
         const compiler = new CompileService(forkLauncher);
         const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });
@@ -413,9 +399,9 @@ export function buildProgram(): Command {
         if (opts.fixed && !opts.sample) throw new UsageError('--fixed goes with --sample.');
         if (opts.plan) {
           planPath = resolve(opts.plan);
-          plan = (await planFile(() => readPlanFile(planPath!))).plan;
+          plan = (await fromUserFile(() => readPlanFile(planPath!))).plan;
         } else if (opts.sample) {
-          const sample = await planFile(() => loadSample(opts.sample!, opts.fixed ? 'fixed' : 'broken'));
+          const sample = await fromUserFile(() => loadSample(opts.sample!, opts.fixed ? 'fixed' : 'broken'));
           plan = sample.plan;
           planPath = sample.planPath;
           if (sample.manifest.timeoutMs && timeoutIsDefault) timeout = sample.manifest.timeoutMs;
@@ -435,7 +421,7 @@ export function buildProgram(): Command {
           const names = args.map((a) => (a.kind === 'buffer' ? a.buffer.name : a.name));
           const duplicate = names.find((n, i) => names.indexOf(n) !== i);
           if (duplicate) throw new UsageError(`--arg name "${duplicate}" is used twice; each argument needs its own name.`);
-          const source = readTextFile(file, 'Source file');
+          const source = await fromUserFile(() => readTextFile(file, 'Source file'));
           plan = planFromArgs({
             source,
             sourceName: basename(file),
@@ -472,7 +458,7 @@ export function buildProgram(): Command {
     .description('List the failure gallery: one sample per failure class, each with a broken and a fixed variant and the diagnosis it must produce.')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      const gallery = await planFile(() => listGallery());
+      const gallery = await fromUserFile(() => listGallery());
       print(
         !!opts.json,
         gallery.map((s) => ({ name: s.name, dir: s.dir, ...s.manifest })),
@@ -492,8 +478,8 @@ function describeExpected(e: ExpectedDiagnosis): string {
   return [e.kind, e.error, e.step !== undefined ? `step ${e.step + 1}` : null, e.kernel, e.buffer ? `buffer ${e.buffer}` : null].filter(Boolean).join(', ');
 }
 
-/** Plan and sample files fail with a message for the user, not a stack trace. */
-async function planFile<T>(read: () => Promise<T>): Promise<T> {
+/** Files the user names fail with a message for the user, not a stack trace. */
+async function fromUserFile<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {

@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import type { CompileResult } from '../../core/compile/compile-result';
+import { BoundedLru } from '../bounded-lru';
 
 export interface CachedCompile {
   result: Omit<CompileResult, 'cached' | 'key' | 'ms'>;
@@ -24,8 +25,7 @@ export class CompileCache {
   /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
   private readonly writing = new Map<string, CachedCompile>();
   /** The most recent entries, in memory: a re-run of an unchanged kernel reads no file. */
-  private readonly recent = new Map<string, CachedCompile>();
-  private static readonly RECENT_ENTRIES = 32;
+  private readonly recent = new BoundedLru<string, CachedCompile>(32);
   /** Keys on disk, read once: a miss (every edit) then costs no file system call. */
   private index: Promise<Set<string>> | null = null;
 
@@ -50,18 +50,9 @@ export class CompileCache {
     return hash.digest('hex');
   }
 
-  private remember(key: string, entry: CachedCompile): void {
-    this.recent.delete(key);
-    this.recent.set(key, entry);
-    if (this.recent.size > CompileCache.RECENT_ENTRIES) this.recent.delete(this.recent.keys().next().value!);
-  }
-
   async get(key: string): Promise<CachedCompile | null> {
     const pending = this.writing.get(key) ?? this.recent.get(key);
-    if (pending) {
-      this.remember(key, pending);
-      return pending;
-    }
+    if (pending) return pending;
     if (!(await this.keys()).has(key)) return null;
     try {
       const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
@@ -69,7 +60,7 @@ export class CompileCache {
       const image = entry.hasImage ? new Uint8Array(await readFile(join(this.dir, `${key}.bin`))) : null;
       const now = new Date();
       void utimes(join(this.dir, `${key}.json`), now, now).catch(() => undefined);
-      this.remember(key, { result: entry.result, image });
+      this.recent.set(key, { result: entry.result, image });
       return { result: entry.result, image };
     } catch {
       return null;
@@ -78,7 +69,7 @@ export class CompileCache {
 
   async put(key: string, entry: CachedCompile): Promise<void> {
     this.writing.set(key, entry);
-    this.remember(key, entry);
+    this.recent.set(key, entry);
     try {
       await this.write(key, entry);
     } finally {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { CompiledModule } from '../../core/runner/protocol';
 import type { FunctionAttributes } from '../../core/runner/run-result';
+import { BoundedLru } from '../bounded-lru';
 import type { NativeAddon } from '../native/addon';
 
 export interface LoadedFunction {
@@ -15,23 +16,21 @@ export interface LoadedFunction {
  * recently used are unloaded past `capacity`.
  */
 export class ModuleCache {
-  private readonly modules = new Map<string, { moduleId: number; functions: Map<string, LoadedFunction> }>();
+  private readonly modules: BoundedLru<string, { moduleId: number; functions: Map<string, LoadedFunction> }>;
 
   constructor(
     private readonly addon: NativeAddon,
-    private readonly capacity = 32,
-  ) {}
+    capacity = 32,
+  ) {
+    this.modules = new BoundedLru(capacity, undefined, (_key, oldest) => void this.addon.unloadModule(oldest.moduleId).catch(() => undefined));
+  }
 
   async function(module: CompiledModule): Promise<LoadedFunction> {
     const key = createHash('sha1').update(module.image).digest('hex');
     let entry = this.modules.get(key);
-    if (entry) {
-      this.modules.delete(key); // re-insert: most recently used last
-      this.modules.set(key, entry);
-    } else {
+    if (!entry) {
       entry = { moduleId: await this.addon.loadModule(module.image), functions: new Map() };
       this.modules.set(key, entry);
-      await this.evict();
     }
     let fn = entry.functions.get(module.symbol);
     if (!fn) {
@@ -39,13 +38,5 @@ export class ModuleCache {
       entry.functions.set(module.symbol, fn);
     }
     return fn;
-  }
-
-  private async evict(): Promise<void> {
-    while (this.modules.size > this.capacity) {
-      const [key, oldest] = this.modules.entries().next().value as [string, { moduleId: number }];
-      this.modules.delete(key);
-      await this.addon.unloadModule(oldest.moduleId).catch(() => undefined);
-    }
   }
 }

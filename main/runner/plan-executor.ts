@@ -20,6 +20,7 @@ import {
   type RunResult,
   type StepRecord,
 } from '../../core/runner/run-result';
+import { BoundedLru } from '../bounded-lru';
 import type { NativeAddon } from '../native/addon';
 import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
@@ -167,7 +168,7 @@ export async function executePlan(
             `buffer "${spec.name}" needs ${formatBytes(bytes)} of host memory to initialise, but only ${formatBytes(freemem())} is free`,
           );
         }
-        const ms = await addon.memcpyHtoD(target.pointer, spec.init.kind === 'file' ? fileBytes(spec) : initialBytesCache.get(spec));
+        const ms = await addon.memcpyHtoD(target.pointer, spec.init.kind === 'file' ? fileBytes(spec) : initialBytesOf(spec));
         written.add(step.buffer);
         return ms;
       }
@@ -310,33 +311,17 @@ export async function executePlan(
  * Initial buffer contents are deterministic (core/plan/buffer-data.ts), so the runner keeps recent ones
  * between runs: a re-run does not regenerate them. Bounded by bytes, least recently used out first.
  */
-class InitialBytesCache {
-  private readonly entries = new Map<string, Uint8Array>();
-  private bytes = 0;
+const initialBytesCache = new BoundedLru<string, Uint8Array>(256 * 1024 * 1024, (bytes) => bytes.byteLength);
 
-  constructor(private readonly capacityBytes: number) {}
-
-  get(spec: BufferSpec): Uint8Array {
-    const key = `${spec.type}:${spec.count}:${JSON.stringify(spec.init)}`;
-    let data = this.entries.get(key);
-    if (data) {
-      this.entries.delete(key);
-      this.entries.set(key, data);
-      return data;
-    }
+function initialBytesOf(spec: BufferSpec): Uint8Array {
+  const key = `${spec.type}:${spec.count}:${JSON.stringify(spec.init)}`;
+  let data = initialBytesCache.get(key);
+  if (!data) {
     data = initialBytes(spec);
-    if (data.byteLength > this.capacityBytes / 4) return data;
-    this.entries.set(key, data);
-    this.bytes += data.byteLength;
-    for (const [k, v] of this.entries) {
-      if (this.bytes <= this.capacityBytes) break;
-      this.entries.delete(k);
-      this.bytes -= v.byteLength;
-    }
-    return data;
+    initialBytesCache.set(key, data);
   }
+  return data;
 }
-const initialBytesCache = new InitialBytesCache(256 * 1024 * 1024);
 
 /** Alloc steps whose buffer is uploaded before any launch or download touches it. */
 function allocStepsUploadedBeforeUse(plan: LaunchPlan): Set<number> {

@@ -10,7 +10,8 @@ import { z } from 'zod';
 /** A plan file that cannot be read, in words for the user (never a stack trace). */
 export class PlanFileError extends Error {}
 
-async function readText(path: string, what: string): Promise<string> {
+/** A text file the user named (a plan, a kernel source, a result), within the source-size limit. */
+export async function readTextFile(path: string, what: string): Promise<string> {
   let size: number;
   try {
     size = (await stat(path)).size;
@@ -34,22 +35,20 @@ interface PlanFileShape {
  * here, so what reaches the schema is self-contained. `rename` maps one sourceFile to another (a
  * gallery sample's fixed variant). The schema itself is checked by the run.
  */
-export async function readPlanFile(path: string, rename: Record<string, string> = {}): Promise<{ plan: unknown; sources: string[] }> {
+export async function readPlanFile(path: string, rename: Record<string, string> = {}): Promise<{ plan: unknown }> {
   let plan: PlanFileShape;
   try {
-    plan = JSON.parse(await readText(path, 'Plan file')) as PlanFileShape;
+    plan = JSON.parse(await readTextFile(path, 'Plan file')) as PlanFileShape;
   } catch (error) {
     if (error instanceof PlanFileError) throw error;
     throw new PlanFileError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) throw new PlanFileError(`Plan file ${path} does not hold a JSON object.`);
-  const sources: string[] = [];
   for (const kernel of Array.isArray(plan.kernels) ? plan.kernels : []) {
     if (typeof kernel?.sourceFile === 'string' && kernel.source === undefined) {
       const file = resolve(dirname(path), rename[kernel.sourceFile] ?? kernel.sourceFile);
-      kernel.source = await readText(file, 'Kernel source');
+      kernel.source = await readTextFile(file, 'Kernel source');
       kernel.sourceName ??= basename(file);
-      sources.push(file);
       delete kernel.sourceFile;
     }
   }
@@ -57,7 +56,7 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
     const init = buffer?.init;
     if (init?.kind === 'file' && typeof init.path === 'string' && !isAbsolute(init.path)) init.path = resolve(dirname(path), init.path);
   }
-  return { plan, sources };
+  return { plan };
 }
 
 /** Writes a plan or a run result as readable JSON. */
@@ -70,7 +69,7 @@ export async function writeJsonFile(path: string, value: unknown): Promise<{ pat
 export async function readRunOutcome(path: string): Promise<RunOutcome> {
   let value: unknown;
   try {
-    value = JSON.parse(await readText(path, 'Result file'));
+    value = JSON.parse(await readTextFile(path, 'Result file'));
   } catch (error) {
     if (error instanceof PlanFileError) throw error;
     throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);

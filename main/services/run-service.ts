@@ -56,27 +56,27 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
     });
     return { ...out, diagnosis, timing };
   };
-  return execute(input, services, options, timing, finish, (p) => (plan = p));
-}
-
-async function execute(
-  input: unknown,
-  services: { compiler: CompileService; pool: RunnerPool },
-  options: RunOptions,
-  timing: RunOutcome['timing'],
-  outcome: (status: RunStatus, pieces: Pieces) => RunOutcome,
-  setPlan: (plan: LaunchPlan) => void,
-): Promise<RunOutcome> {
-  let phase = performance.now();
-
   const parsed = launchPlanSchema.safeParse(input);
   if (!parsed.success) {
-    return outcome('invalid', {
+    return finish('invalid', {
       problem: { title: 'The launch plan is not valid', detail: describeIssues(parsed.error), remedy: 'Fix the fields named above and run again.' },
     });
   }
-  const plan: LaunchPlan = parsed.data;
-  setPlan(plan);
+  plan = parsed.data;
+  const { status, pieces } = await execute(plan, services, options, timing);
+  return finish(status, pieces);
+}
+
+const outcome = (status: RunStatus, pieces: Pieces) => ({ status, pieces });
+
+/** A valid plan's checks, compile and run: where it stopped, and what it had by then. */
+async function execute(
+  plan: LaunchPlan,
+  services: { compiler: CompileService; pool: RunnerPool },
+  options: RunOptions,
+  timing: RunOutcome['timing'],
+): Promise<{ status: RunStatus; pieces: Pieces }> {
+  let phase = performance.now();
   const hostMemory = checkHostMemory(plan, freemem());
   if (hostMemory.length) {
     return outcome('invalid', {

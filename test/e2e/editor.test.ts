@@ -2,31 +2,21 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { ROOT, SAMPLES } from '../helpers/cli';
-import { launchChromium } from '../helpers/browser';
-import { startServe, type ServeProcess } from '../helpers/serve';
+import { serveWithBrowser } from '../helpers/serve';
 
 // The editor against the real serve host and the real compiler (nvcc here: there is no NVRTC).
-let serve: ServeProcess;
-let browser: Browser;
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-'));
 const file = join(work, 'missing_semicolon.cu');
 copyFileSync(join(SAMPLES, 'syntax-error/missing_semicolon.cu'), file);
 const hasCompiler = findNvcc().then((n) => n.found);
 
-before(async () => {
-  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await serve?.stop();
-});
+const app = serveWithBrowser(work);
 
 async function openByPath(page: Page, path: string) {
   await page.getByRole('button', { name: 'Open…' }).click();
@@ -37,10 +27,10 @@ async function openByPath(page: Page, path: string) {
 
 test('a syntax error shows as a marker on its line and column; fixing it clears it and shows the kernel facts', async (t) => {
   if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(serve.url);
+  await page.goto(app.serve.url);
   // With no drafts, the editor opens the vector-add sample and compiles it.
   await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).waitFor();
   await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
@@ -97,8 +87,8 @@ test('a syntax error shows as a marker on its line and column; fixing it clears 
 });
 
 test('opening a file that does not exist, or a binary one, says so and keeps the editor usable', async () => {
-  const page = await browser.newPage();
-  await page.goto(serve.url);
+  const page = await app.browser.newPage();
+  await page.goto(app.serve.url);
   await page.getByTestId('tab').first().waitFor();
   await openByPath(page, join(work, 'nope.cu'));
   assert.match(await page.locator('.banner[role=alert]').innerText(), /does not exist/);
@@ -110,10 +100,10 @@ test('opening a file that does not exist, or a binary one, says so and keeps the
 
 test('with the shipped H200 profile and no GPU, typing 64×32 threads shows the finding and its fix before any launch', async (t) => {
   if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(serve.url);
+  await page.goto(app.serve.url);
   await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).click();
   await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
   const panel = page.getByTestId('launch-panel');

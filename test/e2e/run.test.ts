@@ -2,31 +2,21 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { ROOT } from '../helpers/cli';
-import { launchChromium } from '../helpers/browser';
-import { startServe, type ServeProcess } from '../helpers/serve';
+import { serveWithBrowser } from '../helpers/serve';
 
 // Failed runs as the UI shows them, from results the GPU suite recorded on an H200
 // (test/fixtures/runs), and the run form and the gallery against the real serve host (no GPU here).
-let serve: ServeProcess;
-let browser: Browser;
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-run-'));
 const RUNS = join(ROOT, 'test/fixtures/runs');
 const hasCompiler = findNvcc().then((n) => n.found);
 
-before(async () => {
-  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await serve?.stop();
-});
+const app = serveWithBrowser(work);
 
 async function openResult(page: Page, name: string, headline: RegExp) {
   await page.getByTestId('output-tab-Run').click();
@@ -37,10 +27,10 @@ async function openResult(page: Page, name: string, headline: RegExp) {
 const text = async (page: Page, testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
 
 test('a failed run (recorded on the GPU) shows the decoded error, its explanation and the step', async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(serve.url);
+  await page.goto(app.serve.url);
 
   await openResult(page, 'null-pointer.json', /CUDA_ERROR_ILLEGAL_ADDRESS at step 1 \(launch writeThrough<<<1, 32>>>\)/);
   assert.match(await text(page, 'diagnosis-error'), /CUDA_ERROR_ILLEGAL_ADDRESS \(700\) .* cudaErrorIllegalAddress in the runtime API · sticky/);
@@ -75,8 +65,8 @@ test('a failed run (recorded on the GPU) shows the decoded error, its explanatio
 
 test('the gallery opens a sample into the editor and the run form; running without a GPU says so', async (t) => {
   if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-  await page.goto(serve.url);
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+  await page.goto(app.serve.url);
   await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).waitFor();
   await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
 

@@ -2,32 +2,21 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import type { Browser } from 'playwright-core';
 import WebSocket from 'ws';
 
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { ROOT } from '../helpers/cli';
-import { launchChromium } from '../helpers/browser';
-import { startServe, type ServeProcess } from '../helpers/serve';
+import { serveWithBrowser } from '../helpers/serve';
 
-let serve: ServeProcess;
-let browser: Browser;
 const hasDriver = discoverLibraries().cuda.loaded;
 
-before(async () => {
-  serve = await startServe();
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await serve?.stop();
-});
+const app = serveWithBrowser();
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: serve.port, path, headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port: app.serve.port, path, headers }, (res) => {
       let body = '';
       res.on('data', (d) => (body += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -52,43 +41,43 @@ test('serve refuses requests without its token, or for another host name', async
   assert.equal((await get('/')).status, 401);
   assert.match((await get('/')).body, /needs the token/);
   assert.equal((await get('/?token=wrong')).status, 401);
-  assert.equal((await get(`/?token=${serve.token}`, { host: `evil.example:${serve.port}` })).status, 403);
-  assert.equal((await get(`/?token=${serve.token}`, { origin: 'http://evil.example' })).status, 403);
-  const ok = await get(`/?token=${serve.token}`);
+  assert.equal((await get(`/?token=${app.serve.token}`, { host: `evil.example:${app.serve.port}` })).status, 403);
+  assert.equal((await get(`/?token=${app.serve.token}`, { origin: 'http://evil.example' })).status, 403);
+  const ok = await get(`/?token=${app.serve.token}`);
   assert.equal(ok.status, 200);
   assert.match(String(ok.headers['content-security-policy']), /default-src 'self'/);
-  assert.equal((await get('/../package.json?token=' + serve.token)).status, 404);
+  assert.equal((await get('/../package.json?token=' + app.serve.token)).status, 404);
 });
 
 test('the API WebSocket needs the token and our own Origin, and validates every request', async () => {
-  const api = `ws://127.0.0.1:${serve.port}/api`;
-  const origin = `http://127.0.0.1:${serve.port}`;
+  const api = `ws://127.0.0.1:${app.serve.port}/api`;
+  const origin = `http://127.0.0.1:${app.serve.port}`;
   await assert.rejects(wsCall(api, origin, { id: 1, channel: 'app.info', request: {} }), /HTTP 403/);
-  await assert.rejects(wsCall(`${api}?token=${serve.token}`, 'http://evil.example', { id: 1, channel: 'app.info', request: {} }), /HTTP 403/);
-  const info = (await wsCall(`${api}?token=${serve.token}`, origin, { id: 1, channel: 'app.info', request: {} })) as {
+  await assert.rejects(wsCall(`${api}?token=${app.serve.token}`, 'http://evil.example', { id: 1, channel: 'app.info', request: {} }), /HTTP 403/);
+  const info = (await wsCall(`${api}?token=${app.serve.token}`, origin, { id: 1, channel: 'app.info', request: {} })) as {
     id: number;
     envelope: { ok: boolean; value: { transport: string } };
   };
   assert.equal(info.id, 1);
   assert.equal(info.envelope.value.transport, 'serve');
-  const unknown = (await wsCall(`${api}?token=${serve.token}`, origin, { id: 2, channel: 'fs.readFile', request: {} })) as {
+  const unknown = (await wsCall(`${api}?token=${app.serve.token}`, origin, { id: 2, channel: 'fs.readFile', request: {} })) as {
     envelope: { ok: boolean; error: { code: string } };
   };
   assert.deepEqual([unknown.envelope.ok, unknown.envelope.error.code], [false, 'UNKNOWN_CHANNEL']);
-  const bad = (await wsCall(`${api}?token=${serve.token}`, origin, { id: 3, channel: 'devices.list', request: { extra: true } })) as {
+  const bad = (await wsCall(`${api}?token=${app.serve.token}`, origin, { id: 3, channel: 'devices.list', request: { extra: true } })) as {
     envelope: { ok: boolean; error: { code: string } };
   };
   assert.deepEqual([bad.envelope.ok, bad.envelope.error.code], [false, 'BAD_REQUEST']);
-  const garbage = (await wsCall(`${api}?token=${serve.token}`, origin, '{not json')) as { envelope: { error: { code: string } } };
+  const garbage = (await wsCall(`${api}?token=${app.serve.token}`, origin, '{not json')) as { envelope: { error: { code: string } } };
   assert.equal(garbage.envelope.error.code, 'BAD_MESSAGE');
 });
 
 test('the UI shows the no-driver state: what happened, every place searched, and what to do', { skip: hasDriver && 'this machine has a driver' }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 900 } });
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  await page.goto(`${serve.url}&view=devices`);
+  await page.goto(`${app.serve.url}&view=devices`);
   const panel = page.getByTestId('no-driver');
   await panel.waitFor();
   assert.match(await panel.locator('h2').innerText(), /No NVIDIA driver found/);
@@ -109,16 +98,16 @@ test('the UI shows the no-driver state: what happened, every place searched, and
 });
 
 test('opening the page without the token shows how to get in, not the app', async () => {
-  const page = await browser.newPage();
-  const response = await page.goto(`http://127.0.0.1:${serve.port}/`);
+  const page = await app.browser.newPage();
+  const response = await page.goto(`http://127.0.0.1:${app.serve.port}/`);
   assert.equal(response?.status(), 401);
   assert.match(await page.locator('body').innerText(), /needs the token it printed/);
   await page.close();
 });
 
 test('the paste box explains a pasted PyTorch out-of-memory message with its numbers', async () => {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  await page.goto(`${serve.url}&view=explain`);
+  const page = await app.browser.newPage({ viewport: { width: 1400, height: 900 } });
+  await page.goto(`${app.serve.url}&view=explain`);
   await page
     .getByLabel('Paste an error')
     .fill(

@@ -1,5 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+
+import type { Browser } from 'playwright-core';
+
+import { launchChromium } from './browser';
 
 import { ROOT } from './cli';
 
@@ -41,4 +46,21 @@ export function startServe(env: Record<string, string> = {}): Promise<ServeProce
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
   });
+}
+
+/**
+ * The real serve host and Debian's Chromium for one e2e file: started before its tests, stopped after.
+ * `work` (when given) keeps the host's drafts and compile cache out of the user's own.
+ */
+export function serveWithBrowser(work?: string): { readonly serve: ServeProcess; readonly browser: Browser } {
+  const app = {} as { serve: ServeProcess; browser: Browser };
+  before(async () => {
+    app.serve = await startServe(work ? { GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') } : {});
+    app.browser = await launchChromium();
+  });
+  after(async () => {
+    await app.browser?.close();
+    await app.serve?.stop();
+  });
+  return app;
 }

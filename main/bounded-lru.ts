@@ -1,0 +1,44 @@
+/**
+ * A map that keeps its most recently used entries within a capacity (a count, or bytes with `sizeOf`),
+ * dropping the least recently used first. One entry larger than the whole capacity is not kept.
+ */
+export class BoundedLru<K, V> {
+  private readonly entries = new Map<K, V>();
+  private total = 0;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly sizeOf: (value: V) => number = () => 1,
+    private readonly onEvict: (key: K, value: V) => void = () => undefined,
+  ) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.entries.delete(key);
+      this.total -= this.sizeOf(old);
+    }
+    if (this.sizeOf(value) > this.capacity) return;
+    this.entries.set(key, value);
+    this.total += this.sizeOf(value);
+    for (const [k, v] of this.entries) {
+      if (this.total <= this.capacity) break;
+      this.entries.delete(k);
+      this.total -= this.sizeOf(v);
+      this.onEvict(k, v);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -22,6 +22,8 @@ import { findNvcc } from './nvcc';
 const port = childPort();
 const libraries = discoverLibraries();
 const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.addon.path) : null;
+// NVRTC on this thread: no thread-pool round trip, and NVRTC runs faster on the main thread (native/src/async.h).
+addon?.setInline(true);
 let status: CompileWorkerStatus;
 let compilerMs = 0;
 
@@ -168,6 +170,9 @@ async function handle(request: CompileRequest): Promise<CompileOutput> {
   }
   return compileNvcc(request);
 }
+
+// Asked to stop: exit cleanly (a compile in progress finishes first; the host follows up with SIGKILL).
+process.on('SIGTERM', () => process.exit(0));
 
 void (async () => {
   const nvcc = await findNvcc();

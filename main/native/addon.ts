@@ -29,6 +29,8 @@ export interface NvrtcOutput {
 /** The addon's surface (native/src/addon.cc). Every async call rejects with { library, api, code, name, message }. */
 export interface NativeAddon {
   abiVersion: number;
+  /** Run every later call on the JS thread, its promise settled on return (native/src/async.h). */
+  setInline(enabled: boolean): void;
   loadLibraries(candidates: { cuda: Candidate[]; nvrtc: Candidate[]; nvml: Candidate[] }): {
     cuda: LibraryReport;
     nvrtc: LibraryReport;

@@ -21,6 +21,8 @@ const ordinal = Number(process.argv[2] ?? '0');
 const port = childPort();
 const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
+// This process exists to make CUDA calls: each on this thread, with no thread-pool round trip (native/src/async.h).
+addon?.setInline(true);
 
 let modules: ModuleCache | null = null;
 let runs = 0;

@@ -1,6 +1,8 @@
 // Module registration only; each concern lives in its own file.
 #include <napi.h>
 
+#include "async.h"
+
 Napi::Value LoadLibraries(const Napi::CallbackInfo&);
 Napi::Value ListDevices(const Napi::CallbackInfo&);
 Napi::Value NvmlSnapshot(const Napi::CallbackInfo&);
@@ -23,8 +25,14 @@ Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
 Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
 
+Napi::Value SetInline(const Napi::CallbackInfo& info) {
+  PromiseWorker::inlineMode() = info.Length() > 0 && info[0].ToBoolean().Value();
+  return info.Env().Undefined();
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("abiVersion", Napi::Number::New(env, 1));
+  exports.Set("setInline", Napi::Function::New(env, SetInline, "setInline"));
   exports.Set("loadLibraries", Napi::Function::New(env, LoadLibraries, "loadLibraries"));
   exports.Set("listDevices", Napi::Function::New(env, ListDevices, "listDevices"));
   exports.Set("nvmlSnapshot", Napi::Function::New(env, NvmlSnapshot, "nvmlSnapshot"));

@@ -114,27 +114,74 @@ export function readPage(type: ElementType, bytes: Uint8Array, offset: number, c
   return out;
 }
 
-/** Statistics and a preview of a read-back buffer. NaN and Inf are counted, not folded into min/max/mean. */
-export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array): BufferSummary {
-  const count = Math.floor(bytes.byteLength / elementSize(type));
-  const at = elementReader(type, bytes);
+interface Stats {
+  min: number;
+  max: number;
+  sum: number;
+  finite: number;
+  nanCount: number;
+  infCount: number;
+}
+
+/**
+ * Typed-array loops, one per kind, so each stays monomorphic: a read-back of millions of elements is
+ * summarised on every run. A finite sum means no NaN or Inf was met, so the common case needs no
+ * per-element test; anything else takes the careful loop.
+ */
+function floatStats(values: Float32Array | Float64Array): Stats {
   let min = Infinity;
   let max = -Infinity;
   let sum = 0;
-  let finite = 0;
-  let nanCount = 0;
-  let infCount = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    min = v < min ? v : min;
+    max = v > max ? v : max;
+    sum += v;
+  }
+  if (Number.isFinite(sum)) return { min, max, sum, finite: values.length, nanCount: 0, infCount: 0 };
+  return elementStats(values.length, (i) => values[i]!);
+}
+
+function integerStats(values: Exclude<NumericArray, Float32Array | Float64Array>): Stats {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    sum += v;
+  }
+  return { min, max, sum, finite: values.length, nanCount: 0, infCount: 0 };
+}
+
+function elementStats(count: number, at: (index: number) => number): Stats {
+  const stats: Stats = { min: Infinity, max: -Infinity, sum: 0, finite: 0, nanCount: 0, infCount: 0 };
   for (let i = 0; i < count; i++) {
     const v = at(i);
-    if (Number.isNaN(v)) nanCount++;
-    else if (!Number.isFinite(v)) infCount++;
+    if (Number.isNaN(v)) stats.nanCount++;
+    else if (!Number.isFinite(v)) stats.infCount++;
     else {
-      if (v < min) min = v;
-      if (v > max) max = v;
-      sum += v;
-      finite++;
+      if (v < stats.min) stats.min = v;
+      if (v > stats.max) stats.max = v;
+      stats.sum += v;
+      stats.finite++;
     }
   }
+  return stats;
+}
+
+/** Statistics and a preview of a read-back buffer. NaN and Inf are counted, not folded into min/max/mean. */
+export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array): BufferSummary {
+  const count = Math.floor(bytes.byteLength / elementSize(type));
+  const whole = count * elementSize(type);
+  const fast = typedView(type, whole === bytes.byteLength ? bytes : bytes.subarray(0, whole));
+  const { min, max, sum, finite, nanCount, infCount } =
+    fast instanceof Float32Array || fast instanceof Float64Array
+      ? floatStats(fast)
+      : fast
+        ? integerStats(fast)
+        : elementStats(count, elementReader(type, bytes));
   const read = (from: number, to: number) => readPage(type, bytes, from, to - from);
   return {
     name,

@@ -34,6 +34,17 @@ test('summaries count NaN and Inf apart from min, max and mean', () => {
   assert.equal(s.values?.length, 6);
 });
 
+test('summaries take the careful path when a sum is not finite: NaN, Inf, or finite values whose sum overflows', () => {
+  const nanLate = new Float64Array(5000).map((_, i) => i - 2000);
+  nanLate[4999] = NaN;
+  const s = summarizeBuffer('late', 'f64', new Uint8Array(nanLate.buffer));
+  assert.deepEqual([s.min, s.max, s.nanCount, s.infCount], [-2000, 2998, 1, 0]);
+  const huge = summarizeBuffer('huge', 'f64', new Uint8Array(new Float64Array([1e308, 1e308, -5]).buffer));
+  assert.deepEqual([huge.min, huge.max, huge.nanCount, huge.infCount], [-5, 1e308, 0, 0], 'an overflowing sum is not an Inf element');
+  const empty = summarizeBuffer('empty', 'f32', new Uint8Array(0));
+  assert.deepEqual([empty.count, empty.min, empty.max, empty.mean], [0, null, null, null]);
+});
+
 test('large buffers get a head and a tail, not every element', () => {
   const n = 100_000;
   const data = new Int32Array(n).map((_, i) => i);

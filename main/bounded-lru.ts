@@ -38,6 +38,13 @@ export class BoundedLru<K, V> {
     }
   }
 
+  delete(key: K): void {
+    const value = this.entries.get(key);
+    if (value === undefined) return;
+    this.entries.delete(key);
+    this.total -= this.sizeOf(value);
+  }
+
   get size(): number {
     return this.entries.size;
   }

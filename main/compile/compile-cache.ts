@@ -14,32 +14,55 @@ export interface CachedCompile {
 export const defaultCacheDir = (): string =>
   process.env['GPU_WORKBENCH_CACHE_DIR'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'gpu-workbench', 'compile');
 
+interface IndexEntry {
+  bytes: number;
+  usedMs: number;
+}
+
 /**
  * Compiled kernels on disk, keyed (as CuPy keys its kernel cache) by everything that changes the
  * output: source, options, target architecture, backend and compiler version. Entries are written to a
  * temporary name and renamed, so a crash never leaves a half entry; the folder is kept under a size bound
- * by evicting the least recently used.
+ * by evicting the least recently used. The folder is scanned once; after that the index in memory keeps
+ * sizes and last use, so a write costs no scan however many entries the folder holds.
  */
 export class CompileCache {
-  private writes = 0;
   /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
   private readonly writing = new Map<string, CachedCompile>();
   /** The most recent entries, in memory: a re-run of an unchanged kernel reads no file. */
   private readonly recent = new BoundedLru<string, CachedCompile>(32);
-  /** Keys on disk, read once: a miss (every edit) then costs no file system call. */
-  private index: Promise<Set<string>> | null = null;
-
-  private keys(): Promise<Set<string>> {
-    this.index ??= readdir(this.dir)
-      .then((files) => new Set(files.filter((f) => f.endsWith('.json') && !f.startsWith('.')).map((f) => f.slice(0, -5))))
-      .catch(() => new Set<string>());
-    return this.index;
-  }
+  /** Entries on disk with their size and last use, read once: a miss (every edit) then costs no file system call. */
+  private index: Promise<Map<string, IndexEntry>> | null = null;
+  /** The same index once it is read, for the synchronous paths. */
+  private indexRead: Map<string, IndexEntry> | null = null;
+  private totalBytes = 0;
 
   constructor(
     readonly dir: string = defaultCacheDir(),
     readonly maxBytes = 256 * 1024 * 1024,
   ) {}
+
+  private entries(): Promise<Map<string, IndexEntry>> {
+    this.index ??= this.scan();
+    return this.index;
+  }
+
+  private async scan(): Promise<Map<string, IndexEntry>> {
+    const files = await readdir(this.dir).catch(() => [] as string[]);
+    const found = await Promise.all(
+      files
+        .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
+        .map(async (f) => {
+          const key = f.slice(0, -5);
+          const [json, bin] = await Promise.all([stat(join(this.dir, f)).catch(() => null), stat(join(this.dir, `${key}.bin`)).catch(() => null)]);
+          return json ? ([key, { bytes: json.size + (bin?.size ?? 0), usedMs: json.mtimeMs }] as const) : null;
+        }),
+    );
+    const index = new Map(found.filter((e) => e !== null));
+    for (const e of index.values()) this.totalBytes += e.bytes;
+    this.indexRead = index;
+    return index;
+  }
 
   static key(parts: { source: string; sourceName: string; options: unknown; backend: string; compilerVersion: string }): string {
     const hash = createHash('sha256');
@@ -52,13 +75,20 @@ export class CompileCache {
 
   async get(key: string): Promise<CachedCompile | null> {
     const pending = this.writing.get(key) ?? this.recent.get(key);
-    if (pending) return pending;
-    if (!(await this.keys()).has(key)) return null;
+    if (pending) {
+      const indexed = this.indexRead?.get(key);
+      if (indexed) indexed.usedMs = Date.now();
+      return pending;
+    }
+    const indexed = (await this.entries()).get(key);
+    if (!indexed) return null;
     try {
       const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
       const entry = JSON.parse(json) as { result: CachedCompile['result']; hasImage: boolean };
       const image = entry.hasImage ? new Uint8Array(await readFile(join(this.dir, `${key}.bin`))) : null;
       const now = new Date();
+      indexed.usedMs = now.getTime();
+      // The file's time is the last use another session sees when it scans the folder.
       void utimes(join(this.dir, `${key}.json`), now, now).catch(() => undefined);
       this.recent.set(key, { result: entry.result, image });
       return { result: entry.result, image };
@@ -80,35 +110,36 @@ export class CompileCache {
   private async write(key: string, entry: CachedCompile): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     const tmp = `.${key}.${randomBytes(6).toString('hex')}`;
+    const json = JSON.stringify({ result: entry.result, hasImage: entry.image !== null });
     if (entry.image) {
       await writeFile(join(this.dir, `${tmp}.bin`), entry.image);
       await rename(join(this.dir, `${tmp}.bin`), join(this.dir, `${key}.bin`));
     }
-    await writeFile(join(this.dir, `${tmp}.json`), JSON.stringify({ result: entry.result, hasImage: entry.image !== null }));
+    await writeFile(join(this.dir, `${tmp}.json`), json);
     await rename(join(this.dir, `${tmp}.json`), join(this.dir, `${key}.json`));
-    (await this.keys()).add(key);
-    if (++this.writes % 16 === 1) await this.evict();
+    const index = await this.entries();
+    const bytes = Buffer.byteLength(json) + (entry.image?.byteLength ?? 0);
+    this.totalBytes += bytes - (index.get(key)?.bytes ?? 0);
+    index.set(key, { bytes, usedMs: Date.now() });
+    if (this.totalBytes > this.maxBytes) await this.evict(index);
   }
 
   /** Removes least recently used entries until the folder is under its bound. */
-  async evict(): Promise<void> {
-    const files = await readdir(this.dir).catch(() => [] as string[]);
-    const entries = await Promise.all(
-      files
-        .filter((f) => f.endsWith('.json') && !f.startsWith('.'))
-        .map(async (f) => {
-          const key = f.slice(0, -5);
-          const [json, bin] = await Promise.all([stat(join(this.dir, f)), stat(join(this.dir, `${key}.bin`)).catch(() => null)]);
-          return { key, used: json.mtimeMs, bytes: json.size + (bin?.size ?? 0) };
-        }),
-    );
-    let total = entries.reduce((a, e) => a + e.bytes, 0);
-    for (const e of entries.sort((a, b) => a.used - b.used)) {
-      if (total <= this.maxBytes) break;
-      (await this.keys()).delete(e.key);
-      await rm(join(this.dir, `${e.key}.json`), { force: true });
-      await rm(join(this.dir, `${e.key}.bin`), { force: true });
-      total -= e.bytes;
+  private async evict(index: Map<string, IndexEntry>): Promise<void> {
+    const oldestFirst = [...index].sort((a, b) => a[1].usedMs - b[1].usedMs);
+    for (const [key, e] of oldestFirst) {
+      if (this.totalBytes <= this.maxBytes) break;
+      index.delete(key);
+      this.recent.delete(key);
+      this.totalBytes -= e.bytes;
+      await rm(join(this.dir, `${key}.json`), { force: true });
+      await rm(join(this.dir, `${key}.bin`), { force: true });
     }
+  }
+
+  /** Bytes the folder's entries take, as the index counts them. */
+  async size(): Promise<{ entries: number; bytes: number }> {
+    const index = await this.entries();
+    return { entries: index.size, bytes: this.totalBytes };
   }
 }

@@ -12,7 +12,7 @@ import { launchPlanSchema, type LaunchPlan } from '../core/plan/plan-schema';
 import type { CompiledModule } from '../core/runner/protocol';
 import { compileOptionsSchema, nvrtcArguments } from '../core/compile/compile-options';
 import { CompileCache } from '../main/compile/compile-cache';
-import { CompileService } from '../main/compile/compile-service';
+import { CompileService, type CompiledResult } from '../main/compile/compile-service';
 import { requireAddon } from '../main/native/addon';
 import { discoverLibraries } from '../main/services/discovery-service';
 import { projectRoot } from '../main/paths';
@@ -21,6 +21,7 @@ import { nullPointerPlan } from '../test/helpers/plans';
 import { RunnerPool } from '../main/runner/runner-pool';
 import { listDevices } from '../main/services/device-service';
 import { createWorkbench } from '../main/workbench';
+import { LineReference } from './line-reference';
 
 /**
  * `npm run bench` (GPU machine): the workbench's runner against a raw driver-API program doing the
@@ -91,7 +92,9 @@ async function main() {
     return { wallMs: performance.now() - s, ...(JSON.parse(r.stdout) as { contextMs: number; moduleMs: number; firstRunMs: number; warmMedianMs: number }) };
   };
   const refCold = [0, 1, 2].map(() => runRef(0));
-  const refWarm = runRef(REPEATS);
+  const srcFile = join(work, 'vector_add.cu');
+  writeFileSync(srcFile, source);
+  const raw = await LineReference.start(ref, [cubin, symbol, srcFile, 'vecAdd', String(N), ...nvrtcArguments(compileOptionsSchema.parse({ arch }))]);
 
   // The same work as the raw program: upload a and b, read back only c.
   const fromArgs = planFromArgs({
@@ -127,11 +130,14 @@ async function main() {
 
   const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
   check(await pool.run(plan, modules, 30_000));
+  // Each workbench measurement is paired with one of the raw program's, taken just before it.
   const warm: number[] = [];
+  const rawWarm: number[] = [];
   const inRunner: number[] = [];
   const stepsSum: number[] = [];
   const stepWall = new Map<string, number[]>();
   for (let i = 0; i < REPEATS; i++) {
+    rawWarm.push(await raw.measure('run'));
     const { ms, value } = await time(() => pool.run(plan, modules, 30_000));
     check(value);
     warm.push(ms);
@@ -158,8 +164,10 @@ async function main() {
   };
   for (let i = 0; i < 3; i++) await full(source);
   const warmFull: number[] = [];
+  const rawWarmFull: number[] = [];
   const fullParts: { checkMs: number; compileMs: number; runMs: number }[] = [];
   for (let i = 0; i < REPEATS; i++) {
+    rawWarmFull.push(await raw.measure('run'));
     const { ms, value } = await time(() => full(source));
     warmFull.push(ms);
     fullParts.push(value.timing);
@@ -167,19 +175,20 @@ async function main() {
   console.log(
     `Full re-run breakdown (medians): plan checks ${median(fullParts.map((p) => p.checkMs)).toFixed(2)} ms, compile (cache) ${median(fullParts.map((p) => p.compileMs)).toFixed(2)} ms, runner ${median(fullParts.map((p) => p.runMs)).toFixed(2)} ms`,
   );
-  const editedRows: (readonly [string, number, number])[] = [];
-  if (discoverLibraries().nvrtc.loaded) {
-    const nvrtcOptions = nvrtcArguments(compileOptionsSchema.parse({ arch }));
-    const srcFile = join(work, 'vector_add.cu');
-    writeFileSync(srcFile, source);
-    const r = spawnSync(ref, ['edit', srcFile, 'vecAdd', String(N), '15', ...nvrtcOptions], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`reference (edit) failed: ${r.stderr}`);
-    const rawEdit = (JSON.parse(r.stdout) as { editMedianMs: number }).editMedianMs;
-    for (let i = 0; i < 3; i++) await full(`${source}\n// warm ${i} ${Date.now()}\n`);
-    const edited: number[] = [];
-    for (let i = 0; i < 15; i++) edited.push((await time(() => full(`${source}\n// edit ${i} ${Date.now()}\n`))).ms);
-    editedRows.push(['edited kernel: compile, load, run, read back', median(edited), rawEdit]);
+  const edited: number[] = [];
+  const rawEdits: number[] = [];
+  const editParts: { checkMs: number; compileMs: number; runMs: number; inRunnerMs: number; inWorkerMs: number }[] = [];
+  for (let i = 0; i < 3; i++) await full(`${source}\n// warm ${i} ${Date.now()}\n`);
+  for (let i = 0; i < 30; i++) {
+    rawEdits.push(await raw.measure('edit'));
+    const { ms, value } = await time(() => full(`${source}\n// edit ${i} ${Date.now()}\n`));
+    edited.push(ms);
+    editParts.push({ ...value.timing, inRunnerMs: value.result!.executeMs, inWorkerMs: value.compile[0]!.ms });
   }
+  raw.close();
+  console.log(
+    `Edited kernel breakdown (medians): plan checks ${median(editParts.map((p) => p.checkMs)).toFixed(2)} ms, compile ${median(editParts.map((p) => p.compileMs)).toFixed(2)} ms (in the worker ${median(editParts.map((p) => p.inWorkerMs)).toFixed(2)} ms), runner ${median(editParts.map((p) => p.runMs)).toFixed(2)} ms (of which inside it ${median(editParts.map((p) => p.inRunnerMs)).toFixed(2)} ms, the module load included)`,
+  );
   await workbench.dispose();
 
   const faultSource = readFileSync(join(root, 'samples/null-pointer/kernel.cu'), 'utf8');
@@ -209,6 +218,9 @@ async function main() {
   const compileRows: (readonly [string, number, number])[] = [];
   if (discoverLibraries().nvrtc.loaded) {
     const addon = requireAddon();
+    // On the JS thread, as in the compile worker (native/src/async.h): NVRTC measured ~1 ms slower on
+    // a second thread than on the main one, in the raw C++ program as well.
+    addon.setInline(true);
     const options = compileOptionsSchema.parse({ arch });
     const cacheDir = mkdtempSync(join(tmpdir(), 'gpu-workbench-bench-cache-'));
     const service = new CompileService(forkLauncher, new CompileCache(cacheDir));
@@ -224,6 +236,7 @@ async function main() {
     const workbench: number[] = [];
     const inCompiler: number[] = [];
     const inWorker: number[] = [];
+    const cpu: NonNullable<CompiledResult['compilerCpu']>[] = [];
     for (let i = 0; i < 15; i++) {
       bare.push(
         (await time(() => addon.nvrtcCompile({ source: edited(2 * i), name: 'vector_add.cu', options: nvrtcArguments(options), nameExpressions: [] }))).ms,
@@ -232,6 +245,7 @@ async function main() {
       workbench.push(wb.ms);
       inCompiler.push(wb.value.compilerMs ?? 0);
       inWorker.push(wb.value.workerMs ?? 0);
+      if (wb.value.compilerCpu) cpu.push(wb.value.compilerCpu);
     }
     const hits: number[] = [];
     const same = edited(1000);
@@ -240,6 +254,9 @@ async function main() {
     await service.dispose();
     console.log(
       `Compile breakdown (medians): NVRTC in the worker ${median(inCompiler).toFixed(2)} ms, whole worker ${median(inWorker).toFixed(2)} ms, host round trip ${median(workbench).toFixed(2)} ms; bare NVRTC in-process ${median(bare).toFixed(2)} ms`,
+    );
+    console.log(
+      `NVRTC in the worker, its CPU use per compile (medians): user ${median(cpu.map((c) => c.userMs)).toFixed(2)} ms, system ${median(cpu.map((c) => c.systemMs)).toFixed(2)} ms, ${median(cpu.map((c) => c.minorFaults))} page faults, ${median(cpu.map((c) => c.involuntarySwitches))} involuntary switches`,
     );
     compileRows.push(
       ['edited kernel: compile to diagnostics and facts', median(workbench), median(bare)],
@@ -251,9 +268,9 @@ async function main() {
   const rows = [
     ...compileRows,
     ['fresh process to first result', median(cold), refColdMs],
-    ['re-run of an unchanged kernel (warm runner)', median(warm), refWarm.warmMedianMs],
-    ['re-run of an unchanged kernel (whole path: checks, cache, runner)', median(warmFull), refWarm.warmMedianMs],
-    ...editedRows,
+    ['re-run of an unchanged kernel (warm runner)', median(warm), median(rawWarm)],
+    ['re-run of an unchanged kernel (whole path: checks, cache, runner)', median(warmFull), median(rawWarmFull)],
+    ['edited kernel: compile, load, run, read back', median(edited), median(rawEdits)],
     ['sticky fault (700) to next result', median(recovery), refColdMs],
   ] as const;
   const result = {
@@ -261,8 +278,8 @@ async function main() {
     n: N,
     repeats: REPEATS,
     rows: rows.map(([name, wb, raw]) => ({ name, workbenchMs: wb, rawMs: raw, ratio: wb / raw, overMs: wb - raw })),
-    reference: { cold: refCold, warm: refWarm },
-    samples: { cold, warm, recovery },
+    reference: { cold: refCold, warm: rawWarm, warmFull: rawWarmFull, edited: rawEdits },
+    samples: { cold, warm, warmFull, edited, recovery },
   };
   if (process.env['OUT'] && existsSync(process.env['OUT'])) writeFileSync(join(process.env['OUT'], 'bench.json'), JSON.stringify(result, null, 2));
   console.log(`\n${device.name}, vecAdd n=${N} (alloc, upload 2 buffers, launch, sync, read back, free)`);
@@ -272,6 +289,7 @@ async function main() {
     console.log(
       `| ${r.name} | ${r.workbenchMs.toFixed(2)} ms | ${r.rawMs.toFixed(2)} ms | ${r.overMs >= 0 ? '+' : ''}${r.overMs.toFixed(2)} ms (${r.ratio.toFixed(2)}×) |`,
     );
+  console.log('(re-run and edited rows: the raw program timed the same work just before each workbench measurement, alternating)');
   console.log('(compile rows: the reference is a bare nvrtcCompileProgram call with the same options, in-process)');
   console.log(`(the fault row's raw figure is a fresh process: what recovery costs without a warm spare; faults seen: ${[...new Set(faultCodes)].join(', ')})`);
 }

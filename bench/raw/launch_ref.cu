@@ -2,8 +2,9 @@
 // same work the workbench does — context, module load, alloc, upload, launch, sync, read back, free.
 // Built on the GPU machine by the bench itself: nvcc -O2 -o launch_ref launch_ref.cu -lcuda -lnvrtc
 // Usage: launch_ref <cubin> <symbol> <n> <repeats>   -> one line of JSON on stdout
-//        launch_ref edit <source.cu> <kernel> <n> <repeats> [nvrtc option...]
-//          an edited kernel each time: NVRTC compile, module load, alloc, upload, launch, read back, free
+//        launch_ref stdin <cubin> <symbol> <source.cu> <kernel> <n> [nvrtc option...]
+//          per line on stdin: "run" (the cubin's kernel again) or "edit" (NVRTC compile of an edited
+//          source, module load, alloc, upload, launch, read back, free); answers its milliseconds
 #include <cuda.h>
 #include <nvrtc.h>
 
@@ -89,45 +90,66 @@ static void runOnce(CUfunction function, int n) {
   }
 }
 
-static int editMode(int argc, char** argv) {
-  std::vector<char> text = readFile(argv[2]);
+// One edit: compile the source with a unique comment appended (so no compile cache of any kind can
+// answer), load it, run it, unload it.
+static void editOnce(const std::string& source, const char* kernel, int n, const std::vector<const char*>& options) {
+  std::string edited = source + "\n// edit " + std::to_string(Clock::now().time_since_epoch().count()) + "\n";
+  nvrtcProgram program;
+  NVRTC_CHECK(nvrtcCreateProgram(&program, edited.c_str(), "kernel.cu", 0, nullptr, nullptr));
+  NVRTC_CHECK(nvrtcAddNameExpression(program, kernel));
+  NVRTC_CHECK(nvrtcCompileProgram(program, int(options.size()), options.data()));
+  const char* lowered = nullptr;
+  NVRTC_CHECK(nvrtcGetLoweredName(program, kernel, &lowered));
+  std::string symbol = lowered;
+  size_t size = 0;
+  NVRTC_CHECK(nvrtcGetCUBINSize(program, &size));
+  std::vector<char> cubin(size);
+  NVRTC_CHECK(nvrtcGetCUBIN(program, cubin.data()));
+  NVRTC_CHECK(nvrtcDestroyProgram(&program));
+  CUmodule module;
+  CHECK(cuModuleLoadData(&module, cubin.data()));
+  CUfunction function;
+  CHECK(cuModuleGetFunction(&function, module, symbol.c_str()));
+  runOnce(function, n);
+  CHECK(cuModuleUnload(module));
+}
+
+// Line-driven, so the bench can interleave it with the workbench one measurement at a time: the
+// machine's speed drifts (2x within a minute, seen on the H200 hosts), and both sides must see the same.
+// Each line on stdin, "run" or "edit", is done once; its time in milliseconds is the answer line.
+static int stdinMode(int argc, char** argv) {
+  std::vector<char> image = readFile(argv[2]);
+  const char* symbol = argv[3];
+  std::vector<char> text = readFile(argv[4]);
   std::string source(text.begin(), text.end());
-  const char* kernel = argv[3];
-  const int n = std::atoi(argv[4]);
-  const int repeats = std::atoi(argv[5]);
-  std::vector<const char*> options(argv + 6, argv + argc);
+  const char* kernel = argv[5];
+  const int n = std::atoi(argv[6]);
+  std::vector<const char*> options(argv + 7, argv + argc);
   openContext();
-  std::vector<double> times;
-  for (int i = -3; i < repeats; i++) {  // three warm-ups, as the workbench side gets
-    auto s = Clock::now();
-    std::string edited = source + "\n// edit " + std::to_string(i) + "\n";
-    nvrtcProgram program;
-    NVRTC_CHECK(nvrtcCreateProgram(&program, edited.c_str(), "kernel.cu", 0, nullptr, nullptr));
-    NVRTC_CHECK(nvrtcAddNameExpression(program, kernel));
-    NVRTC_CHECK(nvrtcCompileProgram(program, int(options.size()), options.data()));
-    const char* lowered = nullptr;
-    NVRTC_CHECK(nvrtcGetLoweredName(program, kernel, &lowered));
-    std::string symbol = lowered;
-    size_t size = 0;
-    NVRTC_CHECK(nvrtcGetCUBINSize(program, &size));
-    std::vector<char> cubin(size);
-    NVRTC_CHECK(nvrtcGetCUBIN(program, cubin.data()));
-    NVRTC_CHECK(nvrtcDestroyProgram(&program));
-    CUmodule module;
-    CHECK(cuModuleLoadData(&module, cubin.data()));
-    CUfunction function;
-    CHECK(cuModuleGetFunction(&function, module, symbol.c_str()));
+  CUmodule module;
+  CHECK(cuModuleLoadData(&module, image.data()));
+  CUfunction function;
+  CHECK(cuModuleGetFunction(&function, module, symbol));
+  for (int i = 0; i < 3; i++) {  // warm-ups, as the workbench side gets
     runOnce(function, n);
-    CHECK(cuModuleUnload(module));
-    if (i >= 0) times.push_back(ms(s, Clock::now()));
+    editOnce(source, kernel, n, options);
   }
-  std::sort(times.begin(), times.end());
-  std::printf("{\"editMedianMs\":%.4f}\n", times.empty() ? 0 : times[times.size() / 2]);
+  std::printf("ready\n");
+  std::fflush(stdout);
+  char line[64];
+  while (std::fgets(line, sizeof line, stdin)) {
+    bool edit = std::string(line).rfind("edit", 0) == 0;
+    auto s = Clock::now();
+    if (edit) editOnce(source, kernel, n, options);
+    else runOnce(function, n);
+    std::printf("%.4f\n", ms(s, Clock::now()));
+    std::fflush(stdout);
+  }
   return 0;
 }
 
 int main(int argc, char** argv) {
-  if (argc >= 6 && std::string(argv[1]) == "edit") return editMode(argc, argv);
+  if (argc >= 7 && std::string(argv[1]) == "stdin") return stdinMode(argc, argv);
   if (argc != 5) {
     std::fprintf(stderr, "usage: %s <cubin> <symbol> <n> <repeats>\n", argv[0]);
     return 64;

@@ -44,6 +44,8 @@ export interface CompileResult {
   /** Time inside the compiler itself, and in the worker in all (parsing included), for the benchmark. */
   compilerMs?: number;
   workerMs?: number;
+  /** The compile worker's own CPU use during the compiler call: tells computing from waiting for a CPU. */
+  compilerCpu?: { userMs: number; systemMs: number; minorFaults: number; involuntarySwitches: number };
   cached: boolean;
   key: string;
 }

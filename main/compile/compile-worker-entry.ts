@@ -26,6 +26,7 @@ const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.add
 addon?.setInline(true);
 let status: CompileWorkerStatus;
 let compilerMs = 0;
+let compilerCpu: CompileOutput['compilerCpu'];
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const run = (file: string, args: string[], cwd: string) =>
@@ -92,6 +93,7 @@ function result(
     sass: null,
     ms: performance.now() - started,
     compilerMs,
+    compilerCpu,
     workerMs: performance.now() - started,
     image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
   };
@@ -101,8 +103,16 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
   const options = nvrtcArguments(request.options);
   const compileStarted = performance.now();
+  const usage = process.resourceUsage();
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
   compilerMs = performance.now() - compileStarted;
+  const after = process.resourceUsage();
+  compilerCpu = {
+    userMs: (after.userCPUTime - usage.userCPUTime) / 1000,
+    systemMs: (after.systemCPUTime - usage.systemCPUTime) / 1000,
+    minorFaults: after.minorPageFault - usage.minorPageFault,
+    involuntarySwitches: after.involuntaryContextSwitches - usage.involuntaryContextSwitches,
+  };
   return result(
     request,
     'nvrtc',
@@ -128,6 +138,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     const compileStarted = performance.now();
     const out = await run(status.nvccPath!, args, dir);
     compilerMs = performance.now() - compileStarted;
+    compilerCpu = undefined; // nvcc's CPU time is its children's, not this process's
     const cubin = out.ok && cubinOnly ? new Uint8Array(await readFile(join(dir, output))) : null;
     let ptx: string | null = null;
     if (out.ok) {

@@ -44,6 +44,12 @@ export interface CompileResult {
   /** Time inside the compiler itself, and in the worker in all (parsing included), for the benchmark. */
   compilerMs?: number;
   workerMs?: number;
+  /**
+   * Where the ptxas facts (registers, spills, shared) came from: this compile; the identical program's
+   * earlier compile (NVRTC answered from the driver's compute cache, which runs no ptxas); a second
+   * compile with --no-cache for the same reason; or nowhere.
+   */
+  factsFrom?: 'compiler' | 'earlier-compile' | 'recompiled' | 'missing';
   /** The compile worker's own CPU use during the compiler call: tells computing from waiting for a CPU. */
   compilerCpu?: { userMs: number; systemMs: number; minorFaults: number; involuntarySwitches: number };
   cached: boolean;

@@ -88,3 +88,36 @@ function caretColumn(printed: string, caretIndex: number, original: string | nul
 }
 
 export const errorCount = (diagnostics: Diagnostic[]): number => diagnostics.filter((d) => d.severity === 'error').length;
+
+/** Standard headers whose use in device code NVRTC covers with built-ins, though it ships no such file. */
+const BUILT_IN_UNDER_NVRTC: Record<string, string> = {
+  cassert: 'assert()',
+  'assert.h': 'assert()',
+  cstdio: 'printf()',
+  'stdio.h': 'printf()',
+  cmath: 'the math functions (sqrtf, expf, …)',
+  'math.h': 'the math functions (sqrtf, expf, …)',
+};
+const MISSING_HEADER = /could not open source file "([^"]+)"/;
+
+/**
+ * NVRTC has no C or C++ standard library headers, so `#include <cassert>` stops the compile although
+ * assert() itself works under NVRTC. Each such error gets a note saying so and how to keep the include
+ * for nvcc.
+ */
+export function nvrtcHeaderNotes(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.flatMap((d) => {
+    const header = d.severity === 'error' ? MISSING_HEADER.exec(d.message)?.[1] : undefined;
+    const builtIn = header ? BUILT_IN_UNDER_NVRTC[header] : undefined;
+    if (!header || !builtIn) return [];
+    return [
+      {
+        ...d,
+        severity: 'info' as const,
+        code: 'nvrtc-std-header',
+        source: 'compiler' as const,
+        message: `NVRTC ships no <${header}>, but ${builtIn} needs no include under it: remove the include, or keep it for nvcc inside #ifndef __CUDACC_RTC__ … #endif.`,
+      },
+    ];
+  });
+}

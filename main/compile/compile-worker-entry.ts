@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,12 +7,13 @@ import { basename, dirname, join } from 'node:path';
 
 import { nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
 import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
-import { parseCompilerLog } from '../../core/compile/diagnostics';
+import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
 import { formatCudaVersion } from '../../core/format';
 import { describeIssues } from '../../core/plan/plan-schema';
-import type { NativeAddon } from '../native/addon';
+import { BoundedLru } from '../bounded-lru';
+import type { NativeAddon, NvrtcOutput } from '../native/addon';
 import { childPort } from '../process/child-port';
 import { toCudaError } from '../runner/cuda-error';
 import { discoverLibraries } from '../services/discovery-service';
@@ -27,6 +29,7 @@ addon?.setInline(true);
 let status: CompileWorkerStatus;
 let compilerMs = 0;
 let compilerCpu: CompileOutput['compilerCpu'];
+let factsFrom: CompileOutput['factsFrom'];
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const run = (file: string, args: string[], cwd: string) =>
@@ -73,7 +76,8 @@ function result(
 ): CompileOutput {
   const symbols = symbolsOf(cubin, ptx);
   const kernels = kernelFacts(request.source, parsePtxasInfo(log), symbols);
-  const fromLog = parseCompilerLog(log, { [request.sourceName]: request.source });
+  const parsed = parseCompilerLog(log, { [request.sourceName]: request.source });
+  const fromLog = backend === 'nvrtc' ? [...parsed, ...nvrtcHeaderNotes(parsed)] : parsed;
   // nvcc's ptxas already refused too much static shared memory; NVRTC's did not: say it once either way.
   const diagnostics = fromLog.some((d) => d.source === 'ptxas' && /too much shared data/.test(d.message))
     ? fromLog
@@ -94,18 +98,31 @@ function result(
     ms: performance.now() - started,
     compilerMs,
     compilerCpu,
+    factsFrom,
     workerMs: performance.now() - started,
     image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
   };
 }
 
-async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
-  const started = performance.now();
-  const options = nvrtcArguments(request.options);
+/**
+ * NVRTC (12.9 on) answers a program whose compiled form it has seen before, in any process, from the
+ * driver's compute cache (~/.nv/ComputeCache), and then runs no ptxas: the log lacks the ptxas -v lines
+ * the kernel facts come from. An edit to a comment is such a program. So the ptxas lines of every real
+ * compile are remembered by the PTX they came from; a cached answer takes them from there, or, for PTX
+ * this worker has not compiled itself, from one compile with --no-cache.
+ */
+const ptxasLinesByPtx = new BoundedLru<string, string>(256);
+const ptxasLinesOf = (log: string) =>
+  log
+    .split('\n')
+    .filter((line) => line.startsWith('ptxas'))
+    .join('\n');
+
+async function timedNvrtc(request: CompileRequest, options: string[]): Promise<NvrtcOutput> {
   const compileStarted = performance.now();
   const usage = process.resourceUsage();
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
-  compilerMs = performance.now() - compileStarted;
+  compilerMs += performance.now() - compileStarted;
   const after = process.resourceUsage();
   compilerCpu = {
     userMs: (after.userCPUTime - usage.userCPUTime) / 1000,
@@ -113,6 +130,35 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
     minorFaults: after.minorPageFault - usage.minorPageFault,
     involuntarySwitches: after.involuntaryContextSwitches - usage.involuntaryContextSwitches,
   };
+  return out;
+}
+
+async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
+  const started = performance.now();
+  const options = nvrtcArguments(request.options);
+  compilerMs = 0;
+  let out = await timedNvrtc(request, options);
+  factsFrom = 'compiler';
+  if (out.ok && out.ptx && request.options.arch.startsWith('sm_')) {
+    const key = createHash('sha256').update(options.join('\0')).update('\0').update(out.ptx).digest('hex');
+    const ptxas = ptxasLinesOf(out.log);
+    const remembered = ptxas ? null : ptxasLinesByPtx.get(key);
+    if (ptxas) {
+      ptxasLinesByPtx.set(key, ptxas);
+    } else if (remembered) {
+      out = { ...out, log: `${out.log}${out.log && !out.log.endsWith('\n') ? '\n' : ''}${remembered}\n` };
+      factsFrom = 'earlier-compile';
+    } else {
+      const fresh = await timedNvrtc(request, [...options, '--no-cache']).catch(() => null);
+      if (fresh?.ok && ptxasLinesOf(fresh.log)) {
+        ptxasLinesByPtx.set(key, ptxasLinesOf(fresh.log));
+        out = fresh;
+        factsFrom = 'recompiled';
+      } else {
+        factsFrom = 'missing';
+      }
+    }
+  }
   return result(
     request,
     'nvrtc',
@@ -139,6 +185,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     const out = await run(status.nvccPath!, args, dir);
     compilerMs = performance.now() - compileStarted;
     compilerCpu = undefined; // nvcc's CPU time is its children's, not this process's
+    factsFrom = 'compiler';
     const cubin = out.ok && cubinOnly ? new Uint8Array(await readFile(join(dir, output))) : null;
     let ptx: string | null = null;
     if (out.ok) {

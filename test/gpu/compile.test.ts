@@ -115,3 +115,39 @@ test('compile --json through the CLI reports every kernel with its resources (NV
     out.log,
   );
 });
+
+test('a comment-only edit keeps its kernel facts, though NVRTC answers it from the driver’s compute cache without ptxas', async () => {
+  const target = await arch();
+  // A program no cache has seen: a kernel with a name of its own.
+  const base = `${readFileSync(join(SAMPLES, 'vector-add/vector_add.cu'), 'utf8')}\n__global__ void unseen_${Date.now()}(int* p) { if (p) *p = 1; }\n`;
+  const facts = (r: Awaited<ReturnType<CompileService['compile']>>) => r.kernels.filter((k) => k.name === 'vecAdd').map((k) => [k.registers, k.localBytes]);
+  const first = new CompileService(forkLauncher, null);
+  const second = new CompileService(forkLauncher, null);
+  try {
+    const fresh = await first.compile({ source: base, sourceName: 'v.cu', options: { arch: target }, backend: 'nvrtc' });
+    assert.equal(fresh.factsFrom, 'compiler');
+    assert.ok(fresh.kernels.find((k) => k.name === 'vecAdd')?.registers, 'ptxas facts from a real compile');
+    const edited = await first.compile({ source: `${base}// a comment\n`, sourceName: 'v.cu', options: { arch: target }, backend: 'nvrtc' });
+    // Another process (another session's worker) has not seen the program compiled.
+    const elsewhere = await second.compile({ source: `${base}// another comment\n`, sourceName: 'v.cu', options: { arch: target }, backend: 'nvrtc' });
+    console.log(`# facts from: ${fresh.factsFrom}, then ${edited.factsFrom}, then in a new worker ${elsewhere.factsFrom}`);
+    assert.deepEqual(facts(edited), facts(fresh));
+    assert.deepEqual(facts(elsewhere), facts(fresh));
+    // 'compiler' where the compute cache is off (CUDA_CACHE_DISABLE=1): then ptxas runs every time.
+    assert.ok(['earlier-compile', 'compiler'].includes(edited.factsFrom!), edited.factsFrom);
+    assert.ok(['recompiled', 'compiler'].includes(elsewhere.factsFrom!), elsewhere.factsFrom);
+  } finally {
+    await first.dispose();
+    await second.dispose();
+  }
+});
+
+test('NVRTC: #include <cassert> is explained — NVRTC ships no such header, and assert() needs none', async () => {
+  const source = '#include <cassert>\n__global__ void k(int n) { assert(n > 0); }\n';
+  const result = await compiler.compile({ source, sourceName: 'k.cu', options: { arch: await arch() }, backend: 'nvrtc' });
+  assert.equal(result.ok, false);
+  const note = result.diagnostics.find((d) => d.code === 'nvrtc-std-header');
+  assert.ok(note, JSON.stringify(result.diagnostics));
+  assert.equal(note.line, 1);
+  assert.match(note.message, /assert\(\) needs no include/);
+});

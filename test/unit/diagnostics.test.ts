@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { parseCompilerLog } from '../../core/compile/diagnostics';
+import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { ROOT } from '../helpers/cli';
@@ -100,4 +100,22 @@ test('more than 48 KiB of static shared memory is an error from the workbench wh
     workbenchDiagnostics(kernelFacts(fixture('warn.cu'), parsePtxasInfo(fixture('nvrtc-warn.log')), ['_Z6reducePKfPfj', '_Z1kPfi']), 'warn.cu'),
     [],
   );
+});
+
+test('NVRTC: a standard header it does not ship gets a note when the feature is built in, not otherwise', () => {
+  // The form NVRTC 13 prints (test/fixtures records one for a missing header on an H200).
+  const log = [
+    'k.cu(3): catastrophic error: could not open source file "cassert" (no directories in search list)',
+    '  #include <cassert>',
+    '                    ^',
+    '',
+    '1 catastrophic error detected in the compilation of "k.cu".',
+  ].join('\n');
+  const parsed = parseCompilerLog(log, { 'k.cu': '// a kernel\n\n#include <cassert>\n' });
+  const notes = nvrtcHeaderNotes(parsed);
+  assert.equal(notes.length, 1);
+  assert.deepEqual([notes[0]!.line, notes[0]!.severity, notes[0]!.code], [3, 'info', 'nvrtc-std-header']);
+  assert.match(notes[0]!.message, /assert\(\) needs no include under it.*#ifndef __CUDACC_RTC__/);
+  const other = parseCompilerLog('k.cu(1): catastrophic error: could not open source file "mylib.h" (no directories in search list)');
+  assert.deepEqual(nvrtcHeaderNotes(other), [], 'a header of the user’s own gets no such note');
 });

@@ -5,6 +5,7 @@ import type { Problem } from '../discovery';
 import { formatBytes } from '../format';
 import type { Comparison } from '../plan/compare';
 import type { LaunchPlan } from '../plan/plan-schema';
+import { parseDeviceAsserts, type DeviceAssert } from './device-output';
 import { stepLabel } from '../plan/step-label';
 import type { Finding } from '../validate/validate-launch';
 import type { ExitClassification } from './protocol';
@@ -53,6 +54,8 @@ export interface Diagnosis {
    * command works today from a terminal.
    */
   sanitizer: { tool: SanitizerTool; why: string; command: string; available: false } | null;
+  /** The source line it points at, where the run itself says (a failed device-side assert names its line). */
+  sourceLocation: { file: string; line: number } | null;
   next: string[];
 }
 
@@ -73,6 +76,7 @@ export interface DiagnosisInput {
 }
 
 const LAUNCH_CONFIG_CODES = new Set([1, 9, 701]);
+const CUDA_ERROR_ASSERT = 710;
 const MEMORY_FAULT_CODES = new Set([700, 716, 719, 718, 717, 715]);
 const SHOWN_FIGURES = 4;
 
@@ -83,6 +87,24 @@ const fmt = (n: number | null) =>
 function sanitizerOffer(tool: SanitizerTool, why: string, planPath: string | null | undefined): Diagnosis['sanitizer'] {
   const plan = planPath ?? 'plan.json';
   return { tool, why, command: `compute-sanitizer --tool ${tool} gpu-workbench run --plan ${plan}`, available: false };
+}
+
+/** The failed asserts in words: the most frequent site first, the first thread that failed it, and how many did. */
+function describeAsserts(asserts: DeviceAssert[]): { first: DeviceAssert; sentences: string[] } | null {
+  if (!asserts.length) return null;
+  const sites = new Map<string, DeviceAssert[]>();
+  for (const a of asserts) {
+    const key = `${a.file}:${a.line}:${a.condition}`;
+    sites.set(key, [...(sites.get(key) ?? []), a]);
+  }
+  const ordered = [...sites.values()].sort((x, y) => y.length - x.length);
+  const sentences = ordered.slice(0, SHOWN_FIGURES).map((site) => {
+    const a = site[0]!;
+    const threads = site.length === 1 ? 'One thread' : `${site.length} threads`;
+    return `${threads} failed \`${a.condition}\` at ${a.file}:${a.line} in ${a.function}; the first: block (${a.block.join(',')}), thread (${a.thread.join(',')}).`;
+  });
+  if (ordered.length > SHOWN_FIGURES) sentences.push(`${ordered.length - SHOWN_FIGURES} more assert sites failed too (see the device output).`);
+  return { first: ordered[0]![0]!, sentences };
 }
 
 /** Turns what a run produced into one verdict: what failed, where, why, and what to do next. */
@@ -101,6 +123,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
     launchFindings: [],
     memory: null,
     sanitizer: null,
+    sourceLocation: null,
     next: [],
   };
   const stepAt = (index: number | null): Diagnosis['step'] => {
@@ -233,6 +256,23 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
         specifics,
         next: ['Fix the plan and run again.'],
       };
+    }
+    if (f.error.library === 'cuda' && f.error.code === CUDA_ERROR_ASSERT) {
+      const asserts = parseDeviceAsserts((result.deviceOutput ?? []).map((o) => o.text).join('\n'));
+      const told = describeAsserts(asserts);
+      if (told) {
+        return {
+          ...common,
+          kind: 'cuda-error',
+          headline: `A device-side assert failed at ${told.first.file}:${told.first.line}: \`${told.first.condition}\` (${f.error.name} ${where})`,
+          specifics: [...told.sentences, ...specifics],
+          sourceLocation: { file: told.first.file, line: told.first.line },
+          next: [
+            `The assert states what the kernel assumed; find why \`${told.first.condition}\` is false for the threads named (often a missing bounds check: a grid rounded up has threads past the end).`,
+            ...(explanationFor(entry)?.next ?? []),
+          ],
+        };
+      }
     }
     const memoryFault = MEMORY_FAULT_CODES.has(f.error.code);
     return {

@@ -1,3 +1,4 @@
+import type { DeviceOutput } from './device-output';
 import type { Dim3 } from '../dims';
 import type { BufferSummary } from '../plan/buffer-data';
 import type { Comparison } from '../plan/compare';
@@ -109,6 +110,8 @@ export interface RunResult {
   /** Buffers still allocated when the plan ended: a leak in the plan. */
   leaks: { name: string; bytes: number }[];
   failure: RunFailure | null;
+  /** Device printf and assert text, by the step after which it appeared (absent in results saved before it was captured). */
+  deviceOutput?: DeviceOutput[];
   runnerPid: number;
 }
 

@@ -40,6 +40,8 @@ export const expectedDiagnosisSchema = z
     sticky: z.boolean().optional(),
     /** A validator rule that must be among the launch findings. */
     finding: z.string().optional(),
+    /** The source line the diagnosis points at (a failed device-side assert names it). */
+    line: z.number().int().min(1).optional(),
   })
   .strict();
 export type ExpectedDiagnosis = z.infer<typeof expectedDiagnosisSchema>;
@@ -71,6 +73,7 @@ export function compareWithExpected(diagnosis: Diagnosis, expected: ExpectedDiag
   check('kernel', diagnosis.kernel?.entry ?? null, expected.kernel);
   check('buffer', diagnosis.buffer, expected.buffer);
   check('sticky', diagnosis.error?.sticky ?? false, expected.sticky);
+  check('line', diagnosis.sourceLocation?.line ?? null, expected.line);
   if (expected.finding && !diagnosis.launchFindings.some((f) => f.rule === expected.finding)) {
     out.push(`finding: expected rule ${expected.finding}, got ${JSON.stringify(diagnosis.launchFindings.map((f) => f.rule))}`);
   }

@@ -43,6 +43,16 @@ export function renderRun(outcome: RunOutcome): string {
         : `Compare ${c.buffer} with ${c.against}: all ${c.checked} match`,
     );
   }
+  for (const o of r?.deviceOutput ?? []) {
+    lines.push(
+      `Device output after step ${o.stepIndex + 1}:`,
+      ...o.text
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((l) => `  | ${l}`),
+    );
+    if (o.droppedBytes) lines.push(`  | … ${formatBytes(o.droppedBytes)} more not kept`);
+  }
   for (const leak of r?.leaks ?? []) lines.push(`Leak: buffer ${leak.name} (${formatBytes(leak.bytes)}) was never freed by the plan`);
   if (r) lines.push(`(runner ${formatMs(r.executeMs)}; host total ${formatMs(outcome.timing.totalMs)})`);
   lines.push('', ...renderDiagnosis(outcome.diagnosis));
@@ -53,6 +63,7 @@ export function renderDiagnosis(d: Diagnosis): string[] {
   const mark = d.severity === 'ok' ? '✓' : d.severity === 'warning' ? '!' : '✗';
   const lines = [`${mark} ${d.headline}`];
   if (d.step) lines.push(`  Step ${d.step.index + 1}: ${d.step.label}`);
+  if (d.sourceLocation) lines.push(`  Source: ${d.sourceLocation.file}:${d.sourceLocation.line}`);
   if (d.error) {
     const runtime = d.error.runtimeName && d.error.runtimeName !== d.error.name ? ` — ${d.error.runtimeName} in the runtime API` : '';
     lines.push(`  ${d.error.name} (${d.error.code}) from ${d.error.api}${runtime}`);

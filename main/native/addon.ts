@@ -55,6 +55,11 @@ export interface NativeAddon {
   memsetD8(pointer: bigint, value: number, bytes: number): Promise<void>;
   /** `bytes` from each pointer, concatenated, copied in one call. */
   memcpyDtoHRegions(pointers: bigint[], bytes: number): Promise<Uint8Array>;
+  /** Points fds 1 and 2 at an anonymous file (device printf and assert text); false where it cannot. */
+  captureOutputStart(): boolean;
+  /** What was written since the last take (at most maxBytes; the rest counted in droppedBytes). */
+  captureOutputTake(maxBytes: number): { text: string; droppedBytes: number };
+  captureOutputStop(): void;
   launch(spec: {
     functionId: number;
     grid: readonly number[];

@@ -10,6 +10,7 @@ import { findGuardDamage, GUARD_PATTERN, POISON_BYTE } from '../../core/plan/gua
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { stepLabel } from '../../core/plan/step-label';
 import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core/plan/plan-schema';
+import type { DeviceOutput } from '../../core/runner/device-output';
 import type { CompiledModule } from '../../core/runner/protocol';
 import {
   timingStats,
@@ -28,6 +29,8 @@ import { toCudaError } from './cuda-error';
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 const DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024;
 const CUDA_ERROR_OUT_OF_MEMORY = 2;
+/** Device printf text kept per step; a kernel printing in a loop can write far more. */
+const DEVICE_OUTPUT_BYTES_PER_STEP = 64 * 1024;
 /** Read-back data kept for paging; past this the run still reports summaries, but pages are not kept. */
 const RETAINED_BYTES_LIMIT = 1024 ** 3;
 
@@ -82,6 +85,14 @@ export async function executePlan(
   const checks: RunChecksReport = { guardBytes: guard, poison: plan.checks.poison, guardViolations: [], staleUses: [], uninitialised: [], comparisons: [] };
   let failure: RunResult['failure'] = null;
   const uploadedBeforeUse = allocStepsUploadedBeforeUse(plan);
+  const deviceOutput: DeviceOutput[] = [];
+  const capturing = addon.captureOutputStart();
+  /** What the kernels printed since the last take, filed under the step that synchronised. */
+  const takeOutput = (stepIndex: number) => {
+    if (!capturing) return;
+    const { text, droppedBytes } = addon.captureOutputTake(DEVICE_OUTPUT_BYTES_PER_STEP);
+    if (text || droppedBytes) deviceOutput.push({ stepIndex, text, droppedBytes });
+  };
 
   const fail = (stepIndex: number | null, op: string, kernel: string | null, error: unknown) => {
     const info = error instanceof StepFailure ? error.error : toCudaError(error, op);
@@ -113,6 +124,7 @@ export async function executePlan(
         f.memory = info && { requestedBytes: bytesOf(buffers.get(step.buffer)!), ...info };
       }
     }
+    if (step.op === 'launch' || step.op === 'sync' || failure) takeOutput(index);
     const wallMs = performance.now() - started;
     steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? wallMs), wallMs });
   }
@@ -122,6 +134,10 @@ export async function executePlan(
   const contextAlive = !(failure as RunResult['failure'])?.sticky;
   if (contextAlive) {
     for (const [, a] of allocations) await addon.memFree(a.base).catch(() => undefined);
+  }
+  if (capturing) {
+    takeOutput(Math.max(0, steps.length - 1));
+    addon.captureOutputStop();
   }
   const retained = [...downloads.values()].reduce((sum, d) => sum + d.bytes.byteLength, 0) <= RETAINED_BYTES_LIMIT;
   if (!retained) downloads.clear();
@@ -141,6 +157,7 @@ export async function executePlan(
       checks,
       pageable: [...downloads.keys()],
       failure,
+      deviceOutput,
       runnerPid: process.pid,
     },
   };

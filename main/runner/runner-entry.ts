@@ -139,14 +139,13 @@ async function handle(request: RunnerRequest): Promise<void> {
       const cache = modules;
       lastRun = null; // the previous run's pages go now: only the latest is kept
       const runId = `${process.pid}-${++runs}`;
-      const { result, downloads } = await executePlan(
-        addon,
-        request.plan,
-        request.modules,
-        { ordinal, name: status.deviceName ?? '' },
-        (m) => cache.function(m),
-        runId,
-      );
+      let executed: ExecutedPlan;
+      try {
+        executed = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' }, (m) => cache.function(m), runId);
+      } finally {
+        addon.captureOutputStop(); // already stopped unless the plan threw: this process's own output must not vanish
+      }
+      const { result, downloads } = executed;
       lastRun = { runId, downloads };
       port.post({ type: 'ok', id: request.id, result });
       if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);

@@ -25,6 +25,10 @@ Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
 Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
 
+Napi::Value CaptureOutputStart(const Napi::CallbackInfo&);
+Napi::Value CaptureOutputTake(const Napi::CallbackInfo&);
+Napi::Value CaptureOutputStop(const Napi::CallbackInfo&);
+
 Napi::Value SetInline(const Napi::CallbackInfo& info) {
   PromiseWorker::inlineMode() = info.Length() > 0 && info[0].ToBoolean().Value();
   return info.Env().Undefined();
@@ -51,6 +55,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("memsetD8", Napi::Function::New(env, MemsetD8, "memsetD8"));
   exports.Set("memAllocGuarded", Napi::Function::New(env, MemAllocGuarded, "memAllocGuarded"));
   exports.Set("memcpyDtoHRegions", Napi::Function::New(env, MemcpyDtoHRegions, "memcpyDtoHRegions"));
+  exports.Set("captureOutputStart", Napi::Function::New(env, CaptureOutputStart, "captureOutputStart"));
+  exports.Set("captureOutputTake", Napi::Function::New(env, CaptureOutputTake, "captureOutputTake"));
+  exports.Set("captureOutputStop", Napi::Function::New(env, CaptureOutputStop, "captureOutputStop"));
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));

@@ -5,6 +5,7 @@ import { formatDim3 } from '../../core/dims';
 import { formatBytes, formatMs } from '../../core/format';
 import type { Diagnosis } from '../../core/runner/diagnose';
 import type { WorkbenchStore } from '../store/store';
+import { revealPosition } from './EditorPane';
 
 const PAGE = 256;
 const fmt = (n: number | null) => (n === null ? 'NaN' : Number.isInteger(n) || !Number.isFinite(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, ''));
@@ -19,6 +20,14 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
         <p data-testid="diagnosis-step">
           Step {d.step.index + 1}: <span className="mono">{d.step.label}</span>
           {d.kernel ? ` · kernel ${d.kernel.entry}` : ''}
+        </p>
+      )}
+      {d.sourceLocation && (
+        <p data-testid="diagnosis-source">
+          Source:{' '}
+          <button className="link mono" onClick={() => revealPosition(d.sourceLocation!.line, 1)} title="Show this line in the editor">
+            {d.sourceLocation.file}:{d.sourceLocation.line}
+          </button>
         </p>
       )}
       {d.error && (
@@ -192,6 +201,20 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
               </div>
             );
           })}
+          {(r.deviceOutput ?? []).length > 0 && (
+            <div data-testid="device-output">
+              <h4>Device output (printf and assert messages)</h4>
+              {r.deviceOutput!.map((o) => (
+                <div key={o.stepIndex}>
+                  <p className="muted">after step {o.stepIndex + 1}</p>
+                  <pre className="mono device-output">
+                    {o.text}
+                    {o.droppedBytes ? `\n… ${formatBytes(o.droppedBytes)} more not kept` : ''}
+                  </pre>
+                </div>
+              ))}
+            </div>
+          )}
           {r.leaks.length > 0 && <p className="status-warn">Never freed: {r.leaks.map((l) => `${l.name} (${formatBytes(l.bytes)})`).join(', ')}</p>}
           <p className="muted">
             Runner {formatMs(r.executeMs)} · host total {formatMs(o!.timing.totalMs)} · pid {r.runnerPid}

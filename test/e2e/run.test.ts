@@ -56,6 +56,15 @@ test('a failed run (recorded on the GPU) shows the decoded error, its explanatio
   await openResult(page, 'shared-memory-race.json', /Wrong result in out/);
   assert.match(await text(page, 'compare-out'), /differ from buffer expected; first at \[\d+\]/);
 
+  // A failed device-side assert: its line and condition, from the runtime's own message in the device output.
+  await openResult(page, 'device-assert.json', /A device-side assert failed at broken.cu:9: `i < n`/);
+  assert.match(await text(page, 'diagnosis-source'), /Source: broken.cu:9/);
+  assert.match(
+    await text(page, 'diagnosis-specifics'),
+    /24 threads failed `i < n` at broken.cu:9 in void fill\(float \*, int\); the first: block \(3,0,0\), thread \(232,0,0\)/,
+  );
+  assert.match(await text(page, 'device-output'), /broken.cu:9: void fill\(float \*, int\): block: \[3,0,0\], thread: \[232,0,0\] Assertion `i < n` failed./);
+
   // A file that is not a result gets a message, not a blank panel.
   await page.getByLabel('Result file').fill(join(ROOT, 'package.json'));
   await page.getByRole('button', { name: 'Open result' }).click();

@@ -9,6 +9,7 @@ import { planFromArgs } from '../../core/plan/arg-syntax';
 import { readFileSync } from 'node:fs';
 import { parseJson, runCli, SAMPLES } from '../helpers/cli';
 import { nullPointerPlan } from '../helpers/plans';
+import { renderRun } from '../../main/cli/render-run';
 
 const vecAdd = join(SAMPLES, 'vector-add/vector_add.cu');
 const source = (path: string) => readFileSync(join(SAMPLES, path), 'utf8');
@@ -201,4 +202,35 @@ test('NVML shows the runner holding the device, with its memory', async () => {
   console.log(`# NVML processes: ${processes.map((p) => `${p.pid} ${p.name} ${p.usedBytes}`).join('; ')}`);
   assert.ok(mine, `runner pid ${runner.pid} in ${JSON.stringify(processes)}`);
   assert.ok((mine.usedBytes ?? 0) > 0);
+});
+
+test('device printf is captured under the launch that printed it, and the next run starts clean', async () => {
+  const hello = [
+    '#ifndef __CUDACC_RTC__',
+    '#include <cstdio>',
+    '#endif',
+    'extern "C" __global__ void hello(int n) {',
+    '  if (threadIdx.x == 0) printf("hello from block %d of %d\\n", blockIdx.x, n);',
+    '}',
+  ].join('\n');
+  const plan = planFromArgs({
+    source: hello,
+    sourceName: 'hello.cu',
+    kernel: 'hello',
+    grid: [2, 1, 1],
+    block: [32, 1, 1],
+    sharedBytes: 0,
+    args: [{ kind: 'scalar', name: 'n', type: 'i32', value: 2 }],
+  });
+  const outcome = await workbench.runPlan(plan, { timeoutMs: 30_000 });
+  assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+  const launchStep = outcome.result!.steps.findIndex((s) => s.op === 'launch');
+  const output = outcome.result!.deviceOutput ?? [];
+  assert.equal(output.length, 1, JSON.stringify(output));
+  assert.equal(output[0]!.stepIndex, launchStep);
+  assert.deepEqual(output[0]!.text.trim().split('\n').sort(), ['hello from block 0 of 2', 'hello from block 1 of 2']);
+  assert.match(renderRun(outcome), /Device output after step \d+:\n {2}\| hello from block/);
+
+  const next = await assertVecAddOk();
+  assert.deepEqual(next.result!.deviceOutput, [], 'nothing of the previous run is left over');
 });

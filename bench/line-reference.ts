@@ -25,8 +25,8 @@ export class LineReference {
     return reference;
   }
 
-  /** Milliseconds the raw program took for one `run` (the loaded kernel again) or `edit` (compile, load, run). */
-  async measure(what: 'run' | 'edit'): Promise<number> {
+  /** Milliseconds the raw program took for one `run` (the loaded kernel again), or a code or comment `edit` then compile, load, run. */
+  async measure(what: 'run' | 'edit' | 'comment'): Promise<number> {
     this.child.stdin.write(`${what}\n`);
     const line = await this.lines.next();
     const ms = line.done ? NaN : Number(line.value);

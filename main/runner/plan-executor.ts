@@ -273,21 +273,16 @@ export async function executePlan(
       return [a.base, a.pointer + BigInt(a.bytes)];
     });
     const data = await addon.memcpyDtoHRegions(pointers, guard);
-    names.forEach((name, i) => {
+    for (const [i, name] of names.entries()) {
       const spec = buffers.get(name)!;
+      const a = allocations.get(name)!;
       const before = data.subarray(2 * i * guard, (2 * i + 1) * guard);
       const after = data.subarray((2 * i + 1) * guard, (2 * i + 2) * guard);
-      for (const damage of findGuardDamage(before, after, elementSize(spec.type), spec.count)) {
-        checks.guardViolations.push({ stepIndex, kernel, entry, buffer: name, type: spec.type, count: spec.count, damage });
-      }
-    });
-    // Restore the pattern, so the next launch's damage is its own.
-    if (checks.guardViolations.some((v) => v.stepIndex === stepIndex)) {
-      for (const name of names) {
-        const a = allocations.get(name)!;
-        await addon.memsetD8(a.base, GUARD_PATTERN, guard);
-        await addon.memsetD8(a.pointer + BigInt(a.bytes), GUARD_PATTERN, guard);
-      }
+      const damage = findGuardDamage(before, after, elementSize(spec.type), spec.count);
+      for (const d of damage) checks.guardViolations.push({ stepIndex, kernel, entry, buffer: name, type: spec.type, count: spec.count, damage: d });
+      // Restore the damaged pattern, so the next launch's damage is its own.
+      if (damage.some((d) => d.side === 'before')) await addon.memsetD8(a.base, GUARD_PATTERN, guard);
+      if (damage.some((d) => d.side === 'after')) await addon.memsetD8(a.pointer + BigInt(a.bytes), GUARD_PATTERN, guard);
     }
   }
 

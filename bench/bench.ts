@@ -145,8 +145,12 @@ async function main() {
     stepsSum.push(value.steps.reduce((sum, step) => sum + step.wallMs, 0));
     for (const step of value.steps) stepWall.set(step.op, [...(stepWall.get(step.op) ?? []), step.wallMs]);
   }
+  // The floor under any runner request: a status message there and back, no CUDA work.
+  const { runner: warmRunner } = await pool.acquire(0);
+  const emptyTrips: number[] = [];
+  for (let i = 0; i < REPEATS; i++) emptyTrips.push((await time(() => warmRunner.request({ type: 'status' }, 5_000))).ms);
   console.log(
-    `Warm re-run breakdown (medians): runner round trip ${median(warm).toFixed(2)} ms, plan inside the runner ${median(inRunner).toFixed(2)} ms, of which steps ${median(stepsSum).toFixed(2)} ms; per step: ${[
+    `Warm re-run breakdown (medians): runner round trip ${median(warm).toFixed(2)} ms (an empty request there and back: ${median(emptyTrips).toFixed(2)} ms), plan inside the runner ${median(inRunner).toFixed(2)} ms, of which steps ${median(stepsSum).toFixed(2)} ms; per step: ${[
       ...stepWall,
     ]
       .map(([op, xs]) => `${op} ${median(xs).toFixed(3)}`)

@@ -13,6 +13,7 @@ import type { DeviceInfo, GpuProcess } from '../../core/devices';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
 import { freemem } from 'node:os';
+import { BoundedLru } from '../bounded-lru';
 import type { CompileService } from '../compile/compile-service';
 import { ChildRequestError, ProcessExitError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
@@ -36,6 +37,17 @@ interface Pieces {
   exit?: ExitClassification | null;
   launchFindings?: Finding[];
   processes?: GpuProcess[] | null;
+}
+
+/** The kernels a source declares, parsed once per source text: a re-run parses nothing again. */
+const parsedSources = new BoundedLru<string, ReturnType<typeof findKernels>>(32);
+function kernelsIn(source: string): ReturnType<typeof findKernels> {
+  let kernels = parsedSources.get(source);
+  if (!kernels) {
+    kernels = findKernels(source);
+    parsedSources.set(source, kernels);
+  }
+  return kernels;
 }
 
 /** Validates, compiles and runs a launch plan: the one path the CLI, the UI and the tests take. */
@@ -89,7 +101,7 @@ async function execute(
   }
   // From the source text, before any compiler or device: a mismatch is refused even where neither exists.
   const params = new Map<string, KernelParam[] | null>(
-    plan.kernels.map((k) => [k.id, findKernels(k.source).find((s) => s.name === k.entry && !s.template)?.params ?? null]),
+    plan.kernels.map((k) => [k.id, kernelsIn(k.source).find((s) => s.name === k.entry && !s.template)?.params ?? null]),
   );
   const argProblems = checkLaunchArgs(plan, params);
   if (argProblems.length) {

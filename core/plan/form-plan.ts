@@ -1,7 +1,6 @@
 import type { KernelParam } from '../compile/kernel-signature';
 import type { CompileOptionsInput } from '../compile/compile-options';
-import type { Dim3 } from '../dims';
-import { planFromArgs, type ParsedArg } from './arg-syntax';
+import { planFromArgs, type ParsedArg, type SimpleRunRequest } from './arg-syntax';
 import type { ElementType } from './element-types';
 import type { Expectation, Initializer, LaunchPlanInput } from './plan-schema';
 
@@ -39,18 +38,11 @@ export function defaultArgRows(params: KernelParam[], count = 1024): ArgRow[] {
   );
 }
 
-export interface RunForm {
-  source: string;
-  sourceName: string;
-  kernel: string;
-  grid: Dim3;
-  block: Dim3;
-  sharedBytes: number;
+/** The single-kernel request (core/plan/arg-syntax.ts), with the form's argument rows and the editor's options. */
+export interface RunForm extends Omit<SimpleRunRequest, 'args' | 'options' | 'device'> {
   rows: ArgRow[];
   /** Compile options as the editor holds them; the architecture comes from the device the plan runs on. */
   options?: Omit<Partial<CompileOptionsInput>, 'arch'> & { arch?: string | null };
-  warmup?: number;
-  repeats?: number;
 }
 
 /**
@@ -58,18 +50,12 @@ export interface RunForm {
  * "none" is not uploaded (so the kernel sees the poison pattern) and an expectation is compared on read-back.
  */
 export function planFromForm(form: RunForm): LaunchPlanInput {
-  const { arch: _arch, ...options } = form.options ?? {};
+  const { rows, options: editorOptions, ...request } = form;
+  const { arch: _arch, ...options } = editorOptions ?? {};
   return planFromArgs({
-    source: form.source,
-    sourceName: form.sourceName,
-    kernel: form.kernel,
-    grid: form.grid,
-    block: form.block,
-    sharedBytes: form.sharedBytes,
-    args: form.rows.map((r): ParsedArg => (r.kind === 'buffer' ? bufferArg(r) : { kind: 'scalar', name: r.name, type: r.type, value: scalarValue(r) })),
+    ...request,
+    args: rows.map((r): ParsedArg => (r.kind === 'buffer' ? bufferArg(r) : { kind: 'scalar', name: r.name, type: r.type, value: scalarValue(r) })),
     options,
-    warmup: form.warmup,
-    repeats: form.repeats,
   });
 }
 

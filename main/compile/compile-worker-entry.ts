@@ -27,9 +27,9 @@ const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.add
 // NVRTC on this thread: no thread-pool round trip, and NVRTC runs faster on the main thread (native/src/async.h).
 addon?.setInline(true);
 let status: CompileWorkerStatus;
-let compilerMs = 0;
-let compilerCpu: CompileOutput['compilerCpu'];
-let factsFrom: CompileOutput['factsFrom'];
+
+/** What the compiler itself cost, and where the kernel facts came from: one per compile, passed along, never shared. */
+type CompilerRun = Pick<CompileOutput, 'compilerMs' | 'compilerCpu' | 'factsFrom'>;
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const run = (file: string, args: string[], cwd: string) =>
@@ -73,6 +73,7 @@ function result(
   cubin: Uint8Array | null,
   ptx: string | null,
   started: number,
+  compiler: CompilerRun,
 ): CompileOutput {
   const symbols = symbolsOf(cubin, ptx);
   const kernels = kernelFacts(request.source, parsePtxasInfo(log), symbols);
@@ -96,9 +97,7 @@ function result(
     ptx,
     sass: null,
     ms: performance.now() - started,
-    compilerMs,
-    compilerCpu,
-    factsFrom,
+    ...compiler,
     workerMs: performance.now() - started,
     image: ok ? (cubin ?? (ptx ? new TextEncoder().encode(ptx) : null)) : null,
   };
@@ -118,15 +117,15 @@ const ptxasLinesOf = (log: string) =>
     .filter((line) => line.startsWith('ptxas'))
     .join('\n');
 
-async function timedNvrtc(request: CompileRequest, options: string[]): Promise<NvrtcOutput> {
+/** One NVRTC call, its time and CPU use added to `compiler` (a --no-cache retry makes two calls in one compile). */
+async function timedNvrtc(request: CompileRequest, options: string[], compiler: CompilerRun): Promise<NvrtcOutput> {
   const compileStarted = performance.now();
   const usage = process.resourceUsage();
   const out = await addon!.nvrtcCompile({ source: request.source, name: request.sourceName, options, nameExpressions: [] });
-  compilerMs += performance.now() - compileStarted;
   const after = process.resourceUsage();
-  // Summed over the compiler calls of one compile, as compilerMs is (a --no-cache retry makes two).
-  const before = compilerCpu ?? { userMs: 0, systemMs: 0, minorFaults: 0, involuntarySwitches: 0 };
-  compilerCpu = {
+  const before = compiler.compilerCpu ?? { userMs: 0, systemMs: 0, minorFaults: 0, involuntarySwitches: 0 };
+  compiler.compilerMs = (compiler.compilerMs ?? 0) + performance.now() - compileStarted;
+  compiler.compilerCpu = {
     userMs: before.userMs + (after.userCPUTime - usage.userCPUTime) / 1000,
     systemMs: before.systemMs + (after.systemCPUTime - usage.systemCPUTime) / 1000,
     minorFaults: before.minorFaults + after.minorPageFault - usage.minorPageFault,
@@ -138,10 +137,8 @@ async function timedNvrtc(request: CompileRequest, options: string[]): Promise<N
 async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
   const options = nvrtcArguments(request.options);
-  compilerMs = 0;
-  compilerCpu = undefined;
-  let out = await timedNvrtc(request, options);
-  factsFrom = 'compiler';
+  const compiler: CompilerRun = { factsFrom: 'compiler' };
+  let out = await timedNvrtc(request, options, compiler);
   if (out.ok && out.ptx && request.options.arch.startsWith('sm_')) {
     const key = createHash('sha256').update(options.join('\0')).update('\0').update(out.ptx).digest('hex');
     const ptxas = ptxasLinesOf(out.log);
@@ -150,15 +147,15 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
       ptxasLinesByPtx.set(key, ptxas);
     } else if (remembered) {
       out = { ...out, log: `${out.log}${out.log && !out.log.endsWith('\n') ? '\n' : ''}${remembered}\n` };
-      factsFrom = 'earlier-compile';
+      compiler.factsFrom = 'earlier-compile';
     } else {
-      const fresh = await timedNvrtc(request, [...options, '--no-cache']).catch(() => null);
+      const fresh = await timedNvrtc(request, [...options, '--no-cache'], compiler).catch(() => null);
       if (fresh?.ok && ptxasLinesOf(fresh.log)) {
         ptxasLinesByPtx.set(key, ptxasLinesOf(fresh.log));
         out = fresh;
-        factsFrom = 'recompiled';
+        compiler.factsFrom = 'recompiled';
       } else {
-        factsFrom = 'missing';
+        compiler.factsFrom = 'missing';
       }
     }
   }
@@ -170,6 +167,7 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
     out.ok ? out.cubin : null,
     out.ok ? out.ptx : null,
     started,
+    compiler,
   );
 }
 
@@ -186,9 +184,8 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     await mkdir(join(dir, 'keep'));
     const compileStarted = performance.now();
     const out = await run(status.nvccPath!, args, dir);
-    compilerMs = performance.now() - compileStarted;
-    compilerCpu = undefined; // nvcc's CPU time is its children's, not this process's
-    factsFrom = 'compiler';
+    // No compilerCpu: nvcc's CPU time is its children's, not this process's.
+    const compiler: CompilerRun = { compilerMs: performance.now() - compileStarted, factsFrom: 'compiler' };
     const cubin = out.ok && cubinOnly ? new Uint8Array(await readFile(join(dir, output))) : null;
     let ptx: string | null = null;
     if (out.ok) {
@@ -198,7 +195,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     }
     // Messages name the file as the user knows it, not our temporary copy.
     const log = out.text.split(`${dir}/`).join('').split(file).join(request.sourceName);
-    return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, started);
+    return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, started, compiler);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

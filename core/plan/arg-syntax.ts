@@ -6,7 +6,9 @@ import type { BufferSpec, Expectation, Initializer, KernelArg, LaunchPlanInput, 
 
 /**
  * The CLI's compact argument syntax, one `--arg` per kernel parameter, in order:
- *   out:f32[1024]            a buffer of 1024 floats, zero-filled
+ *   out:f32[1024]            a buffer of 1024 floats, allocated and never uploaded: it holds the poison
+ *                            pattern until a kernel writes it, as cudaMalloc'd memory holds garbage
+ *   out:f32[1024]=0          ... zero-filled
  *   a:f32[1024]=1.5          ... filled with a constant
  *   a:f32[1024]=iota         ... 0, 1, 2, ...   (iota(start,step) too)
  *   a:f32[1024]=rand(7)      ... uniform in [0,1) from seed 7   (rand(seed,min,max) too)
@@ -15,9 +17,8 @@ import type { BufferSpec, Expectation, Initializer, KernelArg, LaunchPlanInput, 
 export type ParsedArg =
   | {
       kind: 'buffer';
+      /** A buffer with no initializer is allocated but never uploaded: the kernel sees the poison pattern. */
       buffer: BufferSpec;
-      /** false: allocated but never uploaded, so the kernel sees the poison pattern (the run form's "none"). */
-      upload?: boolean;
       /** What the read-back should hold. */
       expect?: Expectation;
     }
@@ -43,7 +44,8 @@ export function parseArg(text: string): Result<ParsedArg> {
   const count = Number(countText.trim());
   if (count < 1) return fail(`--arg "${text}": a buffer needs at least 1 element`);
   if (!Number.isSafeInteger(count)) return fail(`--arg "${text}": ${countText} elements is more than any device can hold`);
-  const init = parseInitializer(initText ?? '0');
+  if (initText === undefined) return ok({ kind: 'buffer', buffer: { name, type, count } });
+  const init = parseInitializer(initText);
   if (!init.ok) return fail(`--arg "${text}": ${init.error}`);
   return ok({ kind: 'buffer', buffer: { name, type, count, init: init.value } });
 }
@@ -92,16 +94,18 @@ export interface SimpleRunRequest {
   device?: number;
   warmup?: number;
   repeats?: number;
+  /** Extra runs compared bit for bit with the first (0: no determinism check; absent: the default). */
+  determinismRuns?: number;
 }
 
-/** The plan a single-kernel run implies (CLI flags, the run form): alloc and upload every buffer, launch, sync, download, free. */
+/** The plan a single-kernel run implies (CLI flags, the run form): alloc every buffer, upload those with an initializer, launch, sync, download, free. */
 export function planFromArgs(request: SimpleRunRequest): LaunchPlanInput {
   const bufferArgs = request.args.flatMap((a) => (a.kind === 'buffer' ? [a] : []));
   const buffers = bufferArgs.map((a) => a.buffer);
   const kernelArgs: KernelArg[] = request.args.map((a) => (a.kind === 'buffer' ? { buffer: a.buffer.name } : { scalar: { type: a.type, value: a.value } }));
   const steps: Step[] = [
     ...buffers.map((b): Step => ({ op: 'alloc', buffer: b.name })),
-    ...bufferArgs.filter((a) => a.upload !== false).map((a): Step => ({ op: 'upload', buffer: a.buffer.name })),
+    ...bufferArgs.filter((a) => a.buffer.init).map((a): Step => ({ op: 'upload', buffer: a.buffer.name })),
     {
       op: 'launch',
       kernel: 'main',
@@ -122,5 +126,6 @@ export function planFromArgs(request: SimpleRunRequest): LaunchPlanInput {
     kernels: [{ id: 'main', entry: request.kernel, source: request.source, sourceName: request.sourceName, options: request.options ?? {} }],
     buffers,
     steps,
+    ...(request.determinismRuns !== undefined ? { checks: { determinismRuns: request.determinismRuns } } : {}),
   };
 }

@@ -34,15 +34,15 @@ export function initialBytes(buffer: BufferSpec): Uint8Array {
   const size = elementSize(buffer.type);
   const bytes = new Uint8Array(buffer.count * size);
   const fast = typedView(buffer.type, bytes);
-  if (buffer.init.kind === 'file') throw new Error(`buffer "${buffer.name}" is read from a file by the runner, not generated`);
-  if (fast && buffer.init.kind !== 'random') {
-    const init = buffer.init;
+  const init = buffer.init;
+  if (!init) throw new Error(`buffer "${buffer.name}" has no initializer: it is never uploaded`);
+  if (init.kind === 'file') throw new Error(`buffer "${buffer.name}" is read from a file by the runner, not generated`);
+  if (fast && init.kind !== 'random') {
     if (init.kind === 'constant') fast.fill(init.value);
     else if (init.kind === 'iota') for (let i = 0; i < buffer.count; i++) fast[i] = init.start + i * init.step;
     return bytes;
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const init = buffer.init;
   switch (init.kind) {
     case 'zeros':
       return bytes;

@@ -60,21 +60,23 @@ export function planFromForm(form: RunForm): LaunchPlanInput {
 }
 
 function bufferArg(r: Extract<ArgRow, { kind: 'buffer' }>): ParsedArg {
-  const init: Initializer =
-    r.init === 'constant'
-      ? { kind: 'constant', value: r.value }
-      : r.init === 'iota'
-        ? { kind: 'iota', start: r.value, step: 1 }
-        : r.init === 'random'
-          ? { kind: 'random', seed: 1, min: 0, max: 1 }
-          : { kind: 'zeros' };
+  const init: Initializer | undefined =
+    r.init === 'none'
+      ? undefined
+      : r.init === 'constant'
+        ? { kind: 'constant', value: r.value }
+        : r.init === 'iota'
+          ? { kind: 'iota', start: r.value, step: 1 }
+          : r.init === 'random'
+            ? { kind: 'random', seed: 1, min: 0, max: 1 }
+            : { kind: 'zeros' };
   const expect: Expectation | undefined =
     r.expect === 'constant'
       ? { kind: 'constant', value: r.expectValue }
       : r.expect === 'iota'
         ? { kind: 'iota', start: r.expectValue, step: r.expectStep }
         : undefined;
-  return { kind: 'buffer', buffer: { name: r.name, type: r.type, count: r.count, init }, upload: r.init !== 'none', ...(expect ? { expect } : {}) };
+  return { kind: 'buffer', buffer: { name: r.name, type: r.type, count: r.count, ...(init ? { init } : {}) }, ...(expect ? { expect } : {}) };
 }
 
 /** 64-bit values stay strings (exact); others become numbers, and the schema refuses what is not one. */

@@ -36,7 +36,11 @@ export const bufferSchema = z.object({
     .int('must be a whole number of elements')
     .min(1, 'must be at least 1 element')
     .max(Number.MAX_SAFE_INTEGER, 'is more elements than any device can hold'),
-  init: initializerSchema.default({ kind: 'zeros' }),
+  /**
+   * How the host fills it before the kernel runs. None: allocated and never uploaded, so a kernel that reads
+   * it before writing it sees the poison pattern, as it would see garbage after a bare cudaMalloc.
+   */
+  init: initializerSchema.optional(),
 });
 export type BufferSpec = z.infer<typeof bufferSchema>;
 
@@ -71,6 +75,12 @@ export const runChecksSchema = z.object({
   guardBytes: z.number().int().min(0).max(65536).multipleOf(256, 'must be a multiple of 256 (keeps buffers aligned as cuMemAlloc does)').default(256),
   /** Fill new allocations with 0xFF bytes (NaN for floats, −1 for integers), so reads of memory never written show. */
   poison: z.boolean().default(true),
+  /**
+   * Runs of the same launches on the same inputs after the first, compared bitwise with it: a race or an
+   * uninitialised read often shows only as results that change. Absent: one, when the buffers total at most
+   * 256 MiB (core/plan/determinism.ts). 0 turns it off.
+   */
+  determinismRuns: z.number().int().min(0).max(16).optional(),
 });
 export type RunChecks = z.infer<typeof runChecksSchema>;
 
@@ -129,6 +139,13 @@ export const launchPlanSchema = z
       for (const name of names) {
         if (!buffers.has(name))
           ctx.addIssue({ code: 'custom', message: `step ${i + 1} (${step.op}) names buffer "${name}", which the plan does not declare`, path: ['steps', i] });
+      }
+      if (step.op === 'upload' && buffers.has(step.buffer) && !buffers.get(step.buffer)!.init) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `step ${i + 1} uploads buffer "${step.buffer}", which has no initializer: give it one ({"kind": "zeros"} for zeros), or drop the upload step to leave it unwritten`,
+          path: ['steps', i],
+        });
       }
       if (step.op === 'download' && step.expect?.kind === 'buffer') {
         const reference = step.expect.buffer;

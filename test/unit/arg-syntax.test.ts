@@ -15,8 +15,8 @@ const error = (text: string): string => {
   return r.ok ? '' : r.error;
 };
 
-test('buffers: zeros by default, constants, iota and seeded random', () => {
-  assert.deepEqual(value('out:f32[1024]'), { kind: 'buffer', buffer: { name: 'out', type: 'f32', count: 1024, init: { kind: 'zeros' } } });
+test('buffers: no initializer (never uploaded, so poisoned), zeros only when asked, constants, iota and seeded random', () => {
+  assert.deepEqual(value('out:f32[1024]'), { kind: 'buffer', buffer: { name: 'out', type: 'f32', count: 1024 } });
   assert.deepEqual(value('out:f32[4]=0'), { kind: 'buffer', buffer: { name: 'out', type: 'f32', count: 4, init: { kind: 'zeros' } } });
   assert.deepEqual(value('a:f64[4]=1.5'), { kind: 'buffer', buffer: { name: 'a', type: 'f64', count: 4, init: { kind: 'constant', value: 1.5 } } });
   assert.deepEqual(value('a:i32[4]=iota'), { kind: 'buffer', buffer: { name: 'a', type: 'i32', count: 4, init: { kind: 'iota', start: 0, step: 1 } } });
@@ -70,4 +70,22 @@ test('planFromArgs builds a valid plan: alloc, upload, launch, sync, download, f
   const launch = parsed.data.steps[2]!;
   assert.ok(launch.op === 'launch');
   assert.deepEqual(launch.args, [{ buffer: 'a' }, { scalar: { type: 'i32', value: 256 } }]);
+});
+
+test('planFromArgs uploads only buffers with an initializer: out:f32[N] is allocated and left poisoned, =0 uploads zeros', () => {
+  const plan = planFromArgs({
+    source: '__global__ void k(const float* a, float* out, float* acc, int n) {}',
+    sourceName: 'k.cu',
+    kernel: 'k',
+    grid: [1, 1, 1],
+    block: [64, 1, 1],
+    sharedBytes: 0,
+    args: [value('a:f32[64]=iota'), value('out:f32[64]'), value('acc:f32[64]=0'), value('n:i32=64')],
+  });
+  const parsed = launchPlanSchema.parse(plan);
+  assert.deepEqual(
+    parsed.steps.filter((s) => s.op === 'upload').map((s) => (s.op === 'upload' ? s.buffer : '')),
+    ['a', 'acc'],
+  );
+  assert.equal(parsed.buffers.find((b) => b.name === 'out')!.init, undefined);
 });

@@ -24,9 +24,17 @@ test('a well-formed plan parses, with defaults filled in', () => {
   const r = launchPlanSchema.safeParse(base());
   assert.ok(r.success);
   assert.equal(r.data.device, 0);
-  assert.deepEqual(r.data.buffers[0]!.init, { kind: 'zeros' });
+  assert.equal(r.data.buffers[0]!.init, undefined, 'no initializer: allocated, never uploaded, poisoned');
   const launch = r.data.steps[1]!;
   assert.ok(launch.op === 'launch' && launch.repeats === 1 && launch.sharedBytes === 0);
+});
+
+test('uploading a buffer that has no initializer is refused, with what to write instead', () => {
+  const plan = base();
+  plan.steps.splice(1, 0, { op: 'upload', buffer: 'a' });
+  assert.match(problems(plan), /step 2 uploads buffer "a", which has no initializer: give it one \(\{"kind": "zeros"\} for zeros\)/);
+  plan.buffers[0]!.init = { kind: 'zeros' };
+  assert.ok(launchPlanSchema.safeParse(plan).success);
 });
 
 test('element counts of 0, -1, 1.5 and 2^63 are refused', () => {

@@ -80,7 +80,7 @@ test('host memory: staged buffers larger than free memory are refused, unstaged 
     version: 1,
     kernels: [{ id: 'k', entry: 'k', source: '' }],
     buffers: [
-      { name: 'big', type: 'f32', count: 2 ** 30 },
+      { name: 'big', type: 'f32', count: 2 ** 30, init: { kind: 'zeros' } },
       { name: 'device', type: 'f32', count: 2 ** 34 },
     ],
     steps: [

@@ -114,10 +114,14 @@ async function main() {
       { kind: 'scalar', name: 'n', type: 'i32', value: N },
     ],
   });
+  // The raw program runs the launch once: the determinism check (a second run compared bit for bit) is
+  // measured on its own row.
   const plan: LaunchPlan = launchPlanSchema.parse({
     ...fromArgs,
     steps: fromArgs.steps.filter((s) => !((s.op === 'upload' && s.buffer === 'c') || (s.op === 'download' && s.buffer !== 'c'))),
+    checks: { determinismRuns: 0 },
   });
+  const checkedPlan: LaunchPlan = { ...plan, checks: { ...plan.checks, determinismRuns: 1 } };
   const check = (r: { ok: boolean; buffers: { name: string; tail: number[] }[] }) => {
     if (!r.ok || r.buffers.find((b) => b.name === 'c')!.tail.at(-1) !== 3 * (N - 1)) throw new Error('wrong result from the workbench');
   };
@@ -139,11 +143,22 @@ async function main() {
   const inRunner: number[] = [];
   const stepsSum: number[] = [];
   const stepWall = new Map<string, number[]>();
+  const checked: number[] = [];
+  const checkedInRunner: number[] = [];
+  const unchecked: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
     rawWarm.push(await raw.measure('run'));
     const { ms, value } = await time(() => pool.run(plan, modules, 30_000));
     check(value);
     warm.push(ms);
+    // The same run with the determinism check, paired with this one: its extra cost is the difference.
+    const withCheck = await time(() => pool.run(checkedPlan, modules, 30_000));
+    check(withCheck.value);
+    if (withCheck.value.checks.determinism?.status !== 'compared' || withCheck.value.checks.determinism.differences.length)
+      throw new Error(`the determinism check did not run clean: ${JSON.stringify(withCheck.value.checks.determinism)}`);
+    checked.push(withCheck.ms);
+    checkedInRunner.push(withCheck.value.checks.determinism.ms);
+    unchecked.push(ms);
     inRunner.push(value.executeMs);
     stepsSum.push(value.steps.reduce((sum, step) => sum + step.wallMs, 0));
     for (const step of value.steps) stepWall.set(step.op, [...(stepWall.get(step.op) ?? []), step.wallMs]);
@@ -152,6 +167,9 @@ async function main() {
   const { runner: warmRunner } = await pool.acquire(0);
   const emptyTrips: number[] = [];
   for (let i = 0; i < REPEATS; i++) emptyTrips.push((await time(() => warmRunner.request({ type: 'status' }, 5_000))).ms);
+  console.log(
+    `Determinism check (medians): the re-run ${median(unchecked).toFixed(2)} ms without it, ${median(checked).toFixed(2)} ms with it; the second run and its comparison inside the runner ${median(checkedInRunner).toFixed(2)} ms; the raw program's whole run (alloc, 2 uploads, launch, sync, read back, free) ${median(rawWarm).toFixed(2)} ms`,
+  );
   console.log(
     `Warm re-run breakdown (medians): runner round trip ${median(warm).toFixed(2)} ms (an empty request there and back: ${median(emptyTrips).toFixed(2)} ms), plan inside the runner ${median(inRunner).toFixed(2)} ms, of which steps ${median(stepsSum).toFixed(2)} ms; per step: ${[
       ...stepWall,
@@ -298,6 +316,7 @@ async function main() {
     ['fresh process to first result', median(cold), refColdMs],
     ['re-run of an unchanged kernel (warm runner)', median(warm), median(rawWarm)],
     ['re-run of an unchanged kernel (whole path: checks, cache, runner)', median(warmFull), median(rawWarmFull)],
+    ['determinism check: its extra time on a warm re-run, against one raw run', median(checked.map((c, i) => c - unchecked[i]!)), median(rawWarm)],
     ['edited kernel (code edit: NVRTC compiles), load, run, read back', median(edited), median(rawEdits)],
     ['comment-only edit (NVRTC answers from its cache), load, run, read back', median(commented), median(rawComments)],
     ['sticky fault (700) to next result', median(recovery), refColdMs],

@@ -92,7 +92,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
-    'run.plan': ({ plan, timeoutMs, planPath }) => workbench.runPlan(plan, { timeoutMs: timeoutMs ?? 30_000, planPath: planPath ?? null }),
+    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns }) =>
+      workbench.runPlan(plan, { timeoutMs: timeoutMs ?? 30_000, planPath: planPath ?? null, ...(determinismRuns !== undefined ? { determinismRuns } : {}) }),
     'run.page': async (request) => {
       try {
         return await workbench.pool.page(request);

@@ -75,7 +75,13 @@ export const channels = {
   /** Runs a launch plan (schema-checked by the run itself, whose diagnosis explains what is wrong). */
   'run.plan': {
     request: z
-      .object({ plan: z.unknown(), timeoutMs: z.number().int().min(100).max(3_600_000).default(30_000), planPath: path.nullable().default(null) })
+      .object({
+        plan: z.unknown(),
+        timeoutMs: z.number().int().min(100).max(3_600_000).default(30_000),
+        planPath: path.nullable().default(null),
+        /** Overrides the plan's determinism check: 0 turns it off. */
+        determinismRuns: z.number().int().min(0).max(16).optional(),
+      })
       .strict(),
     response: response<RunOutcome>(),
   },

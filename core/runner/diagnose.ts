@@ -9,7 +9,9 @@ import { parseDeviceAsserts, type DeviceAssert } from './device-output';
 import { stepLabel } from '../plan/step-label';
 import type { Finding } from '../validate/validate-launch';
 import type { ExitClassification } from './protocol';
-import type { RunResult } from './run-result';
+import type { DeterminismDifference, RunResult } from './run-result';
+import { floatAtomicLines } from '../plan/determinism';
+import { isFloatType } from '../plan/element-types';
 
 export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid';
 
@@ -29,6 +31,7 @@ export type DiagnosisKind =
   | 'out-of-bounds-write'
   | 'use-after-free'
   | 'uninitialised-read'
+  | 'nondeterministic'
   | 'wrong-result';
 
 export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
@@ -198,6 +201,10 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
         'Every launch is followed by a synchronisation (what CUDA_LAUNCH_BLOCKING=1 does), so the error belongs to this launch, not a later call.',
       );
     }
+    if (f.duringDeterminismRun)
+      specifics.unshift(
+        'The first run of the plan completed; this error came when the determinism check ran the same launches again on the same inputs — a kernel whose behaviour changes between identical runs (a race, or a read of memory nothing wrote).',
+      );
     if (f.sticky) specifics.push('This error is sticky: the CUDA context is dead. The workbench discarded that runner; the next run uses a fresh one at once.');
     const staleHere = stale.filter((s) => s.stepIndex === f.stepIndex);
     for (const s of staleHere) specifics.unshift(`Buffer ${s.buffer} was freed at step ${s.freedAtStep + 1}, and this launch was given its dangling pointer.`);
@@ -376,13 +383,49 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
       step: stepAt(downloadStep >= 0 ? downloadStep : null),
       kernel: null,
       buffer: c.buffer,
-      specifics: [mismatchSentence(c), ...mismatchPattern(c)],
       sanitizer: sanitizerOffer(
         'racecheck',
         'A result that is wrong without any error is often a data race (a missing __syncthreads()); racecheck names the two accesses.',
         input.planPath,
       ),
+      specifics: [mismatchSentence(c), ...mismatchPattern(c), ...determinismSentences(result, plan)],
       next: ['Look at the first mismatching index: which thread and block wrote it, and what it read.'],
+    };
+  }
+
+  const unwritten = poisonFinding(result, kernelOf);
+  if (unwritten) {
+    const { stepIndex, ...finding } = unwritten;
+    return {
+      ...base,
+      ...finding,
+      step: stepAt(stepIndex),
+      sanitizer: sanitizerOffer('initcheck', 'initcheck names the source line that reads memory never written.', input.planPath),
+    };
+  }
+
+  const differences = result.checks.determinism?.differences ?? [];
+  if (differences.length) {
+    const d = differences[0]!;
+    const atomics = floatAtomicsIn(plan, d);
+    return {
+      ...base,
+      kind: 'nondeterministic',
+      severity: atomics.length ? 'warning' : 'error',
+      headline: `Results differ between two identical runs: ${d.differing} of ${d.count} elements of ${d.buffer}, the first at index ${d.firstIndex} (${fmt(d.first)}, then ${fmt(d.second)})`,
+      step: stepAt(d.stepIndex),
+      buffer: d.buffer,
+      specifics: determinismSentences(result, plan),
+      sanitizer: atomics.length
+        ? null
+        : sanitizerOffer('racecheck', 'A result that changes between identical runs is usually a data race; racecheck names the two accesses.', input.planPath),
+      next: atomics.length
+        ? [
+            'If the differences are only in the last bits, they are the atomics’ rounding: compare with a tolerance. For bit-identical results, reduce in a fixed order (a tree reduction per block, then one pass over the blocks).',
+          ]
+        : [
+            'Look for threads that read what other threads write without a barrier between them (a missing __syncthreads()), or for reads of memory no launch wrote.',
+          ],
     };
   }
 
@@ -402,7 +445,102 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
   }
   const nan = result.buffers.filter((b) => b.nanCount > 0);
   if (nan.length) base.specifics.push(...nan.map((b) => `Buffer ${b.name} holds ${b.nanCount} NaN value(s).`));
-  return base;
+  return { ...base, headline: okHeadline(result), specifics: [...base.specifics, ...checksNotRun(result)] };
+}
+
+/** "Every check passed" names the checks that ran; one that could not run is said, not implied. */
+function okHeadline(result: RunResult): string {
+  const ran = ['no CUDA error'];
+  if (result.checks.guardBytes > 0) ran.push('no write outside a buffer');
+  if (result.checks.poison) ran.push('no read-back holding unwritten memory');
+  if (result.checks.comparisons.length) ran.push(`${result.checks.comparisons.length === 1 ? 'the comparison' : 'every comparison'} matched`);
+  const d = result.checks.determinism;
+  if (d?.status === 'compared') ran.push(`${d.runs === 1 ? 'a second run' : `${d.runs} more runs`} gave bit-identical results`);
+  return `The run completed: ${ran.join(', ')}.`;
+}
+
+function checksNotRun(result: RunResult): string[] {
+  const out: string[] = [];
+  const d = result.checks.determinism;
+  if (d && d.status !== 'compared') out.push(`Not compared with a second run: ${d.reason ?? 'turned off'}.`);
+  if (result.checks.guardBytes === 0) out.push('Guard bytes are off: a write past a buffer’s end would not be seen.');
+  if (!result.checks.poison) out.push('Poison is off: a read of memory nothing wrote would not be seen.');
+  return out;
+}
+
+/** The determinism check's findings in sentences, with what floating-point atomics mean for them. */
+function determinismSentences(result: RunResult, plan: DiagnosisInput['plan']): string[] {
+  const differences = result.checks.determinism?.differences ?? [];
+  const out = differences
+    .slice(0, SHOWN_FIGURES)
+    .map(
+      (d) =>
+        `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${d.differing} of ${d.count} elements; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
+    );
+  const d = differences[0];
+  const atomics = d ? floatAtomicsIn(plan, d) : [];
+  if (atomics.length)
+    out.push(
+      `The kernel uses atomic additions (${atomics.slice(0, SHOWN_FIGURES).join(', ')}) on a floating-point buffer: the order in which threads add differs from run to run, and floating-point addition is not associative, so small differences in the last bits are expected.`,
+    );
+  return out;
+}
+
+/** Source lines with atomics, when the buffer that changed holds floating-point values. */
+function floatAtomicsIn(plan: DiagnosisInput['plan'], d: DeterminismDifference): string[] {
+  if (!isFloatType(d.type) || !plan) return [];
+  return plan.kernels.flatMap((k) => floatAtomicLines(k.source).map((line) => `${k.sourceName}:${line}`));
+}
+
+/**
+ * A read-back buffer that holds the poison pattern, or NaN where a kernel computed with it: memory that
+ * nothing wrote reached the result. Needs no expectation.
+ */
+function poisonFinding(
+  result: RunResult,
+  kernelOf: (id: string | null) => Diagnosis['kernel'],
+): (Pick<Diagnosis, 'kind' | 'severity' | 'headline' | 'kernel' | 'buffer' | 'specifics' | 'next'> & { stepIndex: number | null }) | null {
+  if (!result.checks.poison) return null;
+  const reads = result.checks.uninitialised;
+  for (const b of result.buffers) {
+    const p = b.poison;
+    if (!p) continue;
+    const float = isFloatType(b.type);
+    const computed = float ? p.nanCount - p.poisonCount : 0;
+    const read = reads.find((u) => u.buffer === b.name) ?? reads[0];
+    if (p.poisonCount === 0 && !(computed > 0 && read)) continue;
+    const entry = read ? (kernelOf(read.kernel)?.entry ?? read.kernel) : null;
+    const specifics: string[] = [];
+    if (p.poisonCount > 0)
+      specifics.push(
+        `${p.poisonCount} of ${b.count} elements of ${b.name} still hold the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
+      );
+    if (computed > 0 && read)
+      specifics.push(
+        `${computed} element(s) of ${b.name} are NaN computed from the poison, the first at index ${p.firstNanIndex}: ${entry} read ${read.buffer} before anything wrote it (step ${read.stepIndex + 1} passed it unwritten).`,
+      );
+    specifics.push(
+      'The workbench fills memory no upload initialises with 0xFF bytes. In a host program it holds whatever was there before — often zeros, so the bug hides until it does not.',
+    );
+    const first = p.poisonCount > 0 ? p.firstPoisonIndex : p.firstNanIndex;
+    return {
+      kind: 'uninitialised-read',
+      severity: float ? 'error' : 'warning',
+      headline:
+        computed > 0 && read
+          ? `${entry} read memory nothing had written: ${b.name} holds ${p.nanCount} NaN from the poison pattern, the first at index ${first}`
+          : `${b.name} holds memory nothing had written: ${p.poisonCount} of ${b.count} elements, the first at index ${first}`,
+      kernel: read ? kernelOf(read.kernel) : null,
+      buffer: b.name,
+      stepIndex: read?.stepIndex ?? null,
+      specifics,
+      next: [
+        `Initialise what the kernel reads before it runs (an upload, cudaMemset, or "=0" on the buffer), make the kernel write every element it reads with = first, or check that the grid covers every element of ${b.name}.`,
+        'compute-sanitizer --tool initcheck names the source line that reads memory never written.',
+      ],
+    };
+  }
+  return null;
 }
 
 const nanIn = (result: RunResult, buffer: string) => (result.buffers.find((b) => b.name === buffer)?.nanCount ?? 0) > 0;

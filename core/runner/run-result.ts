@@ -4,6 +4,7 @@ import type { BufferSummary } from '../plan/buffer-data';
 import type { Comparison } from '../plan/compare';
 import type { ElementType } from '../plan/element-types';
 import type { GuardDamage } from '../plan/guards';
+import type { PoisonScan } from '../plan/poison';
 
 /** A CUDA (or NVRTC, NVML, workbench) failure as it crosses the addon boundary. */
 export interface CudaErrorInfo {
@@ -54,6 +55,8 @@ export interface RunFailure {
   kernel: string | null;
   error: CudaErrorInfo;
   sticky: boolean;
+  /** The first run passed; the fault came when the determinism check ran the launches again. */
+  duringDeterminismRun?: boolean;
   /** For an allocation that failed: what it asked for, and the device's memory at that moment. */
   memory?: { requestedBytes: number; freeBytes: number; totalBytes: number } | null;
 }
@@ -84,6 +87,31 @@ export interface UninitialisedUse {
   buffer: string;
 }
 
+/** A read-back that came out different when the same launches ran again on the same inputs. */
+export interface DeterminismDifference {
+  /** Which extra run differed (1 is the first replay). */
+  run: number;
+  stepIndex: number;
+  buffer: string;
+  type: ElementType;
+  count: number;
+  differing: number;
+  firstIndex: number;
+  /** Element firstIndex in the first run, and in the replay. NaN travels through JSON as null. */
+  first: number | null;
+  second: number | null;
+}
+
+export interface DeterminismReport {
+  /** 'compared': the replay ran; 'skipped': it could not (reason says why); 'off': turned off. */
+  status: 'compared' | 'skipped' | 'off';
+  reason: string | null;
+  runs: number;
+  /** Wall time of the replays in the runner. */
+  ms: number;
+  differences: DeterminismDifference[];
+}
+
 export interface RunChecksReport {
   guardBytes: number;
   poison: boolean;
@@ -91,6 +119,8 @@ export interface RunChecksReport {
   staleUses: StaleUse[];
   uninitialised: UninitialisedUse[];
   comparisons: Comparison[];
+  /** Absent in results saved before the check existed. */
+  determinism?: DeterminismReport;
 }
 
 export interface RunResult {
@@ -106,7 +136,7 @@ export interface RunResult {
   functions: { kernel: string; entry: string; attributes: FunctionAttributes }[];
   steps: StepRecord[];
   launches: LaunchRecord[];
-  buffers: BufferSummary[];
+  buffers: (BufferSummary & { poison?: PoisonScan | null })[];
   /** Buffers still allocated when the plan ended: a leak in the plan. */
   leaks: { name: string; bytes: number }[];
   failure: RunFailure | null;

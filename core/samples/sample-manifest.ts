@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import type { Diagnosis, DiagnosisKind } from '../runner/diagnose';
+import type { DeterminismReport } from '../runner/run-result';
 
 /**
  * A failure-gallery sample (samples/<name>/sample.json): a broken and a fixed variant, each a kernel
@@ -22,6 +23,7 @@ const DIAGNOSIS_KINDS = [
   'out-of-bounds-write',
   'use-after-free',
   'uninitialised-read',
+  'nondeterministic',
   'wrong-result',
 ] as const satisfies readonly DiagnosisKind[];
 
@@ -42,6 +44,8 @@ export const expectedDiagnosisSchema = z
     finding: z.string().optional(),
     /** The source line the diagnosis points at (a failed device-side assert names it). */
     line: z.number().int().min(1).optional(),
+    /** What the determinism check must find: read-backs that differ on a second run, or bit-identical ones. */
+    determinism: z.enum(['differs', 'identical']).optional(),
   })
   .strict();
 export type ExpectedDiagnosis = z.infer<typeof expectedDiagnosisSchema>;
@@ -62,7 +66,7 @@ export type SampleManifest = z.infer<typeof sampleManifestSchema>;
 export type SampleVariant = keyof SampleManifest['variants'];
 
 /** Every way a diagnosis differs from what the sample expects; empty when it matches. */
-export function compareWithExpected(diagnosis: Diagnosis, expected: ExpectedDiagnosis): string[] {
+export function compareWithExpected(diagnosis: Diagnosis, expected: ExpectedDiagnosis, determinism?: DeterminismReport | null): string[] {
   const out: string[] = [];
   const check = (what: string, actual: unknown, wanted: unknown) => {
     if (wanted !== undefined && actual !== wanted) out.push(`${what}: expected ${JSON.stringify(wanted)}, got ${JSON.stringify(actual)}`);
@@ -74,6 +78,11 @@ export function compareWithExpected(diagnosis: Diagnosis, expected: ExpectedDiag
   check('buffer', diagnosis.buffer, expected.buffer);
   check('sticky', diagnosis.error?.sticky ?? false, expected.sticky);
   check('line', diagnosis.sourceLocation?.line ?? null, expected.line);
+  if (expected.determinism) {
+    const found =
+      determinism?.status !== 'compared' ? `not compared (${determinism?.reason ?? 'no report'})` : determinism.differences.length ? 'differs' : 'identical';
+    check('determinism', found, expected.determinism);
+  }
   if (expected.finding && !diagnosis.launchFindings.some((f) => f.rule === expected.finding)) {
     out.push(`finding: expected rule ${expected.finding}, got ${JSON.stringify(diagnosis.launchFindings.map((f) => f.rule))}`);
   }

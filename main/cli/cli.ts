@@ -369,11 +369,19 @@ export function buildProgram(): Command {
     .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
     .option('--repeat <n>', 'timed launches (min/median/max reported)', intOption('--repeat', 1, 10000), 1)
     .option('--timeout <ms>', 'watchdog: kill the runner if the run takes longer', intOption('--timeout', 100, 3_600_000), 30_000)
+    .option('--no-determinism-check', 'do not run the launches a second time to compare the results bit for bit')
+    .option(
+      '--determinism-runs <n>',
+      'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
+      intOption('--determinism-runs', 1, 16),
+    )
     .option('--json', 'machine-readable output')
     .action(
       async (
         file: string | undefined,
         opts: {
+          determinismCheck: boolean;
+          determinismRuns?: number;
           kernel?: string;
           grid: string;
           block: string;
@@ -397,6 +405,9 @@ export function buildProgram(): Command {
         let timeout = opts.timeout;
         if ([file, opts.plan, opts.sample].filter(Boolean).length > 1) throw new UsageError('Give one of a source file, --plan or --sample.');
         if (opts.fixed && !opts.sample) throw new UsageError('--fixed goes with --sample.');
+        if (!opts.determinismCheck && opts.determinismRuns !== undefined)
+          throw new UsageError('--no-determinism-check and --determinism-runs contradict each other: give one.');
+        const determinismRuns = opts.determinismCheck ? opts.determinismRuns : 0;
         if (opts.plan) {
           planPath = resolve(opts.plan);
           plan = (await fromUserFile(() => readPlanFile(planPath!))).plan;
@@ -437,7 +448,12 @@ export function buildProgram(): Command {
         }
         const workbench = createWorkbench(forkLauncher, { warmSpare: false });
         try {
-          const outcome = await workbench.runPlan(plan, { timeoutMs: timeout, arch: opts.arch, planPath });
+          const outcome = await workbench.runPlan(plan, {
+            timeoutMs: timeout,
+            arch: opts.arch,
+            planPath,
+            ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+          });
           print(!!opts.json, outcome, () => renderRun(outcome));
           process.exitCode =
             outcome.status === 'unavailable'

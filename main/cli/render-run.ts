@@ -19,17 +19,20 @@ export function renderRun(outcome: RunOutcome): string {
       `  ${f.entry}: ${a.numRegs} registers/thread, ${formatBytes(a.sharedSizeBytes)} static shared, ${formatBytes(a.localSizeBytes)} local/thread, max ${a.maxThreadsPerBlock} threads/block`,
     );
   }
+  // In plan order: a launch's line carries its timings where the other steps carry their duration.
+  const launches = new Map((r?.launches ?? []).map((l) => [l.stepIndex, l]));
   for (const s of r?.steps ?? []) {
-    if (s.op === 'launch') continue;
-    lines.push(`Step ${s.index + 1}: ${s.label}${s.ms === null ? '' : `  ${formatMs(s.ms)}`}`);
-  }
-  for (const l of r?.launches ?? []) {
+    const l = launches.get(s.index);
+    if (!l) {
+      lines.push(`Step ${s.index + 1}: ${s.label}${s.ms === null ? '' : `  ${formatMs(s.ms)}`}`);
+      continue;
+    }
     const stats =
       l.timesMs.length > 1
         ? `median ${formatMs(l.medianMs)} (min ${formatMs(l.minMs)}, max ${formatMs(l.maxMs)}, ${l.timesMs.length} runs)`
         : formatMs(l.medianMs);
     lines.push(
-      `Step ${l.stepIndex + 1}: launch ${l.entry}<<<${formatDim3(l.grid)}, ${formatDim3(l.block)}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>  ${stats}`,
+      `Step ${s.index + 1}: launch ${l.entry}<<<${formatDim3(l.grid)}, ${formatDim3(l.block)}${l.sharedBytes ? `, ${l.sharedBytes}` : ''}>>>  ${stats}`,
     );
   }
   for (const b of r?.buffers ?? []) {
@@ -53,6 +56,14 @@ export function renderRun(outcome: RunOutcome): string {
     );
     if (o.droppedBytes) lines.push(`  | … ${formatBytes(o.droppedBytes)} more not kept`);
   }
+  const d = r?.checks.determinism;
+  if (d?.status === 'compared')
+    lines.push(
+      d.differences.length
+        ? `Determinism: ${d.differences.length} read-back(s) differ on a second run (${formatMs(d.ms)})`
+        : `Determinism: ${d.runs === 1 ? 'a second run' : `${d.runs} more runs`} gave bit-identical read-backs (${formatMs(d.ms)})`,
+    );
+  else if (d) lines.push(`Determinism: not checked — ${d.reason ?? 'turned off'}`);
   for (const leak of r?.leaks ?? []) lines.push(`Leak: buffer ${leak.name} (${formatBytes(leak.bytes)}) was never freed by the plan`);
   if (r) lines.push(`(runner ${formatMs(r.executeMs)}; host total ${formatMs(outcome.timing.totalMs)})`);
   lines.push('', ...renderDiagnosis(outcome.diagnosis));

@@ -7,7 +7,10 @@ import type { NativeAddon } from '../native/addon';
 
 export interface LoadedFunction {
   id: number;
+  /** As the driver reported them at load, before any attribute was set. */
   attributes: FunctionAttributes;
+  /** CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as last set on it; absent while it is the default. */
+  dynamicSharedLimit?: number;
 }
 
 /**

@@ -3,10 +3,12 @@ import { freemem } from 'node:os';
 
 import { isStickyCode } from '../../core/cuda/error-catalog';
 import { formatBytes } from '../../core/format';
-import { initialBytes, summarizeBuffer, type BufferSummary } from '../../core/plan/buffer-data';
+import { initialBytes, summarizeBuffer } from '../../core/plan/buffer-data';
 import { compareBuffer } from '../../core/plan/compare';
 import { elementSize } from '../../core/plan/element-types';
+import { diffBitwise, planDeterminism } from '../../core/plan/determinism';
 import { findGuardDamage, GUARD_PATTERN, POISON_BYTE } from '../../core/plan/guards';
+import { scanPoison } from '../../core/plan/poison';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { stepLabel } from '../../core/plan/step-label';
 import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core/plan/plan-schema';
@@ -15,6 +17,7 @@ import type { CompiledModule } from '../../core/runner/protocol';
 import {
   timingStats,
   type CudaErrorInfo,
+  type DeterminismReport,
   type FunctionAttributes,
   type LaunchRecord,
   type RunChecksReport,
@@ -27,7 +30,6 @@ import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
 
 const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
-const DEFAULT_DYNAMIC_SHARED_LIMIT = 48 * 1024;
 const CUDA_ERROR_OUT_OF_MEMORY = 2;
 /** Device printf text kept per step; a kernel printing in a loop can write far more. */
 const DEVICE_OUTPUT_BYTES_PER_STEP = 64 * 1024;
@@ -77,14 +79,21 @@ export async function executePlan(
   const allocations = new Map<string, Allocation>();
   const freed = new Map<string, { pointer: bigint; stepIndex: number }>();
   const written = new Set<string>();
-  const functions = new Map<string, { id: number; entry: string; attributes: FunctionAttributes }>();
+  const functions = new Map<string, { id: number; entry: string; attributes: FunctionAttributes; loaded: LoadedFunction }>();
   const steps: StepRecord[] = [];
   const launches: LaunchRecord[] = [];
-  const summaries: BufferSummary[] = [];
+  const summaries: RunResult['buffers'] = [];
   const downloads = new Map<string, { type: BufferSpec['type']; bytes: Uint8Array }>();
   const checks: RunChecksReport = { guardBytes: guard, poison: plan.checks.poison, guardViolations: [], staleUses: [], uninitialised: [], comparisons: [] };
   let failure: RunResult['failure'] = null;
   const uploadedBeforeUse = allocStepsUploadedBeforeUse(plan);
+  /** Buffers that hold the poison pattern from their allocation until an upload replaces it. */
+  const poisoned = new Set<string>();
+  const determinism = planDeterminism(plan);
+  /** The first run's read-backs by step, for the determinism check to compare with. */
+  const firstRun = new Map<number, Uint8Array>();
+  /** Each launch step's encoded arguments, for the replay. */
+  const launchArgs = new Map<number, Uint8Array[]>();
   const deviceOutput: DeviceOutput[] = [];
   const capturing = addon.captureOutputStart();
   /** What the kernels printed since the last take, filed under the step that synchronised. */
@@ -103,14 +112,16 @@ export async function executePlan(
     try {
       const fn = await loadFunction(module);
       const entry = plan.kernels.find((k) => k.id === module.kernel)?.entry ?? module.symbol;
-      functions.set(module.kernel, { id: fn.id, entry, attributes: fn.attributes });
+      functions.set(module.kernel, { id: fn.id, entry, attributes: fn.attributes, loaded: fn });
     } catch (error) {
       fail(null, 'load', module.kernel, error);
       break;
     }
   }
 
+  const replayAt = determinism.runs > 0 ? determinism.replayEnd : -1;
   for (let index = 0; index < plan.steps.length && !failure; index++) {
+    if (index === replayAt) checks.determinism = await checkDeterminism();
     const step = plan.steps[index]!;
     const started = performance.now();
     let ms: number | null = null;
@@ -128,6 +139,15 @@ export async function executePlan(
     const wallMs = performance.now() - started;
     steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? wallMs), wallMs });
   }
+
+  if (!failure && replayAt === plan.steps.length) checks.determinism = await checkDeterminism();
+  checks.determinism ??= {
+    status: determinism.off ? 'off' : 'skipped',
+    reason: determinism.skipped ?? 'the run failed before the check',
+    runs: 0,
+    ms: 0,
+    differences: [],
+  };
 
   // A run that stopped early never reached its free steps: that is not a leak in the plan.
   const leaks = failure ? [] : [...allocations].map(([name, a]) => ({ name, bytes: a.bytes }));
@@ -173,20 +193,15 @@ export async function executePlan(
         const base = await addon.memAllocGuarded(bytes, guard, GUARD_PATTERN, poison);
         allocations.set(step.buffer, { base, pointer: base + BigInt(guard), bytes });
         freed.delete(step.buffer);
+        if (poison === POISON_BYTE) poisoned.add(step.buffer);
         return null;
       }
       case 'upload': {
         const spec = buffers.get(step.buffer)!;
         const target = allocated(step.buffer, 'cuMemcpyHtoD_v2');
-        const bytes = bytesOf(spec);
-        if (bytes > freemem() * 0.8) {
-          throw workbenchError(
-            'cuMemcpyHtoD_v2',
-            `buffer "${spec.name}" needs ${formatBytes(bytes)} of host memory to initialise, but only ${formatBytes(freemem())} is free`,
-          );
-        }
-        const ms = await addon.memcpyHtoD(target.pointer, spec.init.kind === 'file' ? fileBytes(spec) : initialBytesOf(spec));
+        const ms = await upload(spec, target);
         written.add(step.buffer);
+        poisoned.delete(step.buffer);
         return ms;
       }
       case 'launch': {
@@ -206,10 +221,7 @@ export async function executePlan(
           if (!written.has(arg.buffer)) checks.uninitialised.push({ stepIndex: index, kernel: step.kernel, buffer: arg.buffer });
           return encodePointer(a.pointer);
         });
-        if (step.sharedBytes > DEFAULT_DYNAMIC_SHARED_LIMIT && step.sharedBytes > fn.attributes.maxDynamicSharedSizeBytes) {
-          // Above 48 KiB a kernel must opt in; without this the launch fails with a bare INVALID_VALUE.
-          await addon.setFunctionAttribute(fn.id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, step.sharedBytes);
-        }
+        await setDynamicSharedLimit(fn, step.sharedBytes);
         const { timesMs } = await addon.launch({
           functionId: fn.id,
           grid: step.grid,
@@ -219,6 +231,7 @@ export async function executePlan(
           warmup: step.warmup,
           repeats: step.repeats,
         });
+        launchArgs.set(index, args);
         launches.push({
           stepIndex: index,
           kernel: step.kernel,
@@ -230,7 +243,11 @@ export async function executePlan(
           ...timingStats(timesMs),
         });
         // The kernel may have written any buffer it was given.
-        for (const name of passed) if (allocations.has(name)) written.add(name);
+        for (const name of passed) {
+          if (!allocations.has(name)) continue;
+          written.add(name);
+          poisoned.delete(name);
+        }
         if (guard)
           await checkGuards(
             index,
@@ -247,8 +264,10 @@ export async function executePlan(
         const spec = buffers.get(step.buffer)!;
         const source = allocated(step.buffer, 'cuMemcpyDtoH_v2');
         const { data, ms } = await addon.memcpyDtoH(source.pointer, source.bytes);
-        summaries.push(summarizeBuffer(spec.name, spec.type, data));
+        const summary = summarizeBuffer(spec.name, spec.type, data);
+        summaries.push(plan.checks.poison ? { ...summary, poison: scanPoison(spec.type, data, summary.nanCount, poisoned.has(spec.name)) } : summary);
         downloads.set(spec.name, { type: spec.type, bytes: data });
+        if (replayAt > index) firstRun.set(index, data);
         if (step.expect) {
           const reference = step.expect.kind === 'buffer' ? (downloads.get(step.expect.buffer)?.bytes ?? null) : null;
           checks.comparisons.push(compareBuffer(spec.name, spec.type, data, step.expect, reference, step.tolerance));
@@ -262,6 +281,100 @@ export async function executePlan(
         freed.set(step.buffer, { pointer: a.pointer, stepIndex: index });
         return null;
       }
+    }
+  }
+
+  /**
+   * The buffers' initial contents, from the plan's initializer or its file. Checked against free host
+   * memory first: generating a buffer larger than the host can hold would take the runner down.
+   */
+  async function upload(spec: BufferSpec, target: Allocation): Promise<number> {
+    const bytes = bytesOf(spec);
+    if (bytes > freemem() * 0.8) {
+      throw workbenchError(
+        'cuMemcpyHtoD_v2',
+        `buffer "${spec.name}" needs ${formatBytes(bytes)} of host memory to initialise, but only ${formatBytes(freemem())} is free`,
+      );
+    }
+    return addon.memcpyHtoD(target.pointer, spec.init?.kind === 'file' ? fileBytes(spec) : initialBytesOf(spec));
+  }
+
+  /**
+   * Sets the function's dynamic shared memory limit to what this launch needs: the launch's bytes when it
+   * is above the kernel's default, the default otherwise — the limit the validator assumed (the module
+   * stays loaded between runs, so an earlier run's raise must not carry over).
+   */
+  async function setDynamicSharedLimit({ loaded }: { loaded: LoadedFunction }, sharedBytes: number): Promise<void> {
+    const defaultLimit = loaded.attributes.maxDynamicSharedSizeBytes;
+    const wanted = sharedBytes > defaultLimit ? sharedBytes : defaultLimit;
+    if ((loaded.dynamicSharedLimit ?? defaultLimit) === wanted) return;
+    // Recorded only once the driver took it: a refused value leaves the function's limit as it was.
+    await addon.setFunctionAttribute(loaded.id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted);
+    loaded.dynamicSharedLimit = wanted;
+  }
+
+  /**
+   * Runs the plan's steps before its trailing frees again, on the same allocations with the same inputs
+   * (uploads repeated, unwritten memory re-poisoned), and compares every read-back with the first run's,
+   * bit for bit. Races and reads of memory nothing wrote often show only this way.
+   */
+  async function checkDeterminism(): Promise<DeterminismReport> {
+    const started = performance.now();
+    const differences: DeterminismReport['differences'] = [];
+    for (let run = 1; run <= determinism.runs && !failure; run++) {
+      for (let index = 0; index < determinism.replayEnd && !failure; index++) {
+        const step = plan.steps[index]!;
+        try {
+          await replayStep(step, index, run, differences);
+        } catch (error) {
+          fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
+          failure!.duringDeterminismRun = true;
+        }
+      }
+    }
+    if (capturing) addon.captureOutputTake(0); // what the replays printed repeats the first run's
+    return { status: 'compared', reason: null, runs: determinism.runs, ms: performance.now() - started, differences };
+  }
+
+  async function replayStep(step: Step, index: number, run: number, differences: DeterminismReport['differences']): Promise<void> {
+    switch (step.op) {
+      case 'alloc': {
+        const a = allocations.get(step.buffer)!;
+        if (plan.checks.poison && !uploadedBeforeUse.has(index)) await addon.memsetD8(a.pointer, POISON_BYTE, a.bytes);
+        return;
+      }
+      case 'upload':
+        await upload(buffers.get(step.buffer)!, allocations.get(step.buffer)!);
+        return;
+      case 'launch': {
+        const fn = functions.get(step.kernel)!;
+        await setDynamicSharedLimit(fn, step.sharedBytes);
+        await addon.launch({
+          functionId: fn.id,
+          grid: step.grid,
+          block: step.block,
+          sharedBytes: step.sharedBytes,
+          args: launchArgs.get(index)!,
+          warmup: step.warmup,
+          repeats: step.repeats,
+        });
+        return;
+      }
+      case 'sync':
+        await addon.synchronize();
+        return;
+      case 'download': {
+        const spec = buffers.get(step.buffer)!;
+        const a = allocations.get(step.buffer)!;
+        const { data } = await addon.memcpyDtoH(a.pointer, a.bytes);
+        const first = firstRun.get(index);
+        if (!first || Buffer.compare(first, data) === 0) return;
+        const d = diffBitwise(spec.type, first, data);
+        if (d) differences.push({ run, stepIndex: index, buffer: spec.name, type: spec.type, count: spec.count, ...d });
+        return;
+      }
+      case 'free':
+        throw workbenchError('cuMemFree_v2', 'the determinism check does not replay frees');
     }
   }
 
@@ -287,7 +400,7 @@ export async function executePlan(
   }
 
   function fileBytes(spec: BufferSpec): Uint8Array {
-    if (spec.init.kind !== 'file') throw new Error('not a file initializer');
+    if (spec.init?.kind !== 'file') throw new Error('not a file initializer');
     const { path, offsetBytes } = spec.init;
     const bytes = bytesOf(spec);
     let size: number;

@@ -28,6 +28,8 @@ export interface RunOptions {
   arch?: string;
   /** The plan's file, for the compute-sanitizer command the diagnosis offers. */
   planPath?: string | null;
+  /** Overrides the plan's determinism check: extra runs compared with the first, 0 for none. */
+  determinismRuns?: number;
 }
 
 interface Pieces {
@@ -75,6 +77,7 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
     });
   }
   plan = parsed.data;
+  if (options.determinismRuns !== undefined) plan.checks.determinismRuns = options.determinismRuns;
   const { status, pieces } = await execute(plan, services, options, timing);
   return finish(status, pieces);
 }

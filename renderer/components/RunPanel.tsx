@@ -173,6 +173,15 @@ export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: K
             onChange={(e) => s.setTimeoutMs(Math.min(3_600_000, Math.max(100, Number(e.target.value) || 100)))}
           />
         </label>
+        <label title="Runs the launches again on the same inputs and compares every read-back bit for bit: races and reads of unwritten memory often show only as results that change.">
+          <input
+            type="checkbox"
+            aria-label="Compare with a second run"
+            checked={s.determinismCheck}
+            onChange={(e) => s.setDeterminismCheck(e.target.checked)}
+          />{' '}
+          Compare with a second run
+        </label>
         <button onClick={run} disabled={s.running} data-testid="run-button">
           {s.running ? 'Running…' : 'Run'}
         </button>

@@ -1,7 +1,6 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
-import { formatDim3 } from '../../core/dims';
 import { formatBytes, formatMs } from '../../core/format';
 import type { Diagnosis } from '../../core/runner/diagnose';
 import type { WorkbenchStore } from '../store/store';
@@ -146,21 +145,37 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
           <h4>Steps</h4>
           <table data-testid="run-steps">
             <tbody>
-              {r.steps.map((step) => (
-                <tr key={step.index} className={r.failure?.stepIndex === step.index ? 'failed-step' : ''}>
-                  <td>{step.index + 1}</td>
-                  <td className="mono">{step.label}</td>
-                  <td>{step.ms === null ? '—' : formatMs(step.ms)}</td>
-                </tr>
-              ))}
+              {r.steps.map((step) => {
+                const launch = r.launches.find((l) => l.stepIndex === step.index);
+                return (
+                  <tr key={step.index} className={r.failure?.stepIndex === step.index ? 'failed-step' : ''}>
+                    <td>{step.index + 1}</td>
+                    <td className="mono">{step.label}</td>
+                    <td>
+                      {step.ms === null ? '—' : formatMs(step.ms)}
+                      {launch && launch.timesMs.length > 1
+                        ? ` median (min ${formatMs(launch.minMs)}, max ${formatMs(launch.maxMs)}, ${launch.timesMs.length} runs)`
+                        : ''}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
-          {r.launches.map((l) => (
-            <p key={l.stepIndex} className="mono">
-              {l.entry}&lt;&lt;&lt;{formatDim3(l.grid)}, {formatDim3(l.block)}&gt;&gt;&gt;: median {formatMs(l.medianMs)}
-              {l.timesMs.length > 1 ? ` (min ${formatMs(l.minMs)}, max ${formatMs(l.maxMs)}, ${l.timesMs.length} runs)` : ''}
+          {r.checks?.determinism && (
+            <p
+              className={r.checks.determinism.differences.length ? 'status-fail' : r.checks.determinism.status === 'compared' ? 'status-ok' : 'muted'}
+              data-testid="determinism"
+            >
+              {r.checks.determinism.status === 'compared'
+                ? r.checks.determinism.differences.length
+                  ? `A second run on the same inputs gave different results: ${r.checks.determinism.differences
+                      .map((d) => `${d.buffer} (${d.differing} of ${d.count} elements, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
+                      .join('; ')}`
+                  : `${r.checks.determinism.runs === 1 ? 'A second run' : `${r.checks.determinism.runs} more runs`} on the same inputs gave bit-identical results (${formatMs(r.checks.determinism.ms)}).`
+                : `Not compared with a second run: ${r.checks.determinism.reason ?? 'turned off'}.`}
             </p>
-          ))}
+          )}
           {r.buffers.map((b) => {
             const page = s.pages[b.name];
             const offset = page?.offset ?? 0;
@@ -171,6 +186,11 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
                 <h4>
                   {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {b.nanCount} · Inf {b.infCount}
                 </h4>
+                {b.poison && b.poison.poisonCount > 0 && (
+                  <p className="status-fail" data-testid={`poison-${b.name}`}>
+                    {b.poison.poisonCount} element(s) still hold the poison pattern (never written), the first at [{b.poison.firstPoisonIndex}]
+                  </p>
+                )}
                 {comparison && (
                   <p className={comparison.mismatches ? 'status-fail' : 'status-ok'} data-testid={`compare-${b.name}`}>
                     {comparison.mismatches

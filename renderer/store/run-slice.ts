@@ -17,6 +17,8 @@ export interface RunSlice {
   launch: { kernel: string; grid: string; block: string; smem: string };
   argRows: { kernel: string; rows: ArgRow[] } | null;
   timeoutMs: number;
+  /** Run the launches a second time and compare the read-backs bit for bit (the plan's default when on). */
+  determinismCheck: boolean;
   loadedPlan: LoadedPlan | null;
   running: boolean;
   outcome: RunOutcome | null;
@@ -27,6 +29,7 @@ export interface RunSlice {
   setLaunch(launch: Partial<RunSlice['launch']>): void;
   setArgRows(kernel: string, rows: ArgRow[]): void;
   setTimeoutMs(ms: number): void;
+  setDeterminismCheck(on: boolean): void;
   setLoadedPlan(plan: LoadedPlan | null): void;
   runPlan(plan: unknown, planPath: string | null): Promise<void>;
   showOutcome(outcome: RunOutcome, source: string | null): void;
@@ -40,6 +43,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
   launch: { kernel: '', grid: '4', block: '256', smem: '0' },
   argRows: null,
   timeoutMs: 10_000,
+  determinismCheck: true,
   loadedPlan: null,
   running: false,
   outcome: null,
@@ -49,11 +53,17 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
   setLaunch: (launch) => set({ launch: { ...get().launch, ...launch } }),
   setArgRows: (kernel, rows) => set({ argRows: { kernel, rows } }),
   setTimeoutMs: (timeoutMs) => set({ timeoutMs }),
+  setDeterminismCheck: (determinismCheck) => set({ determinismCheck }),
   setLoadedPlan: (loadedPlan) => set({ loadedPlan }),
   runPlan: async (plan, planPath) => {
     set({ running: true, runError: null });
     try {
-      const outcome = await get().api.invoke('run.plan', { plan, timeoutMs: get().timeoutMs, planPath });
+      const outcome = await get().api.invoke('run.plan', {
+        plan,
+        timeoutMs: get().timeoutMs,
+        planPath,
+        ...(get().determinismCheck ? {} : { determinismRuns: 0 }),
+      });
       set({ outcome, outcomeSource: null, pages: {} });
     } catch (error) {
       set({ runError: `The run could not be started: ${message(error)}` });

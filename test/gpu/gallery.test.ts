@@ -27,14 +27,21 @@ test('failure gallery: every broken sample gets its expected diagnosis, every fi
       const outcome = await workbench.runPlan(loaded.plan, { timeoutMs: sample.manifest.timeoutMs ?? 30_000, planPath: loaded.planPath });
       const ms = performance.now() - started;
       const d = outcome.diagnosis;
-      const differences = compareWithExpected(d, sample.manifest.expect[variant]);
+      const determinism = outcome.result?.checks.determinism ?? null;
+      const differences = compareWithExpected(d, sample.manifest.expect[variant], determinism);
       if (variant === 'fixed') {
         for (const c of outcome.result?.checks.comparisons ?? []) if (c.mismatches) differences.push(`comparison of ${c.buffer} failed`);
+        // A fixed variant that completes must survive the determinism check too: no false alarms.
+        if (determinism?.differences.length) differences.push(`determinism: ${determinism.differences.map((x) => x.buffer).join(', ')} differ on a second run`);
       }
       console.log(
         `# ${sample.name} ${variant}: ${d.kind}${d.error ? ` ${d.error.name}` : ''}${d.step ? ` at step ${d.step.index}` : ''}${d.kernel ? ` in ${d.kernel.entry}` : ''} (${ms.toFixed(0)} ms)${differences.length ? '  ✗ ' + differences.join('; ') : ''}`,
       );
       console.log(`#   ${d.headline}`);
+      if (determinism)
+        console.log(
+          `#   determinism: ${determinism.status}${determinism.reason ? ` (${determinism.reason})` : ''}, ${determinism.differences.length} differing, ${determinism.ms.toFixed(2)} ms`,
+        );
       if (differences.length) failures.push(`${sample.name} ${variant}: ${differences.join('; ')}`);
       if (fixturesOut && variant === 'broken') {
         mkdirSync(join(fixturesOut, 'runs'), { recursive: true });

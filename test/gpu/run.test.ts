@@ -6,7 +6,8 @@ import type { RunOutcome } from '../../main/services/run-service';
 import { forkLauncher } from '../../main/process/launcher';
 import { createWorkbench } from '../../main/workbench';
 import { planFromArgs } from '../../core/plan/arg-syntax';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { parseJson, runCli, SAMPLES } from '../helpers/cli';
 import { nullPointerPlan } from '../helpers/plans';
 import { renderRun } from '../../main/cli/render-run';
@@ -233,4 +234,133 @@ test('device printf is captured under the launch that printed it, and the next r
 
   const next = await assertVecAddOk();
   assert.deepEqual(next.result!.deviceOutput, [], 'nothing of the previous run is left over');
+});
+
+test('run: a buffer given no initializer is never uploaded, and a kernel that reads it is diagnosed with no expectation given', async () => {
+  const broken = join(SAMPLES, 'uninitialised-read/broken.cu');
+  const args = ['--kernel', 'accumulate', '--grid', '16', '--block', '256', '--arg', 'in:f32[4096]=iota', '--arg', 'out:f32[4096]', '--arg', 'n:i32=4096'];
+  const r = await runCli(['run', broken, ...args, '--json']);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  const d = parseJson<RunOutcome>(r).diagnosis;
+  assert.equal(d.kind, 'uninitialised-read');
+  assert.equal(d.buffer, 'out');
+  assert.equal(d.kernel?.entry, 'accumulate');
+  assert.match(d.headline, /memory nothing had written.* the first at index 0/);
+  assert.match(d.headline + d.specifics.join(' '), /4096/);
+  assert.equal(d.sanitizer?.tool, 'initcheck');
+  const text = await runCli(['run', broken, ...args]);
+  assert.match(text.stdout, /compute-sanitizer --tool initcheck/);
+  console.log(`# ${d.headline}`);
+  // Zeros only when asked: =0 makes the same kernel correct.
+  const zeroed = await runCli(['run', broken, ...args.map((a) => (a === 'out:f32[4096]' ? 'out:f32[4096]=0' : a)), '--json']);
+  assert.equal(zeroed.code, 0, zeroed.stdout);
+  assert.equal(parseJson<RunOutcome>(zeroed).diagnosis.kind, 'ok');
+});
+
+test('run: elements no thread wrote are found by their poison, with the count and the first index', async () => {
+  const r = await runCli([
+    'run',
+    vecAdd,
+    '--kernel',
+    'vecAdd',
+    '--grid',
+    '2',
+    '--block',
+    '256',
+    '--arg',
+    'a:f32[1000]=iota',
+    '--arg',
+    'b:f32[1000]=1',
+    '--arg',
+    'c:f32[1000]',
+    '--arg',
+    'n:i32=1000',
+    '--json',
+  ]);
+  assert.equal(r.code, 1, r.stdout);
+  const outcome = parseJson<RunOutcome>(r);
+  assert.equal(outcome.diagnosis.kind, 'uninitialised-read');
+  assert.equal(outcome.diagnosis.buffer, 'c');
+  const c = outcome.result!.buffers.find((b) => b.name === 'c')!;
+  assert.equal(c.poison?.poisonCount, 488);
+  assert.equal(c.poison?.firstPoisonIndex, 512);
+  assert.match(outcome.diagnosis.specifics.join(' '), /488 of 1000 elements of c still hold the poison pattern .* the first at index 512/);
+});
+
+test('run: steps print in plan order, and the determinism check can be turned off or asked for more runs', async () => {
+  const base = [
+    'run',
+    vecAdd,
+    '--kernel',
+    'vecAdd',
+    '--grid',
+    '4',
+    '--block',
+    '256',
+    '--arg',
+    'a:f32[1000]=iota',
+    '--arg',
+    'b:f32[1000]=1',
+    '--arg',
+    'c:f32[1000]',
+    '--arg',
+    'n:i32=1000',
+  ];
+  const text = await runCli(base);
+  assert.equal(text.code, 0, text.stdout);
+  const numbers = [...text.stdout.matchAll(/^Step (\d+):/gm)].map((m) => Number(m[1]));
+  assert.deepEqual(
+    numbers,
+    [...numbers].sort((x, y) => x - y),
+  );
+  assert.ok(numbers.length >= 9, text.stdout);
+  assert.match(text.stdout, /Determinism: a second run gave bit-identical read-backs/);
+  assert.match(text.stdout, /a second run gave bit-identical results/);
+  const off = parseJson<RunOutcome>(await runCli([...base, '--no-determinism-check', '--json']));
+  assert.equal(off.result!.checks.determinism?.status, 'off');
+  assert.match(off.diagnosis.specifics.join(' '), /Not compared with a second run: turned off/);
+  const three = parseJson<RunOutcome>(await runCli([...base, '--determinism-runs', '3', '--json']));
+  assert.equal(three.result!.checks.determinism?.runs, 3);
+  assert.equal(three.result!.checks.determinism?.differences.length, 0);
+});
+
+test('run: floating-point atomics that change the last bits are reported as expected, not as a race', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-atomics-'));
+  const file = join(dir, 'sum.cu');
+  writeFileSync(
+    file,
+    `__global__ void sum(const float* x, float* total, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(total, x[i]);
+}
+`,
+  );
+  const r = await runCli([
+    'run',
+    file,
+    '--kernel',
+    'sum',
+    '--grid',
+    '4096',
+    '--block',
+    '256',
+    '--arg',
+    'x:f32[1048576]=rand(3,0,1000)',
+    '--arg',
+    'total:f32[1]=0',
+    '--arg',
+    'n:i32=1048576',
+    '--determinism-runs',
+    '4',
+    '--json',
+  ]);
+  const outcome = parseJson<RunOutcome>(r);
+  const d = outcome.diagnosis;
+  console.log(`# float atomics: ${outcome.result?.checks.determinism?.differences.length} differing read-backs in 4 more runs; ${d.kind}: ${d.headline}`);
+  assert.ok(d.kind === 'nondeterministic' || d.kind === 'ok', d.headline);
+  if (d.kind === 'nondeterministic') {
+    assert.equal(d.severity, 'warning');
+    assert.match(d.specifics.join(' '), /atomic additions \(sum\.cu:3\) on a floating-point buffer/);
+    assert.equal(d.sanitizer, null);
+  }
 });

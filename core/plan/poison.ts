@@ -1,0 +1,60 @@
+import { elementReader } from './buffer-data';
+import { elementSize, isFloatType, type ElementType } from './element-types';
+
+/** What a read-back buffer still holds of the poison pattern, and where its NaNs start. */
+export interface PoisonScan {
+  /** Elements whose bytes are all 0xFF: nothing wrote them since allocation (or something copied poison into them). */
+  poisonCount: number;
+  firstPoisonIndex: number | null;
+  /** NaN elements (floats only), poison included, and the first of them. */
+  nanCount: number;
+  firstNanIndex: number | null;
+}
+
+/** Counts elements made only of 0xFF bytes, a word at a time where the data is aligned for it. */
+function countPoison(size: number, bytes: Uint8Array): { count: number; first: number | null } {
+  const n = Math.floor(bytes.byteLength / size);
+  let count = 0;
+  let first: number | null = null;
+  const aligned = bytes.byteOffset % Math.min(size, 4) === 0;
+  if (aligned && (size === 4 || size === 8)) {
+    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, (n * size) / 4);
+    const per = size / 4;
+    for (let i = 0; i < n; i++) {
+      let all = true;
+      for (let w = 0; w < per; w++) if (words[i * per + w] !== 0xffffffff) all = false;
+      if (all) {
+        count++;
+        if (first === null) first = i;
+      }
+    }
+    return { count, first };
+  }
+  for (let i = 0; i < n; i++) {
+    let all = true;
+    for (let b = 0; b < size; b++) if (bytes[i * size + b] !== 0xff) all = false;
+    if (all) {
+      count++;
+      if (first === null) first = i;
+    }
+  }
+  return { count, first };
+}
+
+/**
+ * Looks for the poison pattern in a read-back buffer. For floats the pattern is a NaN, so a buffer with
+ * no NaN needs no scan; an integer buffer is scanned only when it started poisoned (-1 is a common value).
+ */
+export function scanPoison(type: ElementType, bytes: Uint8Array, nanCount: number, startedPoisoned: boolean): PoisonScan | null {
+  const float = isFloatType(type);
+  if (float ? nanCount === 0 : !startedPoisoned) return null;
+  const { count, first } = countPoison(elementSize(type), bytes);
+  let firstNanIndex: number | null = null;
+  if (float) {
+    const at = elementReader(type, bytes);
+    const n = Math.floor(bytes.byteLength / elementSize(type));
+    for (let i = 0; i < n && firstNanIndex === null; i++) if (Number.isNaN(at(i))) firstNanIndex = i;
+  }
+  if (count === 0 && firstNanIndex === null) return null;
+  return { poisonCount: count, firstPoisonIndex: first, nanCount: float ? nanCount : 0, firstNanIndex };
+}

@@ -48,6 +48,8 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
     args: z.array(z.custom<Uint8Array>((v) => v instanceof Uint8Array)).max(64),
     configs: z.custom<Float64Array>((v) => v instanceof Float64Array && v.length % 7 === 0),
     maxDynamicSharedBytes: z.number().int().min(0).nullable(),
+    /** Per row, set the dynamic shared memory limit as the runner does for a launch (plan-executor.ts). */
+    raiseDynamicShared: z.boolean().default(false),
   }),
   /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),

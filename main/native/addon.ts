@@ -73,6 +73,7 @@ export interface NativeAddon {
     functionId: number;
     configs: Float64Array;
     args: Uint8Array[];
+    raiseDynamicShared?: boolean;
   }): Promise<{ launch: Int32Array; sync: Int32Array; occupancy: Int32Array }>;
   nvrtcCompile(spec: { source: string; name: string; options: string[]; nameExpressions: string[] }): Promise<NvrtcOutput>;
 }

@@ -122,7 +122,12 @@ async function handle(request: RunnerRequest): Promise<void> {
           await addon.setFunctionAttribute(fn.id, 8, request.maxDynamicSharedBytes);
           fn = await addon.getFunction(moduleId, request.module.symbol);
         }
-        const result = await addon.probeLaunches({ functionId: fn.id, configs: request.configs, args: request.args });
+        const result = await addon.probeLaunches({
+          functionId: fn.id,
+          configs: request.configs,
+          args: request.args,
+          raiseDynamicShared: request.raiseDynamicShared,
+        });
         return port.post({ type: 'ok', id: request.id, result: { attributes: fn.attributes, ...result } });
       } catch (error) {
         const e = toCudaError(error, 'cuLaunchKernel');

@@ -110,7 +110,7 @@ export class RunnerPool {
   /** Launches a kernel with many configurations (GPU suite): the driver's verdict and occupancy for each. */
   async probe(
     ordinal: number,
-    request: { module: CompiledModule; args: Uint8Array[]; configs: Float64Array; maxDynamicSharedBytes: number | null },
+    request: { module: CompiledModule; args: Uint8Array[]; configs: Float64Array; maxDynamicSharedBytes: number | null; raiseDynamicShared?: boolean },
     timeoutMs = 300_000,
   ): Promise<RunnerResults['probe']> {
     const { runner } = await this.acquire(ordinal);

@@ -1,8 +1,10 @@
-// probeLaunches({ functionId, configs: Float64Array [gx,gy,gz,bx,by,bz,smem]*, args: Buffer[] })
+// probeLaunches({ functionId, configs: Float64Array [gx,gy,gz,bx,by,bz,smem]*, args: Buffer[], raiseDynamicShared? })
 //   -> Promise<{ launch: Int32Array, sync: Int32Array, occupancy: Int32Array }>
-// Launches one kernel with many configurations, as they are (no attribute is raised), and records what
-// the driver says to each, with cuOccupancyMaxActiveBlocksPerMultiprocessor for the same block size and
-// shared memory. This is how the GPU suite holds the launch validator to the driver's own verdicts.
+// Launches one kernel with many configurations and records what the driver says to each, with
+// cuOccupancyMaxActiveBlocksPerMultiprocessor for the same block size and shared memory. With
+// raiseDynamicShared, each row first sets CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as the
+// workbench's runner does (the row's bytes when above the default, the default otherwise); a refused
+// set is that row's verdict. This is how the GPU suite holds the launch validator to the driver.
 #include <napi.h>
 
 #include "args.h"
@@ -22,6 +24,7 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo& info) {
   auto configs = std::make_shared<std::vector<double>>(flat.Data(), flat.Data() + flat.ElementLength());
   for (double v : *configs)
     if (!(v >= 0 && v <= 4294967295.0)) throw Napi::RangeError::New(env, "every config value must be in [0, 2^32)");
+  bool raiseDynamicShared = spec.Get("raiseDynamicShared").ToBoolean().Value();
   Napi::Array argArray = spec.Get("args").As<Napi::Array>();
   auto params = std::make_shared<std::vector<std::vector<uint8_t>>>();
   for (uint32_t i = 0; i < argArray.Length(); i++) {
@@ -42,11 +45,27 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo& info) {
     CUfunction function = it->second.second;
     std::vector<void*> pointers;
     for (auto& p : *params) pointers.push_back(p.data());
+    const int kMaxDynamicShared = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    int defaultLimit = 0;
+    if (raiseDynamicShared && !checkDriver(failure, "cuFuncGetAttribute", cu.cuFuncGetAttribute(&defaultLimit, kMaxDynamicShared, function))) return;
+    int currentLimit = defaultLimit;
     for (size_t r = 0; r < rows; r++) {
       const double* c = configs->data() + r * 7;
       unsigned g[3] = {unsigned(c[0]), unsigned(c[1]), unsigned(c[2])};
       unsigned b[3] = {unsigned(c[3]), unsigned(c[4]), unsigned(c[5])};
       unsigned smem = unsigned(c[6]);
+      if (raiseDynamicShared) {
+        int wanted = double(smem) > double(defaultLimit) ? int(smem > 2147483647u ? 2147483647u : smem) : defaultLimit;
+        if (wanted != currentLimit) {
+          CUresult set = cu.cuFuncSetAttribute(function, kMaxDynamicShared, wanted);
+          if (set != CUDA_SUCCESS) {
+            (*launch)[r] = set;
+            (*occupancy)[r] = -set;
+            continue;
+          }
+          currentLimit = wanted;
+        }
+      }
       if (cu.cuOccupancyMaxActiveBlocksPerMultiprocessor) {
         int blocks = 0;
         CUresult o = cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function, int(double(b[0]) * b[1] * b[2] > 2147483647.0 ? 2147483647 : b[0] * b[1] * b[2]), smem);

@@ -7,7 +7,7 @@ import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { mulberry32 } from '../../core/plan/buffer-data';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { deviceLimits, makeProfile } from '../../core/validate/device-limits';
-import type { KernelLimits } from '../../core/validate/occupancy';
+import { carveoutSteps, type KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch } from '../../core/validate/validate-launch';
 import { CompileService } from '../../main/compile/compile-service';
 import { forkLauncher } from '../../main/process/launcher';
@@ -241,5 +241,105 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
   assert.ok(total >= 10_000, `${total} configurations`);
   assert.equal(verdictAgree, total, 'the validator and the driver disagree on whether a launch works');
   assert.equal(codeAgree, failures, 'the validator predicts a different error code');
+  assert.equal(occupancyAgree, occupancyChecked, 'the occupancy differs from the driver');
+});
+
+/**
+ * Dynamic shared memory values that cross every boundary the driver's verdict or occupancy can change at:
+ * the default 48 KiB limit, the opt-in maximum, and every per-block size at which one block fewer fits
+ * in a carveout (the 128-byte allocation granularity and the 1 KiB reserved per block included).
+ */
+function sharedSweep(limits: ReturnType<typeof deviceLimits>, staticBytes: number, defaultDynamic: number): number[] {
+  const optinDynamic = limits.sharedPerBlockOptin - staticBytes;
+  const values = new Set<number>([0, 1, defaultDynamic - 1, defaultDynamic, defaultDynamic + 1, optinDynamic - 1, optinDynamic, optinDynamic + 1]);
+  for (let d = 0; d <= optinDynamic; d += 4096) values.add(d);
+  const granularity = limits.computeMajor >= 8 ? 128 : 256;
+  for (const kib of carveoutSteps(limits)) {
+    for (let blocks = 1; blocks <= 32; blocks++) {
+      const fits = Math.floor((kib * 1024) / blocks / granularity) * granularity - staticBytes - limits.reservedSharedPerBlock;
+      for (const d of [fits - 1, fits, fits + 1]) if (d >= 0 && d <= optinDynamic + 1) values.add(d);
+    }
+  }
+  return [...values].filter((d) => d >= 0).sort((a, b) => a - b);
+}
+
+test('dynamic shared memory from 0 to the opt-in maximum, with and without the opt-in, blocks 32–1024: verdict, error and occupancy equal the driver’s after the same cuFuncSetAttribute', async () => {
+  const devices = await listDevices();
+  assert.ok(devices.ok);
+  const device = devices.devices[0]!;
+  const limits = deviceLimits(device);
+  const arch = `sm_${device.computeCapability.major}${device.computeCapability.minor}`;
+  const args = [encodePointer(0n), encodeScalar('i32', 1)];
+  const blockSizes = Array.from({ length: 32 }, (_, i) => (i + 1) * 32);
+  let total = 0;
+  let agree = 0;
+  let occupancyChecked = 0;
+  let occupancyAgree = 0;
+  const mismatches: unknown[] = [];
+  for (const variant of VARIANTS.filter((v) => ['light', 'heavy@80', 'bounded', 'shared4k', 'shared32k', 'shared48k', 'dynamic'].includes(v.name))) {
+    const compiled = await compiler.compile({
+      source: SOURCE,
+      sourceName: 'probe.cu',
+      options: compileOptionsSchema.parse({ arch, maxRegisters: variant.maxRegisters }),
+      backend: 'auto',
+    });
+    assert.ok(compiled.ok, compiled.log);
+    const module = { kernel: variant.name, symbol: compiled.kernels.find((k) => k.name === variant.kernel)!.symbol!, image: compiled.image! };
+    const a = (await pool.probe(0, { module, args, configs: new Float64Array(0), maxDynamicSharedBytes: null })).attributes;
+    const kernel: KernelLimits = {
+      numRegs: a.numRegs,
+      sharedSizeBytes: a.sharedSizeBytes,
+      localSizeBytes: a.localSizeBytes,
+      maxThreadsPerBlock: a.maxThreadsPerBlock,
+      maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
+    };
+    const smem = sharedSweep(limits, a.sharedSizeBytes, a.maxDynamicSharedSizeBytes);
+    const rows = smem.flatMap((d) => blockSizes.map((b) => [1, 1, 1, b, 1, 1, d]));
+    for (const raised of [false, true]) {
+      const probe = await pool.probe(0, { module, args, configs: new Float64Array(rows.flat()), maxDynamicSharedBytes: null, raiseDynamicShared: raised });
+      rows.forEach((c, r) => {
+        total++;
+        const v = validateLaunch(limits, kernel, { grid: [1, 1, 1], block: [c[3]!, 1, 1], sharedBytes: c[6]!, raisesDynamicSharedLimit: raised });
+        const code = probe.launch[r]! || probe.sync[r]!;
+        const predicted = v.findings.find((f) => f.severity === 'error')?.driverError?.code ?? 0;
+        const same = v.ok === (code === 0) && predicted === code;
+        if (same) agree++;
+        else
+          mismatches.push({
+            variant: variant.name,
+            raised,
+            block: c[3],
+            smem: c[6],
+            validator: v.findings.filter((f) => f.severity === 'error').map((f) => f.rule),
+            predicted,
+            driver: code,
+          });
+        if (v.ok && code === 0 && v.occupancy) {
+          occupancyChecked++;
+          if (v.occupancy.activeBlocksPerSM === probe.occupancy[r]) occupancyAgree++;
+          else
+            mismatches.push({
+              variant: variant.name,
+              raised,
+              block: c[3],
+              smem: c[6],
+              occupancy: [v.occupancy.activeBlocksPerSM, probe.occupancy[r]],
+              limits: v.occupancy.limits,
+            });
+        }
+      });
+      console.log(
+        `# ${variant.name} ${raised ? 'opt-in' : 'no opt-in'}: ${smem.length} shared sizes × ${blockSizes.length} block sizes, ${a.sharedSizeBytes} B static`,
+      );
+    }
+  }
+  if (process.env['GPU_WORKBENCH_FIXTURES_OUT'])
+    writeFileSync(join(process.env['GPU_WORKBENCH_FIXTURES_OUT'], 'shared-sweep-mismatches.json'), JSON.stringify(mismatches.slice(0, 400), null, 1));
+  for (const m of mismatches.slice(0, 12)) console.log(`# mismatch ${JSON.stringify(m)}`);
+  console.log(
+    `# shared-memory sweep: ${total} configurations; verdict and error code agree on ${agree}; occupancy agrees on ${occupancyAgree} of ${occupancyChecked} launches that ran`,
+  );
+  assert.ok(total >= 10_000, `${total} configurations`);
+  assert.equal(agree, total, 'the validator and the driver disagree on a verdict or an error code');
   assert.equal(occupancyAgree, occupancyChecked, 'the occupancy differs from the driver');
 });

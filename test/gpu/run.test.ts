@@ -6,13 +6,20 @@ import type { RunOutcome } from '../../main/services/run-service';
 import { forkLauncher } from '../../main/process/launcher';
 import { createWorkbench } from '../../main/workbench';
 import { planFromArgs } from '../../core/plan/arg-syntax';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { parseJson, runCli, SAMPLES } from '../helpers/cli';
 import { nullPointerPlan } from '../helpers/plans';
 import { renderRun } from '../../main/cli/render-run';
 
 const vecAdd = join(SAMPLES, 'vector-add/vector_add.cu');
+/** Outcomes the no-GPU tests re-diagnose, written where the GPU suite collects its fixtures. */
+function record(name: string, outcome: RunOutcome): void {
+  const out = process.env['GPU_WORKBENCH_FIXTURES_OUT'];
+  if (!out) return;
+  mkdirSync(join(out, 'checks'), { recursive: true });
+  writeFileSync(join(out, 'checks', `${name}.json`), JSON.stringify(outcome, null, 2));
+}
 const source = (path: string) => readFileSync(join(SAMPLES, path), 'utf8');
 
 test('run: vector add from flags gives c[i] = 3i for every element, with the kernel time', async () => {
@@ -241,6 +248,7 @@ test('run: a buffer given no initializer is never uploaded, and a kernel that re
   const args = ['--kernel', 'accumulate', '--grid', '16', '--block', '256', '--arg', 'in:f32[4096]=iota', '--arg', 'out:f32[4096]', '--arg', 'n:i32=4096'];
   const r = await runCli(['run', broken, ...args, '--json']);
   assert.equal(r.code, 1, r.stdout + r.stderr);
+  record('uninitialised-no-expectation', parseJson<RunOutcome>(r));
   const d = parseJson<RunOutcome>(r).diagnosis;
   assert.equal(d.kind, 'uninitialised-read');
   assert.equal(d.buffer, 'out');
@@ -279,6 +287,7 @@ test('run: elements no thread wrote are found by their poison, with the count an
   ]);
   assert.equal(r.code, 1, r.stdout);
   const outcome = parseJson<RunOutcome>(r);
+  record('unwritten-elements', outcome);
   assert.equal(outcome.diagnosis.kind, 'uninitialised-read');
   assert.equal(outcome.diagnosis.buffer, 'c');
   const c = outcome.result!.buffers.find((b) => b.name === 'c')!;
@@ -355,6 +364,7 @@ test('run: floating-point atomics that change the last bits are reported as expe
     '--json',
   ]);
   const outcome = parseJson<RunOutcome>(r);
+  record('float-atomics', outcome);
   const d = outcome.diagnosis;
   console.log(`# float atomics: ${outcome.result?.checks.determinism?.differences.length} differing read-backs in 4 more runs; ${d.kind}: ${d.headline}`);
   assert.ok(d.kind === 'nondeterministic' || d.kind === 'ok', d.headline);

@@ -126,6 +126,7 @@ export interface WorkbenchApi {
   invoke<C extends ChannelName>(channel: C, request: ChannelRequest<C>): Promise<ChannelResponse<C>>;
 }
 
+export const CHANNEL_NAMES = Object.keys(channels) as ChannelName[];
 export const isChannelName = (name: unknown): name is ChannelName => typeof name === 'string' && Object.hasOwn(channels, name);
 
 export class ApiError extends Error {

@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
@@ -18,6 +19,59 @@ const MIME: Record<string, string> = {
   '.ttf': 'font/ttf',
   '.woff2': 'font/woff2',
 };
+
+/** The largest API message accepted: a source file at its limit, JSON-escaped, fits. */
+export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
+
+/** Headers every response carries, refusals included: no framing, no referrer, no sniffing, no caching. */
+export function securityHeaders(port: number): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data:",
+      "font-src 'self' data:",
+      "worker-src 'self' blob:",
+      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      "object-src 'none'",
+    ].join('; '),
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'cross-origin-resource-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
+    'cache-control': 'no-store',
+  };
+}
+
+/** The request's URL, or null when it is not one (`//`, `/\\`): such a request is refused, never thrown on. */
+export function parseRequestUrl(raw: string | undefined): URL | null {
+  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\')) return null;
+  try {
+    return new URL(raw, 'http://127.0.0.1');
+  } catch {
+    return null;
+  }
+}
+
+/** The token cookie's value, or null when it is absent or malformed. */
+export function cookieToken(header: string | undefined, name: string): string | null {
+  if (!header || header.length > 8192) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
 
 export interface ServeHost {
   url: string;
@@ -50,47 +104,71 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
     const b = Buffer.from(token);
     return a.length === b.length && timingSafeEqual(a, b);
   };
-  const requestToken = (req: IncomingMessage, url: URL): string | null => {
-    const fromQuery = url.searchParams.get('token');
-    if (fromQuery) return fromQuery;
-    const cookie = /(?:^|;\s*)wb_token=([^;]+)/.exec(req.headers.cookie ?? '');
-    return cookie ? decodeURIComponent(cookie[1]!) : null;
-  };
+  // Named for the port: two servers on one machine (cookies ignore ports) keep their own.
+  const cookieName = () => `wb_token_${port}`;
+  const requestToken = (req: IncomingMessage, url: URL): string | null => url.searchParams.get('token') || cookieToken(req.headers.cookie, cookieName());
   const hostAllowed = (req: IncomingMessage) => allowedHosts().has(req.headers.host ?? '');
   const originAllowed = (req: IncomingMessage) => req.headers.origin === undefined || allowedOrigins().has(req.headers.origin);
 
   const refuse = (res: ServerResponse, status: number, message: string) => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    if (res.headersSent) return void res.destroy();
+    res.writeHead(status, { ...securityHeaders(port), 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
     res.end(message);
   };
 
+  const serveFile = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    let path: string;
+    try {
+      path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
+    } catch {
+      return refuse(res, 400, 'Bad request: the path is not valid percent-encoding.');
+    }
+    const file = normalize(join(options.rendererDir, path));
+    if (!file.startsWith(options.rendererDir + sep) || path.includes('\0')) return refuse(res, 404, 'Not found');
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) return refuse(res, 404, 'Not found');
+    const headers: Record<string, string> = {
+      ...securityHeaders(port),
+      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
+      'content-length': String(info.size),
+    };
+    if (url.searchParams.get('token')) headers['set-cookie'] = `${cookieName()}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    const stream = createReadStream(file);
+    stream.on('error', () => refuse(res, 500, 'The file could not be read.'));
+    stream.once('open', () => {
+      res.writeHead(200, headers);
+      if (req.method === 'HEAD') {
+        stream.destroy();
+        res.end();
+      } else stream.pipe(res);
+    });
+  };
+
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    req.on('error', () => req.destroy());
+    res.on('error', () => res.destroy());
+    const url = parseRequestUrl(req.url);
+    if (!url) return refuse(res, 400, 'Bad request: not a path this server serves.');
     if (!hostAllowed(req) || !originAllowed(req)) return refuse(res, 403, 'Forbidden: this server answers only its own address (127.0.0.1 or localhost).');
     if (!tokenMatches(requestToken(req, url))) {
       return refuse(res, 401, 'This GPU Workbench server needs the token it printed when it started: open the full URL, including ?token=…');
     }
-    const path = url.pathname === '/' ? '/index.html' : url.pathname;
-    const file = normalize(join(options.rendererDir, path));
-    if (!file.startsWith(options.rendererDir + sep) || !existsSync(file)) return refuse(res, 404, 'Not found');
-    const headers: Record<string, string> = {
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'no-store',
-    };
-    if (url.searchParams.get('token')) headers['set-cookie'] = `wb_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
-    if (extname(file) === '.html') {
-      headers['content-security-policy'] =
-        `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; worker-src 'self' blob:; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`;
-    }
-    res.writeHead(200, headers);
-    res.end(readFileSync(file));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'Only GET and HEAD are served here; the API is on the WebSocket.');
+    serveFile(req, res, url).catch(() => refuse(res, 500, 'The file could not be served.'));
   });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    if (socket.writable) socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nConnection: close\r\n\r\n`);
+    socket.destroy();
+  });
+  server.on('connection', (socket) => socket.on('error', () => socket.destroy()));
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 32 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  wss.on('error', () => undefined);
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (url.pathname !== '/api' || !hostAllowed(req) || !allowedOrigins().has(req.headers.origin ?? '') || !tokenMatches(requestToken(req, url))) {
+    socket.on('error', () => socket.destroy());
+    const url = parseRequestUrl(req.url);
+    if (!url || url.pathname !== '/api' || !hostAllowed(req) || !allowedOrigins().has(req.headers.origin ?? '') || !tokenMatches(requestToken(req, url))) {
       socket.write('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       socket.destroy();
       return;
@@ -99,17 +177,24 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
   });
 
   const serveSocket = (ws: WebSocket) => {
-    ws.on('message', async (data) => {
-      let message: { id?: unknown; channel?: unknown; request?: unknown };
-      try {
-        message = JSON.parse(String(data)) as typeof message;
-      } catch {
-        ws.send(JSON.stringify({ id: null, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message: 'The message is not JSON.' } } }));
-        return;
-      }
-      const envelope = await dispatch(options.handlers, message.channel, message.request);
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id: message.id ?? null, envelope }));
+    // An invalid UTF-8 frame, a frame over the size limit or a broken connection arrives here: close, never throw.
+    ws.on('error', () => ws.terminate());
+    const send = (value: unknown) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(value), () => undefined);
+    };
+    ws.on('message', (data, isBinary) => {
+      void answer(data, isBinary)
+        .then(send)
+        .catch(() => send({ id: null, envelope: { ok: false, error: { code: 'HOST_ERROR', message: 'The host could not answer this message.' } } }));
     });
+  };
+
+  const answer = async (data: unknown, isBinary: boolean): Promise<{ id: number | string | null; envelope: unknown }> => {
+    const bad = (message: string) => ({ id: null, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
+    if (isBinary) return bad('Messages are JSON text, not binary frames.');
+    const message = parseMessage(String(data));
+    if (!message) return bad('The message is not a JSON object of the form {"id", "channel", "request"}.');
+    return { id: message.id, envelope: await dispatch(options.handlers, message.channel, message.request) };
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -129,4 +214,19 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
         server.closeAllConnections();
       }),
   };
+}
+
+/** An API message: a JSON object with an id (a number or a short string) and a channel. null otherwise. */
+export function parseMessage(text: string): { id: number | string | null; channel: unknown; request: unknown } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { id, channel, request } = value as Record<string, unknown>;
+  const validId = id === undefined || id === null || (typeof id === 'number' && Number.isFinite(id)) || (typeof id === 'string' && id.length <= 64);
+  if (!validId) return null;
+  return { id: (id as number | string | undefined) ?? null, channel, request };
 }

@@ -32,6 +32,12 @@ function socketApi(): WorkbenchApi {
   let nextId = 1;
   const pending = new Map<number, { resolve: (v: Envelope<unknown>) => void; reject: (e: Error) => void }>();
   const token = new URLSearchParams(location.search).get('token');
+  // Out of the address bar and the history once read: the HttpOnly cookie the server set carries it from here.
+  if (token) {
+    const rest = new URLSearchParams(location.search);
+    rest.delete('token');
+    history.replaceState(history.state, '', `${location.pathname}${rest.size ? `?${rest}` : ''}${location.hash}`);
+  }
 
   const connect = (): Promise<WebSocket> => {
     if (opened && socket && socket.readyState <= WebSocket.OPEN) return opened;

@@ -64,6 +64,16 @@ function fitBlock(block: Dim3, maxThreads: number, maxDim: readonly number[]): D
 }
 
 /**
+ * The kernel's limits as the launch will have them: a runner that raises the dynamic shared memory limit
+ * sets it to the launch's bytes when they are above the default (main/runner/plan-executor.ts), and the
+ * driver's occupancy then counts with that limit — the opt-in maximum per block instead of 48 KiB.
+ */
+export function effectiveKernelLimits(kernel: KernelLimits, config: Pick<LaunchConfig, 'sharedBytes' | 'raisesDynamicSharedLimit'>): KernelLimits {
+  if (!config.raisesDynamicSharedLimit || config.sharedBytes <= kernel.maxDynamicSharedSizeBytes) return kernel;
+  return { ...kernel, maxDynamicSharedSizeBytes: config.sharedBytes };
+}
+
+/**
  * Checks a launch against the device's limits and the kernel's attributes, before anything is
  * launched: which limit, by how much, the error the driver and the runtime would return, and the fix.
  */
@@ -251,7 +261,8 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
   }
 
   const blockOk = !findings.some((f) => f.severity === 'error' && (f.field === 'block' || f.field === 'sharedBytes'));
-  const occ = blockOk ? occupancy(device, kernel, threads, sharedBytes) : null;
+  const launched = effectiveKernelLimits(kernel, config);
+  const occ = blockOk ? occupancy(device, launched, threads, sharedBytes) : null;
   const blocks = dimProduct(grid);
 
   // Cooperative launches must fit on the device all at once.
@@ -416,6 +427,6 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
     });
   }
   const ok = !findings.some((f) => f.severity === 'error');
-  const suggestion = kernel.maxThreadsPerBlock > 0 ? suggestBlockSize(device, kernel, sharedBytes).blockSize || null : null;
+  const suggestion = kernel.maxThreadsPerBlock > 0 ? suggestBlockSize(device, launched, sharedBytes).blockSize || null : null;
   return { ok, findings, occupancy: occ, waves, suggestedBlockSize: suggestion };
 }

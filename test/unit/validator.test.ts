@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import type { Dim3 } from '../../core/dims';
 import { deviceLimits, deviceProfileSchema } from '../../core/validate/device-limits';
 import { occupancy, registerLimitedBlockSize, suggestBlockSize, type KernelLimits } from '../../core/validate/occupancy';
-import { validateLaunch } from '../../core/validate/validate-launch';
+import { effectiveKernelLimits, validateLaunch } from '../../core/validate/validate-launch';
 import { ROOT } from '../helpers/cli';
 
 // The H200 profile captured by the GPU suite (gpu-workbench devices --json --save-profile).
@@ -67,6 +67,25 @@ test('dynamic shared memory: the default 48 KiB, the opt-in, and the device maxi
   assert.deepEqual(errors(run([256, 1, 1], undefined, 200_000, { ...light, sharedSizeBytes: 49152, maxDynamicSharedSizeBytes: 183296 })), [
     ['shared-per-block', 1],
   ]);
+});
+
+test('occupancy with opted-in dynamic shared memory counts with the limit the launch will have (H100: 2 blocks per SM at 96 KiB)', () => {
+  const h100Profile = deviceProfileSchema.parse(JSON.parse(readFileSync(join(ROOT, 'profiles/nvidia-h100.json'), 'utf8')));
+  const h100 = deviceLimits(h100Profile.device);
+  const kernel: KernelLimits = { numRegs: 16, sharedSizeBytes: 0, localSizeBytes: 0, maxThreadsPerBlock: 1024, maxDynamicSharedSizeBytes: 48 * 1024 };
+  const raised = validateLaunch(h100, kernel, { grid: [132, 1, 1], block: [256, 1, 1], sharedBytes: 98304, raisesDynamicSharedLimit: true });
+  assert.ok(raised.ok);
+  // 98304 + 1024 reserved = 99328 bytes per block; the 228 KiB carveout (233472 bytes) holds two.
+  assert.equal(raised.occupancy?.activeBlocksPerSM, 2);
+  assert.deepEqual(raised.occupancy?.limiters, ['shared memory']);
+  assert.equal(raised.occupancy?.sharedPerSMCarveout, 228 * 1024);
+  const notRaised = validateLaunch(h100, kernel, { grid: [132, 1, 1], block: [256, 1, 1], sharedBytes: 98304 });
+  assert.equal(notRaised.ok, false);
+  assert.deepEqual(
+    notRaised.findings.filter((f) => f.severity === 'error').map((f) => f.rule),
+    ['dynamic-shared-opt-in'],
+  );
+  assert.equal(effectiveKernelLimits(kernel, { sharedBytes: 1024, raisesDynamicSharedLimit: true }), kernel, 'under the default nothing is raised');
 });
 
 test('100000 floats of static __shared__ cannot launch anywhere', () => {

@@ -2,29 +2,54 @@ import { z } from 'zod';
 
 import { registerLimitedBlockSize } from '../validate/occupancy';
 
-/** What the user can set for a compile; the same model drives NVRTC and nvcc. */
-export const compileOptionsSchema = z.object({
-  /** sm_XX (a cubin) or compute_XX (PTX only). */
-  arch: z.string().regex(/^(sm|compute)_\d{2,3}[af]?$/, 'must look like sm_90 or compute_90'),
-  debug: z.boolean().default(false),
-  maxRegisters: z.number().int().min(16).max(255).nullable().default(null),
-  defines: z
-    .array(z.string().regex(/^[A-Za-z_]\w*(=[^\s]*)?$/, 'a define is NAME or NAME=value'))
-    .max(64)
-    .default([]),
-  includePaths: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .max(4096)
-        .refine((p) => !p.includes('\0'), 'no NUL bytes'),
-    )
-    .max(32)
-    .default([]),
-  fastMath: z.boolean().default(false),
-  std: z.enum(['c++11', 'c++14', 'c++17', 'c++20']).default('c++17'),
-});
+const INCLUDE_PATH = /^[A-Za-z0-9_./+@%,:=-]+$/;
+
+/**
+ * What the user can set for a compile; the same model drives NVRTC and nvcc. There are no free-form
+ * flags: every field maps to one allowed compiler option (the allow-list), whatever asks for it — the
+ * CLI, the API, or a plan file someone else wrote.
+ */
+export const compileOptionsSchema = z
+  .object({
+    /** sm_XX (a cubin) or compute_XX (PTX only). */
+    arch: z.string().regex(/^(sm|compute)_\d{2,3}[af]?$/, 'must look like sm_90 or compute_90'),
+    debug: z.boolean().default(false),
+    maxRegisters: z.number().int().min(16).max(255).nullable().default(null),
+    /**
+     * NAME or NAME=value. The value may be any one-line text: nvcc gets defines from a header the worker
+     * writes (workbench-defines.h), never on its command line, which it hands to a shell (sh -c).
+     */
+    defines: z
+      .array(
+        z
+          .string()
+          .max(1024)
+          .regex(/^[A-Za-z_]\w*(=[^\n\r\0]*)?$/, 'a define is NAME or NAME=value, on one line')
+          .refine((d) => !d.endsWith('\\'), 'a define may not end in a backslash (it would continue onto the next line)'),
+      )
+      .max(64)
+      .default([]),
+    /**
+     * Folders for #include. nvcc passes them to a shell, so only characters no shell treats specially:
+     * letters, digits and _ . / + - @ % , : =.
+     */
+    includePaths: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(4096)
+          .regex(
+            INCLUDE_PATH,
+            'an include path may hold only letters, digits and _ . / + - @ % , : = (no spaces, quotes, $ or backticks: nvcc hands it to a shell); link the folder to such a path',
+          ),
+      )
+      .max(32)
+      .default([]),
+    fastMath: z.boolean().default(false),
+    std: z.enum(['c++11', 'c++14', 'c++17', 'c++20']).default('c++17'),
+  })
+  .strict();
 export type CompileOptions = z.infer<typeof compileOptionsSchema>;
 export type CompileOptionsInput = z.input<typeof compileOptionsSchema>;
 
@@ -53,9 +78,22 @@ export function nvccArguments(o: CompileOptions): string[] {
     ...(o.debug ? ['-G'] : []),
     ...(o.maxRegisters ? [`-maxrregcount=${o.maxRegisters}`] : []),
     ...(o.fastMath ? ['--use_fast_math'] : []),
-    ...o.defines.map((d) => `-D${d}`),
+    ...(o.defines.length ? ['-include', NVCC_DEFINES_HEADER] : []),
     ...o.includePaths.map((p) => `-I${p}`),
   ];
+}
+
+/** The header that carries the defines to nvcc, written beside the source in the worker's folder. */
+export const NVCC_DEFINES_HEADER = 'workbench-defines.h';
+
+/** `#define NAME value` lines for the defines: the preprocessor reads them, no shell ever does. */
+export function definesHeader(defines: readonly string[]): string {
+  return defines
+    .map((d) => {
+      const eq = d.indexOf('=');
+      return eq < 0 ? `#define ${d} 1\n` : `#define ${d.slice(0, eq)} ${d.slice(eq + 1)}\n`;
+    })
+    .join('');
 }
 
 /**

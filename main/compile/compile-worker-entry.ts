@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
-import { nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
+import { definesHeader, NVCC_DEFINES_HEADER, nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
 import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
 import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
@@ -178,6 +178,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     const name = basename(request.sourceName).replace(/[^\w.-]/g, '_') || 'kernel.cu';
     const file = name.endsWith('.cu') ? name : `${name}.cu`;
     await writeFile(join(dir, file), request.source);
+    if (request.options.defines.length) await writeFile(join(dir, NVCC_DEFINES_HEADER), definesHeader(request.options.defines));
     const cubinOnly = request.options.arch.startsWith('sm_');
     const output = cubinOnly ? 'kernel.cubin' : 'kernel.ptx';
     const args = [cubinOnly ? '-cubin' : '-ptx', ...nvccArguments(request.options), '-keep', '-keep-dir', 'keep', '-o', output, file];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { nvccArguments, nvrtcArguments, registerLimitedThreads, compileOptionsSchema } from '../../core/compile/compile-options';
+import { compileOptionsSchema, definesHeader, nvccArguments, nvrtcArguments, registerLimitedThreads } from '../../core/compile/compile-options';
 import { findKernels, maskCode } from '../../core/compile/kernel-signature';
 
 test('kernels, parameters and their element types are read from the source', () => {
@@ -82,11 +82,24 @@ test('compile options become the same flags for NVRTC and nvcc, -lineinfo always
     '-G',
     '-maxrregcount=64',
     '--use_fast_math',
-    '-DN=4',
-    '-DDEBUG',
+    '-include',
+    'workbench-defines.h',
     '-I/inc',
   ]);
-  for (const bad of [{ arch: 'sm90' }, { arch: 'sm_90', maxRegisters: 8 }, { arch: 'sm_90', defines: ['A B'] }, { arch: 'sm_90', std: 'c++98' }]) {
+  assert.equal(definesHeader(o.defines), '#define N 4\n#define DEBUG 1\n', 'nvcc gets its defines from a header: no shell reads them');
+  for (const bad of [
+    { arch: 'sm90' },
+    { arch: 'sm_90', maxRegisters: 8 },
+    { arch: 'sm_90', defines: ['A B'] },
+    { arch: 'sm_90', defines: ['A=1\nB'] },
+    { arch: 'sm_90', defines: ['A=1\\'] },
+    { arch: 'sm_90', std: 'c++98' },
+    { arch: 'sm_90', includePaths: ['/tmp/$(touch x)'] },
+    { arch: 'sm_90', includePaths: ['/tmp/`id`'] },
+    { arch: 'sm_90', includePaths: ['/my headers'] },
+    { arch: 'sm_90', includePaths: ['/a;b'] },
+    { arch: 'sm_90', extra: '-Xcompiler' },
+  ]) {
     assert.equal(compileOptionsSchema.safeParse(bad).success, false, JSON.stringify(bad));
   }
 });

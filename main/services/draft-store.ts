@@ -1,20 +1,36 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { draftSchema, type Draft } from '../../core/api/drafts';
+import { privateDir, removeStaleTemps, writeFileAtomic } from './safe-fs';
 
 export const defaultStateDir = (): string =>
   process.env['GPU_WORKBENCH_STATE_DIR'] ?? join(process.env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state'), 'gpu-workbench');
 
 /**
  * Unsaved editor contents, one file per open document, written atomically on every (debounced) edit,
- * so that a crash or a restart loses nothing. A draft goes when its tab is closed.
+ * so that a crash or a restart loses nothing. A draft goes when its tab is closed. Drafts are the
+ * user's source: 0600 files in a 0700 folder.
  */
 export class DraftStore {
+  private ready: Promise<void> | null = null;
+
   constructor(readonly dir: string = join(defaultStateDir(), 'drafts')) {}
 
+  /** Once per store: the folder made private, and temporary files of killed saves removed. */
+  private prepare(): Promise<void> {
+    this.ready ??= privateDir(this.dir)
+      .then(async () => void (await removeStaleTemps(this.dir)))
+      .catch((error: unknown) => {
+        this.ready = null; // the next save tries again
+        throw error;
+      });
+    return this.ready;
+  }
+
   async list(): Promise<Draft[]> {
+    await this.prepare().catch(() => undefined);
     const files = await readdir(this.dir).catch(() => [] as string[]);
     const drafts: Draft[] = [];
     for (const f of files.filter((f) => f.endsWith('.json') && !f.startsWith('.'))) {
@@ -29,10 +45,8 @@ export class DraftStore {
   }
 
   async save(draft: Draft): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const tmp = join(this.dir, `.${draft.id}.${process.pid}.tmp`);
-    await writeFile(tmp, JSON.stringify(draft));
-    await rename(tmp, join(this.dir, `${draft.id}.json`));
+    await this.prepare();
+    await writeFileAtomic(join(this.dir, `${draft.id}.json`), JSON.stringify(draft), { mode: 0o600, forceMode: true });
   }
 
   async discard(id: string): Promise<void> {

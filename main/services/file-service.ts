@@ -1,10 +1,11 @@
-import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 
 import { ApiError } from '../../core/api/channels';
 import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
+import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
 
 const explain = (error: unknown, path: string, verb: string): ApiError => {
   const code = (error as NodeJS.ErrnoException).code;
@@ -17,14 +18,15 @@ const explain = (error: unknown, path: string, verb: string): ApiError => {
 export async function readTextFile(path: string): Promise<{ path: string; text: string; mtimeMs: number }> {
   const full = resolve(path);
   try {
-    const info = await stat(full);
-    if (info.isDirectory()) throw Object.assign(new Error('directory'), { code: 'EISDIR' });
-    if (info.size > MAX_SOURCE_BYTES)
-      throw new ApiError(`${full} is ${formatBytes(info.size)}; the editor opens files up to ${formatBytes(MAX_SOURCE_BYTES)}.`, 'TOO_LARGE');
-    const bytes = await readFile(full);
+    const { bytes, mtimeMs } = await readRegularFile(full, MAX_SOURCE_BYTES);
     if (bytes.includes(0)) throw new ApiError(`${full} is a binary file, not CUDA source.`, 'BINARY');
-    return { path: full, text: bytes.toString('utf8'), mtimeMs: info.mtimeMs };
+    return { path: full, text: bytes.toString('utf8'), mtimeMs };
   } catch (error) {
+    if (error instanceof FileRefusedError)
+      throw new ApiError(
+        error.code === 'TOO_LARGE' ? `${full} is larger than the ${formatBytes(MAX_SOURCE_BYTES)} the editor opens.` : error.message,
+        error.code,
+      );
     throw error instanceof ApiError ? error : explain(error, full, 'open');
   }
 }
@@ -45,9 +47,7 @@ export async function writeTextFile(path: string, text: string, expectedMtimeMs:
         );
       }
     }
-    const tmp = join(dirname(full), `.${basename(full)}.${process.pid}.tmp`);
-    await writeFile(tmp, text);
-    await rename(tmp, full);
+    await writeFileAtomic(full, text);
     return { path: full, mtimeMs: (await stat(full)).mtimeMs };
   } catch (error) {
     throw error instanceof ApiError ? error : explain(error, full, 'save');

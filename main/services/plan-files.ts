@@ -1,4 +1,3 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 
 import { formatBytes } from '../../core/format';
@@ -7,21 +6,26 @@ import { describeIssues } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import { z } from 'zod';
 
+import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
+
 /** A plan file that cannot be read, in words for the user (never a stack trace). */
 export class PlanFileError extends Error {}
 
 /** A text file the user named (a plan, a kernel source, a result), within the source-size limit. */
 export async function readTextFile(path: string, what: string): Promise<string> {
-  let size: number;
+  let bytes: Buffer;
   try {
-    size = (await stat(path)).size;
-  } catch {
-    throw new PlanFileError(`${what} ${path} does not exist (or cannot be read).`);
+    bytes = (await readRegularFile(path, MAX_SOURCE_BYTES)).bytes;
+  } catch (error) {
+    if (error instanceof FileRefusedError)
+      throw new PlanFileError(
+        error.code === 'TOO_LARGE' ? `${what} ${path} is larger than the limit of ${formatBytes(MAX_SOURCE_BYTES)}.` : `${what} ${path}: ${error.message}`,
+      );
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PlanFileError(code === 'EISDIR' ? `${what} ${path} is a folder, not a file.` : `${what} ${path} does not exist (or cannot be read).`);
   }
-  if (size > MAX_SOURCE_BYTES) throw new PlanFileError(`${what} ${path} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_SOURCE_BYTES)}.`);
-  const text = await readFile(path, 'utf8');
-  if (text.includes('\u0000')) throw new PlanFileError(`${what} ${path} is a binary file, not text.`);
-  return text;
+  if (bytes.includes(0)) throw new PlanFileError(`${what} ${path} is a binary file, not text.`);
+  return bytes.toString('utf8');
 }
 
 interface PlanFileShape {
@@ -59,9 +63,9 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
   return { plan };
 }
 
-/** Writes a plan or a run result as readable JSON. */
+/** Writes a plan or a run result as readable JSON, atomically: a killed write leaves the old file whole. */
 export async function writeJsonFile(path: string, value: unknown): Promise<{ path: string }> {
-  await writeFile(path, JSON.stringify(value, null, 2) + '\n', 'utf8');
+  await writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
   return { path };
 }
 

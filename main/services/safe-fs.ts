@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Why a file was not read: not a regular file, or larger than the caller's bound. */
+export class FileRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'NOT_A_FILE' | 'TOO_LARGE',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Reads a regular file of at most `maxBytes`. Opened non-blocking, so a FIFO or a device answers at
+ * once instead of hanging the host, and checked on the open handle, so what is read is what was
+ * checked; the read stops at the bound even if the file grows meanwhile.
+ */
+export async function readRegularFile(path: string, maxBytes: number): Promise<{ bytes: Buffer; mtimeMs: number }> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' });
+    if (!info.isFile()) throw new FileRefusedError(`${path} is not a regular file (a device, a pipe or a socket): only files on disk are read.`, 'NOT_A_FILE');
+    if (info.size > maxBytes) throw new FileRefusedError(`${path} is ${info.size} bytes, over the limit of ${maxBytes}.`, 'TOO_LARGE');
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, info.size + 1));
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > maxBytes) throw new FileRefusedError(`${path} grew past the limit of ${maxBytes} bytes while it was read.`, 'TOO_LARGE');
+    return { bytes: buffer.subarray(0, length), mtimeMs: info.mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
+const TEMP_SUFFIX = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Temporary files a killed save left beside `target` (their writer's process is gone): removed. */
+export async function removeStaleTemps(dir: string, prefix = '.'): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const m = TEMP_SUFFIX.exec(name);
+    if (!m || !name.startsWith(prefix) || processAlive(Number(m[1]))) continue;
+    await unlink(join(dir, name)).then(
+      () => removed++,
+      () => undefined,
+    );
+  }
+  return removed;
+}
+
+/**
+ * Writes atomically: a temporary file with a name of its own (two saves of one path never share one),
+ * flushed, then renamed over the target. A symlink is written through to its target and stays a link;
+ * the target keeps its permissions (unless `forceMode`); a new file gets `mode`.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; forceMode?: boolean } = {}): Promise<void> {
+  const mode = options.mode ?? 0o644;
+  const target = await realpath(path).catch(() => path);
+  const existing = await stat(target).catch(() => null);
+  if (existing && !existing.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: existing.isDirectory() ? 'EISDIR' : 'EINVAL' });
+  const dir = dirname(target);
+  await removeStaleTemps(dir, `.${basename(target)}.`);
+  const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fileMode = existing && !options.forceMode ? existing.mode & 0o7777 : mode;
+  const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, fileMode);
+  try {
+    await handle.writeFile(data);
+    await handle.chmod(fileMode); // the umask narrowed the mode given to open
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(tmp, target);
+  } catch (error) {
+    await unlink(tmp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A folder only its owner can enter (0700), made if missing and narrowed if it was wider. */
+export async function privateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { readTextFile, writeTextFile } from '../../main/services/file-service';
+import { DraftStore } from '../../main/services/draft-store';
+import { readPlanFile, writeJsonFile } from '../../main/services/plan-files';
+
+const dir = () => mkdtempSync(join(tmpdir(), 'wb-files-'));
+
+test('reads: /dev/zero, a FIFO and a folder are refused at once, never read without bound or waited on', async () => {
+  const d = dir();
+  const fifo = join(d, 'pipe');
+  execFileSync('mkfifo', [fifo]);
+  const started = performance.now();
+  await assert.rejects(readTextFile('/dev/zero'), /not a regular file/);
+  // Four at once used to freeze every file read of the host.
+  await Promise.all([1, 2, 3, 4].map(() => assert.rejects(readTextFile(fifo), /not a regular file/)));
+  await assert.rejects(readTextFile(d), /it is a folder/);
+  await assert.rejects(readPlanFile('/dev/zero'), /not a regular file/);
+  await assert.rejects(readPlanFile(fifo), /not a regular file/);
+  assert.ok(performance.now() - started < 5_000, 'a refusal must not wait');
+  const big = join(d, 'big.cu');
+  writeFileSync(big, Buffer.alloc(17 * 1024 * 1024, 0x20));
+  await assert.rejects(readTextFile(big), /larger than the 16 MiB the editor opens/);
+});
+
+test('writes keep the mode, write through a symlink, and leave no temporary file', async () => {
+  const d = dir();
+  const secret = join(d, 'secret.cu');
+  writeFileSync(secret, 'old');
+  chmodSync(secret, 0o600);
+  await writeTextFile(secret, 'new', null);
+  assert.equal(statSync(secret).mode & 0o777, 0o600);
+  assert.equal(readFileSync(secret, 'utf8'), 'new');
+
+  const target = join(d, 'real.cu');
+  const link = join(d, 'link.cu');
+  writeFileSync(target, 'v1');
+  symlinkSync(target, link);
+  await writeTextFile(link, 'v2', null);
+  assert.ok(lstatSync(link).isSymbolicLink(), 'the link stays a link');
+  assert.equal(readFileSync(target, 'utf8'), 'v2', 'the save went to the link’s target');
+  assert.deepEqual(
+    readdirSync(d).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
+});
+
+test('concurrent saves of one path each land whole, under names of their own', async () => {
+  const d = dir();
+  const file = join(d, 'plan.json');
+  const texts = Array.from({ length: 24 }, (_, i) => JSON.stringify({ writer: i, pad: 'x'.repeat(50_000 + i) }));
+  await Promise.all(texts.map((t) => writeJsonFile(file, JSON.parse(t))));
+  const final = JSON.parse(readFileSync(file, 'utf8')) as { writer: number; pad: string };
+  assert.equal(final.pad.length, 50_000 + final.writer, 'the file is one whole write, not a mix');
+  assert.deepEqual(
+    readdirSync(d).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
+});
+
+test('a save killed before its rename leaves the old file whole, and its temporary file is removed by the next save', async () => {
+  const d = dir();
+  const file = join(d, 'k.cu');
+  writeFileSync(file, 'old contents');
+  // What a save killed with SIGKILL leaves: a temporary file of a process that no longer exists.
+  const dead = 2 ** 22 + 12345;
+  writeFileSync(join(d, `.k.cu.${dead}.0123456789ab.tmp`), 'half a fi');
+  assert.equal((await readTextFile(file)).text, 'old contents');
+  await writeTextFile(file, 'new contents', null);
+  assert.deepEqual(
+    readdirSync(d).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
+});
+
+test('drafts are 0600 in a 0700 folder, and temporary files of killed saves go at start', async () => {
+  const d = join(dir(), 'drafts');
+  const store = new DraftStore(d);
+  await store.list();
+  writeFileSync(join(d, `.abc.${2 ** 22 + 999}.0123456789ab.tmp`), '{');
+  const again = new DraftStore(d);
+  await again.save({ id: 'abc', path: null, name: 'k.cu', text: '__global__ void k() {}', order: 0, savedText: null, savedMtimeMs: null });
+  assert.equal(statSync(d).mode & 0o777, 0o700);
+  for (const f of readdirSync(d)) assert.equal(statSync(join(d, f)).mode & 0o777, 0o600, f);
+  assert.deepEqual(
+    readdirSync(d).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
+});

@@ -16,6 +16,7 @@ import { discover } from './services/discovery-service';
 import type { Workbench } from './workbench';
 import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile } from './services/plan-files';
 import { listGallery, loadSample } from './services/sample-service';
+import { errorCode } from './process/supervised-process';
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -81,8 +82,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         return result;
       } catch (error) {
         if (error instanceof CompileStoppedError) throw new ApiError(error.reason, 'COMPILE_STOPPED');
-        const e = error as { name?: string; message?: string };
-        throw new ApiError(e.message ?? String(error), e.name ?? 'COMPILE_FAILED');
+        throw new ApiError(error instanceof Error ? error.message : String(error), errorCode(error) ?? 'COMPILE_FAILED');
       }
     },
     'compile.sass': async ({ key }) => ({ sass: await workbench.compiler.disassemble(key) }),

@@ -31,6 +31,7 @@ import { renderRun } from './render-run';
 import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-files';
 import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
+import { errorCode } from '../process/supervised-process';
 
 class UsageError extends Error {}
 
@@ -221,9 +222,9 @@ export function buildProgram(): Command {
             process.exitCode = EXIT.failed;
             return;
           }
-          const e = error as { name?: string; message?: string };
-          if (e.name === 'WORKBENCH_NO_COMPILER' || e.name === 'WORKBENCH_NVRTC_NOT_LOADED') {
-            console.error(`✗ ${e.message}`);
+          const code = errorCode(error);
+          if (code === 'WORKBENCH_NO_COMPILER' || code === 'WORKBENCH_NVRTC_NOT_LOADED') {
+            console.error(`✗ ${(error as Error).message}`);
             process.exitCode = EXIT.unavailable;
             return;
           }

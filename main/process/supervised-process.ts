@@ -23,6 +23,12 @@ export class ChildRequestError extends Error {
   }
 }
 
+/** The code a child's refusal carries (WORKBENCH_NO_COMPILER, CUDA_ERROR_…), or the error's own name. */
+export function errorCode(error: unknown): string | undefined {
+  if (error instanceof ChildRequestError) return error.error.name;
+  return error instanceof Error ? error.name : undefined;
+}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;

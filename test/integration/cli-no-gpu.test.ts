@@ -45,7 +45,7 @@ test('bad command lines get one clear message and exit 64', async () => {
     [['run', vecAdd, '--kernel', 'vecAdd', '--smem', '-5'], /--smem must be between/],
     [['run', vecAdd], /--kernel NAME/],
     [['run', '/no/such/file.cu', '--kernel', 'k'], /does not exist/],
-    [['run', process.execPath, '--kernel', 'k'], /(binary file|the limit is)/],
+    [['run', process.execPath, '--kernel', 'k'], /(binary file|larger than the limit)/],
     [['run', '--plan', join(SAMPLES, 'vector-add/vector_add.cu')], /not valid JSON/],
     [['frobnicate'], /unknown command/],
   ];
@@ -119,3 +119,15 @@ test('the failure gallery: every sample manifest, plan and source loads, and eve
     }
   }
 });
+
+test(
+  'compile asking for a compiler this machine lacks: one clear message and exit 2, not "a bug"',
+  { skip: discoverLibraries().nvrtc.loaded && 'NVRTC is here' },
+  async () => {
+    const r = await runCli(['compile', vecAdd, '--backend', 'nvrtc']);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /NVRTC was asked for but is not available/);
+    assert.doesNotMatch(r.stdout + r.stderr, /Unexpected error|This is a bug/);
+    noStack(r.stdout + r.stderr);
+  },
+);

@@ -12,6 +12,8 @@ export interface KernelLimits {
   maxDynamicSharedSizeBytes: number;
   /** Barriers per block (ptxas "used N barriers"); 1 when unknown, as the CUDA occupancy header assumes. */
   barriers?: number;
+  /** The static __shared__ arrays the source declares, where it is known: to name the one to shrink. */
+  sharedArrays?: { name: string; type: string; dims: number[]; bytes: number | null; line: number }[];
 }
 
 export type OccupancyLimiter = 'warps' | 'registers' | 'shared memory' | 'blocks per SM' | 'barriers';

@@ -25,6 +25,11 @@ export interface Finding {
   runtimeError: LaunchError | null;
   /** The change that fixes it, in one line. */
   fix: string | null;
+  /**
+   * The launch configuration the fix proposes, where a launch change can fix it (the fix's numbers come
+   * from here); null when the fix is in the kernel or the host code. Every value is within the device's limits.
+   */
+  suggested?: { grid?: Dim3; block?: Dim3; sharedBytes?: number } | null;
 }
 
 export interface LaunchConfig {
@@ -63,6 +68,54 @@ function fitBlock(block: Dim3, maxThreads: number, maxDim: readonly number[]): D
   return dims;
 }
 
+/** Every grid axis within [1, the device's limit]: a suggestion fixes the whole grid, not one axis. */
+function repairGrid(grid: Dim3, device: DeviceLimits): Dim3 {
+  return grid.map((d, i) => Math.min(device.maxGridDim[i]!, Math.max(1, Number.isInteger(d) ? d : 1))) as unknown as Dim3;
+}
+
+/** Every block axis within [1, its limit], and the whole block within `maxThreads`. */
+function repairBlock(block: Dim3, device: DeviceLimits, maxThreads = device.maxThreadsPerBlock): Dim3 {
+  const clamped = block.map((d, i) => Math.min(device.maxBlockDim[i]!, Math.max(1, Number.isInteger(d) ? d : 1))) as unknown as Dim3;
+  return fitBlock(clamped, Math.max(1, Math.min(maxThreads, device.maxThreadsPerBlock)), device.maxBlockDim);
+}
+
+/** A copy of dims with one axis changed. */
+function withAxis(dims: Dim3, axis: number, value: number): Dim3 {
+  const out = [...dims] as [number, number, number];
+  out[axis] = value;
+  return out;
+}
+
+/** A grid of at most `blocks` blocks, keeping its shape where it can. */
+function fitGrid(grid: Dim3, blocks: number): Dim3 {
+  const out = [...grid] as [number, number, number];
+  for (let i = 2; i >= 0 && dimProduct(out) > blocks; i--) out[i] = Math.max(1, Math.floor(blocks / (dimProduct(out) / out[i]!)));
+  return out;
+}
+
+/** -maxrregcount that would let `threads` threads launch: a multiple of 8, within 16..255. */
+function registerCap(device: DeviceLimits, threads: number): number {
+  const perThread = Math.floor(device.regsPerBlock / (Math.ceil(Math.ceil(threads / device.warpSize) / 4) * 4) / device.warpSize / 8) * 8;
+  return Math.min(255, Math.max(16, perThread));
+}
+
+/** The grid rounded to a multiple of the cluster: up where the device allows it, down otherwise. */
+function clusterRounding(grid: Dim3, axis: number, cluster: number, max: number, device: DeviceLimits): Pick<Finding, 'fix' | 'suggested'> {
+  const up = Math.ceil(grid[axis]! / cluster) * cluster;
+  if (up <= max)
+    return {
+      fix: `Round gridDim.${AXES[axis]} up to ${up} and let the extra blocks exit early.`,
+      suggested: { grid: repairGrid(withAxis(grid, axis, up), device) },
+    };
+  const down = Math.floor(max / cluster) * cluster;
+  return down >= cluster
+    ? {
+        fix: `Use gridDim.${AXES[axis]} = ${down} (a multiple of ${cluster}) and loop inside the kernel for the rest.`,
+        suggested: { grid: repairGrid(withAxis(grid, axis, down), device) },
+      }
+    : { fix: `A cluster of ${cluster} on ${AXES[axis]} does not fit this device's grid: use a smaller cluster.`, suggested: null };
+}
+
 /**
  * The kernel's limits as the launch will have them: a runner that raises the dynamic shared memory limit
  * sets it to the launch's bytes when they are above the default (main/runner/plan-executor.ts), and the
@@ -99,6 +152,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
           driverError: INVALID_VALUE,
           runtimeError: RT_INVALID_CONFIGURATION,
           fix: `Set ${field}Dim.${AXES[i]} to 1 or more.`,
+          suggested: field === 'grid' ? { grid: repairGrid(withAxis(dims, i, 1), device) } : { block: repairBlock(withAxis(dims, i, 1), device) },
         });
       }
     });
@@ -115,6 +169,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
         driverError: INVALID_VALUE,
         runtimeError: RT_INVALID_CONFIGURATION,
         fix: `Use at most ${device.maxBlockDim[i]} threads along ${AXES[i]}.`,
+        suggested: { block: repairBlock(withAxis(block, i, device.maxBlockDim[i]!), device) },
       });
     }
   });
@@ -130,6 +185,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
       driverError: INVALID_VALUE,
       runtimeError: RT_INVALID_CONFIGURATION,
       fix: `Use ${formatDim3(fitted)} instead of ${formatDim3(block)} — ${device.maxThreadsPerBlock} threads is this device's limit — and launch more blocks.`,
+      suggested: { block: repairBlock(fitted, device) },
     });
   }
   grid.forEach((d, i) => {
@@ -148,6 +204,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
         driverError: INVALID_VALUE,
         runtimeError: RT_INVALID_CONFIGURATION,
         fix,
+        suggested: { grid: repairGrid(withAxis(grid, i, device.maxGridDim[i]!), device) },
       });
     }
   });
@@ -156,7 +213,26 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
   const staticShared = kernel.sharedSizeBytes;
   const total = staticShared + sharedBytes;
   const optinMax = device.sharedPerBlockOptin;
-  if (total > optinMax) {
+  if (staticShared > optinMax) {
+    // No launch can fix this: the kernel's own arrays are too large.
+    const arrays = (kernel.sharedArrays ?? []).filter((a) => a.bytes !== null).sort((a, b) => b.bytes! - a.bytes!);
+    const named = arrays.length
+      ? ` The largest: __shared__ ${arrays[0]!.type} ${arrays[0]!.name}${arrays[0]!.dims.map((d) => `[${d}]`).join('')} (${formatBytes(arrays[0]!.bytes!)}) at line ${arrays[0]!.line}.`
+      : '';
+    add({
+      rule: 'static-shared-too-large',
+      severity: 'error',
+      field: 'kernel',
+      message: `The kernel's static __shared__ memory alone is ${formatBytes(staticShared)} (${staticShared} bytes), over this device's maximum of ${formatBytes(optinMax)} (${optinMax} bytes) per block: no launch configuration can run it.${named}`,
+      limit: optinMax,
+      value: staticShared,
+      driverError: INVALID_VALUE,
+      runtimeError: RT_INVALID_VALUE,
+      fix: `Shrink ${arrays.length ? arrays[0]!.name : 'the static __shared__ arrays'} in the kernel source: tile the data so each block holds less, or move it to global memory.`,
+      suggested: null,
+    });
+  } else if (total > optinMax) {
+    const most = optinMax - staticShared;
     add({
       rule: 'shared-per-block',
       severity: 'error',
@@ -166,7 +242,8 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
       value: total,
       driverError: INVALID_VALUE,
       runtimeError: RT_INVALID_VALUE,
-      fix: `Use at most ${optinMax - staticShared} bytes of dynamic shared memory, or tile the data so each block needs less.`,
+      fix: `Use at most ${most} bytes of dynamic shared memory, or tile the data so each block needs less.`,
+      suggested: { sharedBytes: most },
     });
   } else if (sharedBytes > kernel.maxDynamicSharedSizeBytes) {
     const needed = sharedBytes;
@@ -215,6 +292,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
             driverError: INVALID_VALUE,
             runtimeError: RT_INVALID_VALUE,
             fix: `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or raise the kernel's __launch_bounds__.`,
+            suggested: kernel.maxThreadsPerBlock > 0 ? { block: repairBlock(block, device, kernel.maxThreadsPerBlock) } : null,
           }
         : {
             rule: 'kernel-threads-per-block',
@@ -225,7 +303,11 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
             value: threads,
             driverError: OUT_OF_RESOURCES,
             runtimeError: RT_OUT_OF_RESOURCES,
-            fix: `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or cut registers with __launch_bounds__(${threads}) or -maxrregcount=${Math.max(16, Math.floor(device.regsPerBlock / (Math.ceil(Math.ceil(threads / 32) / 4) * 4) / 32 / 8) * 8)}.`,
+            fix:
+              kernel.maxThreadsPerBlock > 0
+                ? `Use at most ${kernel.maxThreadsPerBlock} threads per block (e.g. ${formatDim3(fitBlock(block, kernel.maxThreadsPerBlock, device.maxBlockDim))}), or cut registers with __launch_bounds__(${threads}) or -maxrregcount=${registerCap(device, threads)}.`
+                : `Cut registers with __launch_bounds__(${threads}) or -maxrregcount=${registerCap(device, threads)}: at ${kernel.numRegs} registers per thread no block size can launch.`,
+            suggested: kernel.maxThreadsPerBlock > 0 ? { block: repairBlock(block, device, kernel.maxThreadsPerBlock) } : null,
           },
     );
   }
@@ -289,7 +371,11 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
         value: blocks,
         driverError: { code: 720, name: 'CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE' },
         runtimeError: { code: 720, name: 'cudaErrorCooperativeLaunchTooLarge' },
-        fix: `Use at most ${occ.activeBlocksPerSM * device.smCount} blocks (a grid-stride loop covers the rest).`,
+        fix:
+          occ.activeBlocksPerSM > 0
+            ? `Use at most ${occ.activeBlocksPerSM * device.smCount} blocks (a grid-stride loop covers the rest).`
+            : 'Not one block of this size fits on an SM: use smaller blocks or less shared memory.',
+        suggested: occ.activeBlocksPerSM > 0 ? { grid: fitGrid(repairGrid(grid, device), occ.activeBlocksPerSM * device.smCount) } : null,
       });
     }
   }
@@ -322,7 +408,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
             value: grid[i]!,
             driverError: { code: 912, name: 'CUDA_ERROR_INVALID_CLUSTER_SIZE' },
             runtimeError: { code: 912, name: 'cudaErrorInvalidClusterSize' },
-            fix: `Round gridDim.${AXES[i]} up to ${Math.ceil(grid[i]! / c) * c} and let the extra blocks exit early.`,
+            ...clusterRounding(grid, i, c, device.maxGridDim[i]!, device),
           });
         }
       });
@@ -356,7 +442,9 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
 
   // Performance and correctness hazards that still launch.
   if (blockOk && threads % device.warpSize !== 0) {
-    const up = Math.ceil(threads / device.warpSize) * device.warpSize;
+    const cap = Math.min(device.maxThreadsPerBlock, kernel.maxThreadsPerBlock > 0 ? kernel.maxThreadsPerBlock : device.maxThreadsPerBlock);
+    const roundedUp = Math.ceil(threads / device.warpSize) * device.warpSize;
+    const up = roundedUp <= cap ? roundedUp : Math.max(device.warpSize, Math.floor(threads / device.warpSize) * device.warpSize);
     add({
       rule: 'partial-warp',
       severity: 'warning',
@@ -366,7 +454,8 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
       value: threads,
       driverError: null,
       runtimeError: null,
-      fix: `Use ${up} (or ${up - device.warpSize || device.warpSize}) threads per block.`,
+      fix: `Use ${up} threads per block${up > device.warpSize && up - device.warpSize !== threads ? ` (or ${up - device.warpSize})` : ''}.`,
+      suggested: { block: repairBlock([up, 1, 1], device, cap) },
     });
   }
   if (grid[0] * block[0] > 2 ** 31 - 1) {
@@ -424,6 +513,7 @@ export function validateLaunch(device: DeviceLimits, kernel: KernelLimits, confi
       driverError: null,
       runtimeError: null,
       fix: `Launch at least ${device.smCount} blocks (smaller blocks, or more work per launch).`,
+      suggested: { grid: repairGrid(withAxis(grid, 0, Math.ceil(device.smCount / Math.max(1, grid[1] * grid[2]))), device) },
     });
   }
   const ok = !findings.some((f) => f.severity === 'error');

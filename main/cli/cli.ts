@@ -309,7 +309,7 @@ export function buildProgram(): Command {
             throw new UsageError(
               `No kernel named "${opts.kernel}" in ${basename(file)}. The kernels in it are: ${result.kernels.map((k) => k.name).join(', ') || 'none'}.`,
             );
-          const kernel = kernelLimitsFromFacts(facts, deviceLimits(profile.device));
+          const kernel = kernelLimitsFromFacts(facts, deviceLimits(profile.device), source);
           if (!kernel) {
             console.error(
               `✗ The compiler did not report ${opts.kernel}'s registers and shared memory, and no GPU is here to ask. Compile with nvcc (--backend is automatic when NVRTC is absent) or run on the GPU machine.`,

@@ -7,6 +7,7 @@ import type { Dim3 } from '../../core/dims';
 import { deviceLimits, deviceProfileSchema } from '../../core/validate/device-limits';
 import { occupancy, registerLimitedBlockSize, suggestBlockSize, type KernelLimits } from '../../core/validate/occupancy';
 import { effectiveKernelLimits, validateLaunch } from '../../core/validate/validate-launch';
+import { staticSharedArrays } from '../../core/compile/shared-arrays';
 import { ROOT } from '../helpers/cli';
 
 // The H200 profile captured by the GPU suite (gpu-workbench devices --json --save-profile).
@@ -89,8 +90,22 @@ test('occupancy with opted-in dynamic shared memory counts with the limit the la
 });
 
 test('100000 floats of static __shared__ cannot launch anywhere', () => {
-  const v = run([256, 1, 1], undefined, 0, { ...light, sharedSizeBytes: 400_000, maxDynamicSharedSizeBytes: 0 });
-  assert.deepEqual(errors(v), [['shared-per-block', 1]]);
+  const source = 'extern "C" __global__ void big(float* out) {\n  __shared__ float tile[100000];\n  tile[threadIdx.x] = 1;\n  out[0] = tile[0];\n}\n';
+  const v = run([256, 1, 1], undefined, 0, {
+    ...light,
+    sharedSizeBytes: 400_000,
+    maxDynamicSharedSizeBytes: 0,
+    sharedArrays: staticSharedArrays(source, 'big'),
+  });
+  assert.deepEqual(errors(v), [['static-shared-too-large', 1]]);
+  const f = v.findings[0]!;
+  // Static memory alone breaks the limit: said so, the array named, and no launch field offered as the fix.
+  assert.equal(f.field, 'kernel');
+  assert.equal(f.suggested, null);
+  assert.match(f.message, /static __shared__ memory alone is 391 KiB \(400000 bytes\)/);
+  assert.match(f.message, /__shared__ float tile\[100000\] \(391 KiB\) at line 2/);
+  assert.match(f.fix!, /Shrink tile in the kernel source/);
+  assert.doesNotMatch(f.message + f.fix, /-\d/);
 });
 
 test('registers: a 255-register kernel at 1024 threads is out of resources (701); launch bounds give INVALID_VALUE', () => {

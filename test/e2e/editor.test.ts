@@ -94,7 +94,7 @@ test('opening a file that does not exist, or a binary one, says so and keeps the
   assert.match(await page.locator('.banner[role=alert]').innerText(), /does not exist/);
   await page.getByRole('button', { name: 'Dismiss' }).click();
   await openByPath(page, process.execPath);
-  assert.match(await page.locator('.banner[role=alert]').innerText(), /(binary file|the editor opens files up to)/);
+  assert.match(await page.locator('.banner[role=alert]').innerText(), /(binary file|larger than the 16 MiB the editor opens)/);
   await page.close();
 });
 

@@ -31,7 +31,10 @@ test('recorded GPU runs of the failure gallery diagnose the same here, and as ea
       processes: outcome.diagnosis.memory?.processes ?? null,
       planPath,
     });
-    assert.deepEqual(compareWithExpected(again, sample.manifest.expect.broken, outcome.result?.checks.determinism ?? null), [], sample.name);
+    // Runs recorded before the determinism check existed carry no report: their expectation of it waits for a re-recording.
+    const determinism = outcome.result?.checks.determinism;
+    const expected = determinism ? sample.manifest.expect.broken : { ...sample.manifest.expect.broken, determinism: undefined };
+    assert.deepEqual(compareWithExpected(again, expected, determinism ?? null), [], sample.name);
     assert.equal(again.headline, outcome.diagnosis.headline, sample.name);
     assert.deepEqual(again.error, outcome.diagnosis.error, sample.name);
   }

@@ -32,6 +32,7 @@ import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-file
 import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
+import { parsePort, serveUntilStopped } from '../serve/serve-command';
 
 class UsageError extends Error {}
 
@@ -469,6 +470,24 @@ export function buildProgram(): Command {
         }
       },
     );
+
+  program
+    .command('serve')
+    .description('Serve the workbench UI on 127.0.0.1 for a browser: on a GPU server, reach it through an SSH tunnel (ssh -L 7411:127.0.0.1:7411).')
+    .option(
+      '--port <n>',
+      'port to listen on (0 picks a free one)',
+      (v: string) => {
+        const port = parsePort(v);
+        if (port === null) throw new InvalidArgumentError('--port is a whole number from 0 to 65535');
+        return port;
+      },
+      7411,
+    )
+    .option('--no-spare', 'do not keep a warm spare runner')
+    .action(async (opts: { port: number; spare: boolean }) => {
+      process.exitCode = await serveUntilStopped(opts);
+    });
 
   program
     .command('samples')

@@ -17,8 +17,9 @@ export interface ServeProcess {
 }
 
 /** Starts the real `serve` entry on a free port and reads the URL it prints. */
-export function startServe(env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main/serve.js'), '--port', '0', '--no-spare'], {
+export function startServe(env: Record<string, string> = {}, via: 'npm-script' | 'cli' = 'npm-script'): Promise<ServeProcess> {
+  const entry = via === 'cli' ? [join(ROOT, 'bin/gpu-workbench.js'), 'serve'] : [join(ROOT, 'dist/main/serve.js')];
+  const child = spawn(process.execPath, [...entry, '--port', '0', '--no-spare'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },

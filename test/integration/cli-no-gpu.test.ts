@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { discoverLibraries } from '../../main/services/discovery-service';
+import { get } from 'node:http';
+
 import { parseJson, runCli, SAMPLES } from '../helpers/cli';
+import { startServe } from '../helpers/serve';
 
 const hasDriver = discoverLibraries().cuda.loaded;
 const vecAdd = join(SAMPLES, 'vector-add/vector_add.cu');
@@ -131,3 +134,17 @@ test(
     noStack(r.stdout + r.stderr);
   },
 );
+
+test('gpu-workbench serve: serves with its token, and SIGTERM stops it cleanly', async () => {
+  const serve = await startServe({}, 'cli');
+  const status = await new Promise<number>((resolve, reject) => {
+    get(`http://127.0.0.1:${serve.port}/?token=${serve.token}`, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+  assert.equal(status, 200);
+  const exited = new Promise<number | null>((resolve) => serve.child.once('exit', (code) => resolve(code)));
+  serve.child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});

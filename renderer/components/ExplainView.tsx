@@ -47,6 +47,18 @@ export function ExplainView() {
                     <td className="num">{formatBytes(o.freeBytes)}</td>
                   </tr>
                 )}
+                {o.allowedBytes !== null && (
+                  <tr>
+                    <td>Allowed (limit the program set)</td>
+                    <td className="num">{formatBytes(o.allowedBytes)}</td>
+                  </tr>
+                )}
+                {o.framework === 'cupy' && o.reservedByFrameworkBytes !== null && (
+                  <tr>
+                    <td>Held by CuPy&apos;s pool</td>
+                    <td className="num">{formatBytes(o.reservedByFrameworkBytes)}</td>
+                  </tr>
+                )}
                 {o.allocatedByFrameworkBytes !== null && (
                   <tr>
                     <td>Held by PyTorch tensors</td>

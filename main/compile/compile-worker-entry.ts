@@ -14,6 +14,8 @@ import { formatCudaVersion } from '../../core/format';
 import { describeIssues } from '../../core/plan/plan-schema';
 import { BoundedLru } from '../bounded-lru';
 import type { NativeAddon, NvrtcOutput } from '../native/addon';
+import { tieLifetimeToHost } from '../process/child-lifetime';
+import { processRuns } from '../process/process-state';
 import { childPort } from '../process/child-port';
 import { toCudaError } from '../runner/cuda-error';
 import { discoverLibraries } from '../services/discovery-service';
@@ -24,6 +26,7 @@ import { findNvcc } from './nvcc';
 const port = childPort();
 const libraries = discoverLibraries();
 const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.addon.path) : null;
+tieLifetimeToHost(addon);
 // NVRTC on this thread: no thread-pool round trip, and NVRTC runs faster on the main thread (native/src/async.h).
 addon?.setInline(true);
 let status: CompileWorkerStatus;
@@ -54,7 +57,7 @@ async function disassemble(cubin: Uint8Array): Promise<string | null> {
   const dirs = [...(status.nvccPath ? [dirname(status.nvccPath)] : []), ...(process.env['PATH'] ?? '').split(':').filter(Boolean), '/usr/local/cuda/bin'];
   const tool = ['cuobjdump', 'nvdisasm'].flatMap((t) => dirs.map((d) => join(d, t))).find((p) => existsSync(p));
   if (!tool) return null;
-  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sass-'));
+  const dir = await mkdtemp(join(tmpdir(), `gpu-workbench-sass-${process.pid}-`));
   try {
     const file = join(dir, 'image.cubin');
     await writeFile(file, cubin);
@@ -173,7 +176,7 @@ async function compileNvrtc(request: CompileRequest): Promise<CompileOutput> {
 
 async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
   const started = performance.now();
-  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-nvcc-'));
+  const dir = await mkdtemp(join(tmpdir(), `gpu-workbench-nvcc-${process.pid}-`));
   try {
     const name = basename(request.sourceName).replace(/[^\w.-]/g, '_') || 'kernel.cu';
     const file = name.endsWith('.cu') ? name : `${name}.cu`;
@@ -230,10 +233,20 @@ async function handle(request: CompileRequest): Promise<CompileOutput> {
   return compileNvcc(request);
 }
 
-// Asked to stop: exit cleanly (a compile in progress finishes first; the host follows up with SIGKILL).
-process.on('SIGTERM', () => process.exit(0));
+// No SIGTERM handler: NVRTC runs on this thread and would hold it; SIGTERM's default action ends the
+// process at once, and the host signals the whole group, nvcc and its children with it.
+
+/** Folders of workers that were killed mid-compile (their pid is in the name, and gone): the source in them goes. */
+async function removeStaleFolders(): Promise<void> {
+  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
+    const m = /^gpu-workbench-(?:nvcc|sass)-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || processRuns(Number(m[1]))) continue;
+    await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
 
 void (async () => {
+  void removeStaleFolders();
   const nvcc = await findNvcc();
   status = {
     backends: [...(libraries.nvrtc.loaded ? (['nvrtc'] as const) : []), ...(nvcc.found ? (['nvcc'] as const) : [])],

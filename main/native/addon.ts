@@ -31,6 +31,10 @@ export interface NativeAddon {
   abiVersion: number;
   /** Run every later call on the JS thread, its promise settled on return (native/src/async.h). */
   setInline(enabled: boolean): void;
+  /** setpgid(0, 0): true when this process now leads a process group of its own. */
+  leadProcessGroup(): boolean;
+  /** PR_SET_PDEATHSIG = SIGKILL: dies with the host whatever its JavaScript thread is doing. */
+  dieWithParent(): boolean;
   loadLibraries(candidates: { cuda: Candidate[]; nvrtc: Candidate[]; nvml: Candidate[] }): {
     cuda: LibraryReport;
     nvrtc: LibraryReport;

@@ -1,12 +1,34 @@
 import { fork } from 'node:child_process';
 
+import { LIFELINE_FD_ENV } from './child-lifetime';
+
 /** A started child process, whichever API started it. */
 export interface ChildHandle {
   readonly pid: number | undefined;
   send(message: unknown): void;
   onMessage(handler: (message: unknown) => void): void;
   onExit(handler: (code: number | null, signal: string | null) => void): void;
+  /** Signals the child's process group (it leads one: see child-lifetime.ts), or the child alone if it has none yet. */
   kill(signal: NodeJS.Signals): void;
+}
+
+/**
+ * Signals a child's process group, falling back to the child itself while it lives (a child that has not
+ * made its group yet). The one kill path of every launcher. After the child's exit only the group is
+ * signalled: its pid may already belong to another process, but not while its group exists.
+ */
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals, childAlive = true): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    if (!childAlive) return;
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
 }
 
 export interface ProcessLauncher {
@@ -20,12 +42,23 @@ export const forkLauncher: ProcessLauncher = {
   launch(entry, args) {
     const child = fork(entry, args, {
       serialization: 'advanced', // structured clone: Uint8Array travels as bytes, not JSON
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // fd 4: the lifeline. The host only holds it open; when the host dies, however it dies, the child's
+      // reaper reads EOF and kills the child's group.
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
+      env: { ...process.env, [LIFELINE_FD_ENV]: '4' },
       // Its own process group, so a kill also reaches what it started (nvcc and its cicc/ptxas).
       detached: true,
     });
+    const lifeline = child.stdio[4] as (NodeJS.WritableStream & { unref?: () => void; destroy?: () => void }) | null;
+    lifeline?.on('error', () => undefined);
+    lifeline?.unref?.();
     let exited = false;
-    child.on('exit', () => (exited = true));
+    child.on('exit', () => {
+      exited = true;
+      // Whatever the child left in its group (its reaper, a compiler it started) goes with it.
+      signalGroup(child.pid, 'SIGKILL', false);
+      lifeline?.destroy?.();
+    });
     return {
       pid: child.pid,
       send: (message) => {
@@ -34,12 +67,7 @@ export const forkLauncher: ProcessLauncher = {
       onMessage: (handler) => child.on('message', handler),
       onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
       kill: (signal) => {
-        if (exited) return;
-        try {
-          process.kill(-child.pid!, signal);
-        } catch {
-          child.kill(signal);
-        }
+        if (!exited) signalGroup(child.pid, signal);
       },
     };
   },

@@ -29,6 +29,9 @@ export function errorCode(error: unknown): string | undefined {
   return error instanceof Error ? error.name : undefined;
 }
 
+/** How long a stopped child has between SIGTERM and SIGKILL. */
+export const STOP_GRACE_MS = 300;
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -156,11 +159,15 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
     this.child.send(message);
   }
 
-  stop(): Promise<void> {
+  /**
+   * Stops the child and its process group: SIGTERM, a short grace, then SIGKILL. Resolves once it exited.
+   * Children handle no SIGTERM in JavaScript, so a child blocked in a native call ends at once too.
+   */
+  stop(graceMs = STOP_GRACE_MS): Promise<void> {
     if (this.exited) return Promise.resolve();
     this.requested = true;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
       this.once('exit', () => {
         clearTimeout(timer);
         resolve();

@@ -3,6 +3,7 @@ import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
 import { runnerRequestSchema, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
+import { tieLifetimeToHost } from '../process/child-lifetime';
 import { childPort, postAndExit } from '../process/child-port';
 import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
@@ -21,6 +22,7 @@ const ordinal = Number(process.argv[2] ?? '0');
 const port = childPort();
 const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
+tieLifetimeToHost(addon);
 // This process exists to make CUDA calls: each on this thread, with no thread-pool round trip (native/src/async.h).
 addon?.setInline(true);
 
@@ -176,9 +178,7 @@ port.onMessage((raw) => {
   queue = queue.then(() => handle(parsed.data)).catch((error) => replyError(parsed.data.id, toCudaError(error, parsed.data.type)));
 });
 
-process.on('SIGTERM', () => {
-  const close = addon && status.contextReady ? addon.closeContext() : Promise.resolve();
-  close.finally(() => process.exit(0));
-});
+// No SIGTERM handler: a handler runs on the JavaScript thread, which a hung kernel blocks. SIGTERM's
+// default action ends the process at once, and the driver releases the context with it.
 
 void start();

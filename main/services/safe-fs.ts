@@ -3,6 +3,8 @@ import { constants } from 'node:fs';
 import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+import { processRuns } from '../process/process-state';
+
 /** Why a file was not read: not a regular file, or larger than the caller's bound. */
 export class FileRefusedError extends Error {
   constructor(
@@ -41,21 +43,12 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<{
 
 const TEMP_SUFFIX = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
 
-const processAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Temporary files a killed save left beside `target` (their writer's process is gone): removed. */
 export async function removeStaleTemps(dir: string, prefix = '.'): Promise<number> {
   let removed = 0;
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const m = TEMP_SUFFIX.exec(name);
-    if (!m || !name.startsWith(prefix) || processAlive(Number(m[1]))) continue;
+    if (!m || !name.startsWith(prefix) || processRuns(Number(m[1]))) continue;
     await unlink(join(dir, name)).then(
       () => removed++,
       () => undefined,

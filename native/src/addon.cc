@@ -25,6 +25,8 @@ Napi::Value Launch(const Napi::CallbackInfo&);
 Napi::Value NvrtcCompile(const Napi::CallbackInfo&);
 Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
 
+Napi::Value LeadProcessGroup(const Napi::CallbackInfo&);
+Napi::Value DieWithParent(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStart(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputTake(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStop(const Napi::CallbackInfo&);
@@ -61,6 +63,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));
+  exports.Set("leadProcessGroup", Napi::Function::New(env, LeadProcessGroup, "leadProcessGroup"));
+  exports.Set("dieWithParent", Napi::Function::New(env, DieWithParent, "dieWithParent"));
   return exports;
 }
 

@@ -72,16 +72,15 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.run': async (request) => {
       const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
       try {
-        const compiled = await workbench.compiler.compile({
-          source: request.source,
-          sourceName: request.sourceName,
-          options,
-          backend: request.backend ?? 'auto',
-        });
+        const compiled = await workbench.compiler.compile(
+          { source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' },
+          undefined,
+          request.document ?? null,
+        );
         const { image: _image, ...result } = await completeKernelFacts(compiled, workbench.pool);
         return result;
       } catch (error) {
-        if (error instanceof CompileStoppedError) throw new ApiError(error.reason, 'COMPILE_STOPPED');
+        if (error instanceof CompileStoppedError) throw new ApiError(error.reason, /newer edit/.test(error.reason) ? 'COMPILE_SUPERSEDED' : 'COMPILE_STOPPED');
         throw new ApiError(error instanceof Error ? error.message : String(error), errorCode(error) ?? 'COMPILE_FAILED');
       }
     },

@@ -51,6 +51,8 @@ export const channels = {
         sourceName: z.string().min(1).max(256),
         options: compileOptionsSchema.partial({ arch: true }),
         backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
+        /** The editor document it is for: a newer compile of the same document supersedes this one. */
+        document: z.string().min(1).max(64).optional(),
       })
       .strict(),
     response: response<CompileResult>(),

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 import { z } from 'zod';
 
 import type { CompileResult } from '../../core/compile/compile-result';
@@ -28,94 +30,198 @@ export class CompileStoppedError extends Error {
   }
 }
 
+/** A compile under way, from its call to its result. */
+interface CompileTicket {
+  cancelled: boolean;
+  /** Why it stopped early, in words. */
+  reason: string;
+  document: string | null;
+  worker: SupervisedProcess<CompileWorkerStatus> | null;
+}
+
+/** Workers compiling at once, at most: each runs one compiler, and compilers use a core each. */
+// Two at least: a compile of one document that hangs must not hold up another's.
+export const MAX_CONCURRENT_COMPILES = Math.max(2, Math.min(4, availableParallelism() - 1));
+/** How long a superseded compile may finish before its worker is killed. */
+export const SUPERSEDE_GRACE_MS = 150;
+
 /**
- * Compiles in a worker process, through an on-disk cache. A worker that crashes, hangs past the time
- * limit or is cancelled is killed and replaced by the next compile.
+ * Compiles in worker processes, through an on-disk cache. A bounded number compile at once and a warm
+ * spare stands ready, so a compile that hangs never delays the next edit: a newer compile of the same
+ * document supersedes the older (its worker killed after a short grace), and the spare takes its place.
+ * A worker that crashes, hangs past the time limit or is cancelled is killed and replaced.
  */
 export class CompileService {
-  private worker: SupervisedProcess<CompileWorkerStatus> | null = null;
+  private readonly idle: SupervisedProcess<CompileWorkerStatus>[] = [];
+  private readonly busy = new Set<SupervisedProcess<CompileWorkerStatus>>();
+  private readonly waiting: { ticket: CompileTicket; take: (w: SupervisedProcess<CompileWorkerStatus> | null) => void }[] = [];
   /** Compiles under way, at any stage (waiting for a worker, in the cache, in the compiler). */
-  private readonly inflight = new Set<{ cancelled: boolean }>();
+  private readonly inflight = new Set<CompileTicket>();
+  private readonly latestByDocument = new Map<string, CompileTicket>();
+  private disposed = false;
 
   constructor(
     private readonly launcher: ProcessLauncher,
     readonly cache: CompileCache | null = new CompileCache(),
+    private readonly maxConcurrent = MAX_CONCURRENT_COMPILES,
   ) {}
 
-  private current(): SupervisedProcess<CompileWorkerStatus> {
-    if (!this.worker || !this.worker.alive) {
-      this.worker = new SupervisedProcess<CompileWorkerStatus>({
-        launcher: this.launcher,
-        entry: distEntry('compile-worker.js'),
-        args: [],
-        name: 'compile worker',
-        parseReply: (m) => {
-          const parsed = replySchema.safeParse(m);
-          return parsed.success ? (parsed.data as ReplyShape) : null;
-        },
-        readyTimeoutMs: 30_000,
-      });
-    }
-    return this.worker;
+  private startWorker(): SupervisedProcess<CompileWorkerStatus> {
+    const worker = new SupervisedProcess<CompileWorkerStatus>({
+      launcher: this.launcher,
+      entry: distEntry('compile-worker.js'),
+      args: [],
+      name: 'compile worker',
+      parseReply: (m) => {
+        const parsed = replySchema.safeParse(m);
+        return parsed.success ? (parsed.data as ReplyShape) : null;
+      },
+      readyTimeoutMs: 30_000,
+    });
+    worker.on('exit', () => {
+      const at = this.idle.indexOf(worker);
+      if (at >= 0) this.idle.splice(at, 1);
+      this.busy.delete(worker);
+      this.keepSpare();
+    });
+    return worker;
   }
 
-  /** The worker's process id, while one runs (for the supervisor's tests). */
+  /** One idle worker always ready, so the next compile does not wait for a process to start. */
+  private keepSpare(): void {
+    if (!this.disposed && !this.idle.some((w) => w.alive)) this.idle.push(this.startWorker());
+  }
+
+  /** A worker for one compile: an idle one, or a new one while under the bound; else wait in line. */
+  private acquire(ticket: CompileTicket): Promise<SupervisedProcess<CompileWorkerStatus> | null> {
+    const ready = this.idle.find((w) => w.alive);
+    if (ready || this.busy.size < this.maxConcurrent) {
+      if (ready) this.idle.splice(this.idle.indexOf(ready), 1);
+      const worker = ready ?? this.startWorker();
+      this.busy.add(worker);
+      this.keepSpare();
+      return Promise.resolve(worker);
+    }
+    return new Promise((take) => this.waiting.push({ ticket, take }));
+  }
+
+  private release(worker: SupervisedProcess<CompileWorkerStatus>): void {
+    this.busy.delete(worker);
+    if (!worker.alive) return;
+    const next = this.waiting.shift();
+    if (next) {
+      this.busy.add(worker);
+      next.take(worker);
+    } else this.idle.push(worker);
+  }
+
+  /** The worker's process id of a compile under way, or of the spare (for the supervisor's tests). */
   get workerPid(): number | undefined {
-    return this.worker?.alive ? this.worker.pid : undefined;
+    return [...this.busy].find((w) => w.alive)?.pid ?? this.idle.find((w) => w.alive)?.pid;
+  }
+
+  /** Processes: compiling, and idle (the spare included). */
+  get workers(): { busy: number; idle: number } {
+    return { busy: this.busy.size, idle: this.idle.filter((w) => w.alive).length };
   }
 
   status(): Promise<CompileWorkerStatus> {
-    return this.current().ready;
+    const worker = this.idle.find((w) => w.alive) ?? [...this.busy].find((w) => w.alive);
+    if (worker) return worker.ready;
+    this.keepSpare();
+    return this.idle[this.idle.length - 1]!.ready;
   }
 
-  async compile(request: CompileRequestInput, timeoutMs = 120_000): Promise<CompiledResult> {
-    const token = { cancelled: false };
-    this.inflight.add(token);
+  /**
+   * Compiles a source. With a `document`, a newer compile of the same document supersedes this one: it
+   * rejects with CompileStoppedError, at once if it was still waiting, after a short grace if running.
+   */
+  async compile(request: CompileRequestInput, timeoutMs = 120_000, document: string | null = null): Promise<CompiledResult> {
+    const ticket: CompileTicket = { cancelled: false, reason: 'The compile was cancelled.', document, worker: null };
+    if (document !== null) {
+      const older = this.latestByDocument.get(document);
+      if (older) this.supersede(older);
+      this.latestByDocument.set(document, ticket);
+    }
+    this.inflight.add(ticket);
     try {
-      return await this.compileOnce(request, timeoutMs, token);
+      return await this.compileOnce(request, timeoutMs, ticket);
     } finally {
-      this.inflight.delete(token);
+      this.inflight.delete(ticket);
+      if (document !== null && this.latestByDocument.get(document) === ticket) this.latestByDocument.delete(document);
     }
   }
 
-  private async compileOnce(request: CompileRequestInput, timeoutMs: number, token: { cancelled: boolean }): Promise<CompiledResult> {
+  private supersede(ticket: CompileTicket): void {
+    this.stop(ticket, 'A newer edit of this document is being compiled instead.', SUPERSEDE_GRACE_MS);
+  }
+
+  /** Stops one compile: dropped from the line if it waits, its worker killed (after `graceMs`) if it runs. */
+  private stop(ticket: CompileTicket, reason: string, graceMs: number): void {
+    if (ticket.cancelled) return;
+    ticket.cancelled = true;
+    ticket.reason = reason;
+    const queued = this.waiting.findIndex((w) => w.ticket === ticket);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1)[0]!.take(null);
+      return;
+    }
+    const worker = ticket.worker;
+    if (!worker) return;
+    const kill = () => {
+      if (ticket.worker === worker && worker.alive && worker.busy) worker.kill('SIGKILL');
+    };
+    if (graceMs > 0) setTimeout(kill, graceMs).unref();
+    else kill();
+  }
+
+  private async compileOnce(request: CompileRequestInput, timeoutMs: number, ticket: CompileTicket): Promise<CompiledResult> {
     const started = performance.now();
     const stopIfCancelled = () => {
-      if (token.cancelled) throw new CompileStoppedError('The compile was cancelled.');
+      if (ticket.cancelled) throw new CompileStoppedError(ticket.reason);
     };
-    const worker = this.current();
-    const status = await worker.ready;
+    const worker = await this.acquire(ticket);
     stopIfCancelled();
-    const backend = request.backend === 'nvcc' || (request.backend !== 'nvrtc' && !status.backends.includes('nvrtc')) ? 'nvcc' : 'nvrtc';
-    const key = CompileCache.key({
-      source: request.source,
-      sourceName: request.sourceName,
-      options: request.options,
-      backend,
-      compilerVersion: backend === 'nvrtc' ? `nvrtc ${status.nvrtcVersion}` : `nvcc ${status.nvccVersion}`,
-    });
-    const hit = await this.cache?.get(key);
-    stopIfCancelled();
-    if (hit) return { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started };
-    let output: CompileOutput;
+    if (!worker) throw new CompileStoppedError(ticket.reason);
+    ticket.worker = worker;
     try {
-      output = await worker.request<CompileOutput>({ type: 'compile', ...request }, timeoutMs);
-    } catch (error) {
-      if (error instanceof ProcessExitError) {
-        stopIfCancelled();
-        if (error.exit.kind === 'watchdog')
-          throw new CompileStoppedError(
-            `The compiler ran for more than ${Math.round(timeoutMs / 1000)} s and was stopped. Deep template recursion, huge unrolled loops or very large arrays of constants are the usual causes.`,
-          );
-        throw new CompileStoppedError(`The compiler crashed (${error.exit.summary}) The compile worker has been replaced; try again.`);
+      const status = await worker.ready;
+      stopIfCancelled();
+      const backend = request.backend === 'nvcc' || (request.backend !== 'nvrtc' && !status.backends.includes('nvrtc')) ? 'nvcc' : 'nvrtc';
+      const key = CompileCache.key({
+        source: request.source,
+        sourceName: request.sourceName,
+        options: request.options,
+        backend,
+        compilerVersion: backend === 'nvrtc' ? `nvrtc ${status.nvrtcVersion}` : `nvcc ${status.nvccVersion}`,
+      });
+      const hit = await this.cache?.get(key);
+      stopIfCancelled();
+      if (hit) return { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started };
+      let output: CompileOutput;
+      try {
+        output = await worker.request<CompileOutput>({ type: 'compile', ...request }, timeoutMs);
+      } catch (error) {
+        if (error instanceof ProcessExitError) {
+          stopIfCancelled();
+          if (error.exit.kind === 'watchdog')
+            throw new CompileStoppedError(
+              `The compiler ran for more than ${Math.round(timeoutMs / 1000)} s and was stopped. Deep template recursion, huge unrolled loops or very large arrays of constants are the usual causes.`,
+            );
+          throw new CompileStoppedError(`The compiler crashed (${error.exit.summary}) The compile worker has been replaced; try again.`);
+        }
+        throw error;
       }
-      throw error;
+      stopIfCancelled();
+      const { image, ...rest } = output;
+      // Failed compiles are cached too: the same source gives the same errors, instantly. The write is
+      // off the edit-to-markers path; a hit that races it just compiles once more.
+      void this.cache?.put(key, { result: rest, image }).catch(() => undefined);
+      return { ...rest, image, cached: false, key };
+    } finally {
+      ticket.worker = null;
+      this.release(worker);
     }
-    const { image, ...rest } = output;
-    // Failed compiles are cached too: the same source gives the same errors, instantly. The write is
-    // off the edit-to-markers path; a hit that races it just compiles once more.
-    void this.cache?.put(key, { result: rest, image }).catch(() => undefined);
-    return { ...rest, image, cached: false, key };
   }
 
   /** SASS for a compiled image (from its cache key), or null where no disassembler is installed. */
@@ -125,20 +231,27 @@ export class CompileService {
   }
 
   async disassembleImage(image: Uint8Array): Promise<string | null> {
-    const worker = this.current();
-    await worker.ready;
-    return worker.request<string | null>({ type: 'disassemble', image }, 60_000);
+    const ticket: CompileTicket = { cancelled: false, reason: 'The disassembly was cancelled.', document: null, worker: null };
+    const worker = await this.acquire(ticket);
+    if (!worker) return null;
+    try {
+      await worker.ready;
+      return await worker.request<string | null>({ type: 'disassemble', image }, 60_000);
+    } finally {
+      this.release(worker);
+    }
   }
 
-  /** Stops every compile under way; the next compile starts a fresh worker. */
+  /** Stops every compile under way; their workers are killed, and the spare takes over. */
   cancel(): boolean {
     if (this.inflight.size === 0) return false;
-    for (const token of this.inflight) token.cancelled = true;
-    if (this.worker?.alive && this.worker.busy) this.worker.kill('SIGKILL');
+    for (const ticket of this.inflight) this.stop(ticket, 'The compile was cancelled.', 0);
     return true;
   }
 
   async dispose(): Promise<void> {
-    await this.worker?.stop();
+    this.disposed = true;
+    for (const w of this.waiting.splice(0)) w.take(null);
+    await Promise.all([...this.idle, ...this.busy].map((w) => w.stop()));
   }
 }

@@ -190,7 +190,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const options = { ...rest, ...(arch ? { arch } : {}) };
       const isLatest = () => get().compiles[id]?.generation === generation && getModel(id) === model;
       try {
-        const result = await get().api.invoke('compile.run', { source: model.getValue(), sourceName: doc.name, options, backend: 'auto' });
+        const result = await get().api.invoke('compile.run', { source: model.getValue(), sourceName: doc.name, options, backend: 'auto', document: id });
         if (!isLatest()) return; // a newer edit has its own compile: this result is stale
         setDiagnostics(model, result);
         set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, message: null, generation } } }));

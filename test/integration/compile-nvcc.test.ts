@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 import { cubinKernelSymbols } from '../../core/cubin';
 import { CompileCache } from '../../main/compile/compile-cache';
 import type { CompileRequestInput } from '../../main/compile/compile-protocol';
-import { CompileService, CompileStoppedError } from '../../main/compile/compile-service';
+import { CompileService, CompileStoppedError, MAX_CONCURRENT_COMPILES } from '../../main/compile/compile-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { forkLauncher } from '../../main/process/launcher';
 import { SAMPLES } from '../helpers/cli';
@@ -167,4 +167,64 @@ test('a 10 MB source compiles (mostly comments: sizes up to the 16 MiB limit are
 
 test('malformed compile requests are refused by the worker', async () => {
   await assert.rejects(compiler.compile(request({ options: { arch: 'banana' } })), /must look like sm_90/);
+});
+
+/** cicc processes under one of the compile workers' folders: one per compiler running. */
+const compilersRunning = () => compilerProcesses().filter((p) => / \/[^ ]*cicc /.test(p) || /nvvm\/bin\/cicc/.test(p)).length;
+
+test('a newer compile of the same document supersedes a hung one: the edit gets its result at once, the old is stopped and says why', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const hung = compiler.compile(request({ source: SLOW }), 120_000, 'doc-a').then(
+    () => null,
+    (error: unknown) => error,
+  );
+  await new Promise((r) => setTimeout(r, 700));
+  const started = performance.now();
+  const next = await compiler.compile(request(), 120_000, 'doc-a');
+  const ms = performance.now() - started;
+  assert.ok(next.ok, next.log);
+  const stopped = await hung;
+  assert.ok(stopped instanceof CompileStoppedError && /newer edit of this document/.test(stopped.reason), String(stopped));
+  console.log(`# the edit after a hung compile answered in ${ms.toFixed(0)} ms`);
+  assert.ok(ms < 10_000, `${ms} ms`);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(compilerProcesses(), [], 'the superseded compiler was killed');
+});
+
+test('a burst of 30 edits of one document runs a bounded number of compilers, and only the last compiles to the end', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, compilersRunning())), 20);
+  const edits: Promise<PromiseSettledResult<unknown>>[] = [];
+  for (let i = 0; i < 30; i++) {
+    // Settled as each is made: the superseded ones reject while the later edits are still being typed.
+    edits.push(
+      compiler.compile(request({ source: i < 29 ? SLOW : source }), 120_000, 'doc-burst').then(
+        (value) => ({ status: 'fulfilled' as const, value }),
+        (reason: unknown) => ({ status: 'rejected' as const, reason }),
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 15));
+  }
+  const outcomes = await Promise.all(edits);
+  clearInterval(sampler);
+  const superseded = outcomes.filter((o) => o.status === 'rejected' && o.reason instanceof CompileStoppedError && /newer edit/.test(o.reason.reason)).length;
+  console.log(`# 30 edits: ${superseded} superseded, at most ${most} compilers at once (bound ${MAX_CONCURRENT_COMPILES})`);
+  assert.equal(superseded, 29);
+  assert.equal(outcomes[29]!.status, 'fulfilled');
+  assert.ok(most <= MAX_CONCURRENT_COMPILES, `${most} compilers at once`);
+});
+
+test('a hung compile of one document does not hold up another document, and a spare worker stands ready', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const hung = compiler.compile(request({ source: SLOW }), 120_000, 'doc-slow');
+  hung.catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 500));
+  const started = performance.now();
+  const other = await compiler.compile(request(), 120_000, 'doc-other');
+  assert.ok(other.ok);
+  assert.ok(performance.now() - started < 10_000);
+  assert.ok(compiler.workers.idle >= 1, `a warm spare: ${JSON.stringify(compiler.workers)}`);
+  compiler.cancel();
+  await assert.rejects(hung, CompileStoppedError);
 });

@@ -1,24 +1,12 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
 
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { dispatch, type createHandlers } from '../host-api';
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-  '.ttf': 'font/ttf',
-  '.woff2': 'font/woff2',
-};
+import { rendererCsp, rendererFile } from './renderer-files';
 
 /** The largest API message accepted: a source file at its limit, JSON-escaped, fits. */
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
@@ -26,19 +14,7 @@ export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 /** Headers every response carries, refusals included: no framing, no referrer, no sniffing, no caching. */
 export function securityHeaders(port: number): Record<string, string> {
   return {
-    'content-security-policy': [
-      "default-src 'self'",
-      "script-src 'self'",
-      "style-src 'self' 'unsafe-inline'",
-      "img-src 'self' data:",
-      "font-src 'self' data:",
-      "worker-src 'self' blob:",
-      `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "object-src 'none'",
-    ].join('; '),
+    'content-security-policy': rendererCsp([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -117,20 +93,13 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
   };
 
   const serveFile = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    let path: string;
-    try {
-      path = decodeURIComponent(url.pathname === '/' ? '/index.html' : url.pathname);
-    } catch {
-      return refuse(res, 400, 'Bad request: the path is not valid percent-encoding.');
-    }
-    const file = normalize(join(options.rendererDir, path));
-    if (!file.startsWith(options.rendererDir + sep) || path.includes('\0')) return refuse(res, 404, 'Not found');
-    const info = await stat(file).catch(() => null);
-    if (!info?.isFile()) return refuse(res, 404, 'Not found');
+    const found = await rendererFile(options.rendererDir, url.pathname);
+    if (!found) return refuse(res, 404, 'Not found');
+    const { file } = found;
     const headers: Record<string, string> = {
       ...securityHeaders(port),
-      'content-type': MIME[extname(file)] ?? 'application/octet-stream',
-      'content-length': String(info.size),
+      'content-type': found.mime,
+      'content-length': String(found.size),
     };
     if (url.searchParams.get('token')) headers['set-cookie'] = `${cookieName()}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
     const stream = createReadStream(file);

@@ -8,6 +8,7 @@ import { formatBytes } from '../../core/format';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
+import { getModel } from '../editor/models';
 import type { WorkbenchStore } from '../store/store';
 import { OccupancyChart } from './OccupancyChart';
 
@@ -59,7 +60,12 @@ export function LaunchPanel({ store, kernels }: { store: WorkbenchStore; kernels
   const kernel = compiled.find((k) => k.name === kernelName) ?? compiled[0];
   const profile = profiles.find((p) => p.id === profileId)?.profile;
   const device = useMemo(() => (profile ? deviceLimits(profile.device) : null), [profile]);
-  const limits = useMemo(() => (kernel && device ? kernelLimitsFromFacts(kernel, device) : null), [kernel, device]);
+  const activeId = useStore(store, (s) => s.activeId);
+  // The source names the static __shared__ arrays, for a kernel whose static memory alone is too large.
+  const limits = useMemo(
+    () => (kernel && device ? kernelLimitsFromFacts(kernel, device, activeId ? getModel(activeId)?.getValue() : undefined) : null),
+    [kernel, device, activeId],
+  );
 
   const gridDims = parseDim3(grid, 'Grid');
   const blockDims = parseDim3(block, 'Block');
@@ -132,7 +138,7 @@ export function LaunchPanel({ store, kernels }: { store: WorkbenchStore; kernels
         </label>
         {smemError && <div className="status-fail">{smemError}</div>}
         <FieldFindings findings={at('sharedBytes')} />
-        <FieldFindings findings={[...at('kernel'), ...at('cluster')]} />
+        <FieldFindings findings={[...at('kernel'), ...at('cluster'), ...at('launch')]} />
       </div>
       {validation && (
         <div className="occupancy" data-testid="occupancy">

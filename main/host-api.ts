@@ -1,4 +1,14 @@
-import { ApiError, channels, isChannelName, type ChannelName, type ChannelRequest, type ChannelResponse, type Envelope } from '../core/api/channels';
+import {
+  ApiError,
+  channels,
+  isChannelName,
+  type CallContext,
+  type ChannelEvent,
+  type ChannelName,
+  type ChannelRequest,
+  type ChannelResponse,
+  type Envelope,
+} from '../core/api/channels';
 import { doctorChecks } from '../core/discovery';
 import { describeIssues } from '../core/plan/plan-schema';
 import { readdir } from 'node:fs/promises';
@@ -30,7 +40,9 @@ async function userFile<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>) => Promise<ChannelResponse<C>> };
+type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>> };
+
+const NO_CONTEXT: CallContext = { signal: new AbortController().signal, emit: () => undefined };
 
 async function listSamples(): Promise<{ name: string; path: string }[]> {
   const root = join(projectRoot(), 'samples');
@@ -69,13 +81,14 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       return { checks: doctorChecks(report, count, error) };
     },
     'runners.status': async () => workbench.pool.status(),
-    'compile.run': async (request) => {
+    'compile.run': async (request, { signal }) => {
       const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
       try {
         const compiled = await workbench.compiler.compile(
           { source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' },
           undefined,
           request.document ?? null,
+          signal,
         );
         const { image: _image, ...result } = await completeKernelFacts(compiled, workbench.pool);
         return result;
@@ -91,8 +104,14 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
-    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns }) =>
-      workbench.runPlan(plan, { timeoutMs: timeoutMs ?? 30_000, planPath: planPath ?? null, ...(determinismRuns !== undefined ? { determinismRuns } : {}) }),
+    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns }, { signal, emit }) =>
+      workbench.runPlan(plan, {
+        timeoutMs: timeoutMs ?? 30_000,
+        planPath: planPath ?? null,
+        ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+        signal,
+        onPhase: (phase) => emit({ kind: 'phase', phase }),
+      }),
     'run.page': async (request) => {
       try {
         return await workbench.pool.page(request);
@@ -123,14 +142,18 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
 }
 
 /** The host boundary: checks the channel and validates the request before any handler sees it. */
-export async function dispatch(handlers: Handlers, channel: unknown, request: unknown): Promise<Envelope<unknown>> {
+export async function dispatch(handlers: Handlers, channel: unknown, request: unknown, context: CallContext = NO_CONTEXT): Promise<Envelope<unknown>> {
   if (!isChannelName(channel)) return { ok: false, error: { code: 'UNKNOWN_CHANNEL', message: `There is no API call named ${JSON.stringify(channel)}.` } };
   const parsed = channels[channel].request.safeParse(request ?? {});
   if (!parsed.success) return { ok: false, error: { code: 'BAD_REQUEST', message: `Invalid request for ${channel}: ${describeIssues(parsed.error)}` } };
+  const cancelled = (): Envelope<unknown> => ({ ok: false, error: { code: 'CANCELLED', message: `${channel} was cancelled.` } });
+  if (context.signal.aborted) return cancelled();
   try {
-    const handler = handlers[channel] as (r: unknown) => Promise<unknown>;
-    return { ok: true, value: await handler(parsed.data) };
+    const handler = handlers[channel] as (r: unknown, c: CallContext) => Promise<unknown>;
+    const value = await handler(parsed.data, context);
+    return context.signal.aborted ? cancelled() : { ok: true, value };
   } catch (error) {
+    if (context.signal.aborted) return cancelled();
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, error: { code: error instanceof ApiError ? error.code : 'HOST_ERROR', message } };
   }

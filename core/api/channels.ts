@@ -19,6 +19,11 @@ const path = z.string().min(1).max(4096);
  * with its schema whichever transport carried it (Electron IPC or the serve WebSocket).
  */
 const response = <T>() => undefined as unknown as T;
+/** The events a call streams before its answer (progress, steps finished, samples). */
+const events = <T>() => undefined as unknown as T;
+
+/** What run.plan streams: the phase it entered. */
+export type RunEvent = { kind: 'phase'; phase: 'checks' | 'compile' | 'run' | 'diagnose' };
 
 export type DevicesResult =
   | { ok: true; devices: DeviceInfo[]; memory: DeviceMemory[] | null; driverVersion: string | null; memoryProblem: string | null }
@@ -86,6 +91,7 @@ export const channels = {
       })
       .strict(),
     response: response<RunOutcome>(),
+    events: events<RunEvent>(),
   },
   /** A page of a buffer the last run read back; null when that runner has run again or gone. */
   'run.page': {
@@ -119,13 +125,41 @@ export type Channels = typeof channels;
 export type ChannelName = keyof Channels;
 export type ChannelRequest<C extends ChannelName> = z.input<Channels[C]['request']>;
 export type ChannelResponse<C extends ChannelName> = Channels[C]['response'];
+export type ChannelEvent<C extends ChannelName> = Channels[C] extends { events: infer E } ? E : never;
+
+/** An AbortSignal, as core/ sees one (it has neither the DOM's types nor Node's). */
+export interface AbortLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+}
+
+/** What a call's caller may add: a way to cancel it, a listener for its events, and its own time limit. */
+export interface CallOptions<C extends ChannelName> {
+  signal?: AbortLike;
+  onEvent?: (event: ChannelEvent<C>) => void;
+  timeoutMs?: number;
+}
+
+/** What the host's handler gets beside the request: cancellation, and a way to stream events. */
+export interface CallContext<E = unknown> {
+  signal: AbortLike;
+  emit(event: E): void;
+}
+
+/** How long a renderer waits for an answer when the call names no limit: above the host's own limits. */
+export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): number {
+  const asked = (request as { timeoutMs?: unknown } | null)?.timeoutMs;
+  if (channel === 'run.plan') return (typeof asked === 'number' ? asked : 30_000) + 60_000;
+  if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
+  return 60_000;
+}
 
 /** What every transport answers: the handler's value, or a user-facing error. Never a stack trace. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: { message: string; code: string } };
 
 /** The one interface the renderer depends on. */
 export interface WorkbenchApi {
-  invoke<C extends ChannelName>(channel: C, request: ChannelRequest<C>): Promise<ChannelResponse<C>>;
+  invoke<C extends ChannelName>(channel: C, request: ChannelRequest<C>, options?: CallOptions<C>): Promise<ChannelResponse<C>>;
 }
 
 export const CHANNEL_NAMES = Object.keys(channels) as ChannelName[];

@@ -13,10 +13,11 @@ import type { DeterminismDifference, RunResult } from './run-result';
 import { floatAtomicLines } from '../plan/determinism';
 import { isFloatType } from '../plan/element-types';
 
-export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid';
+export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid' | 'cancelled';
 
 export type DiagnosisKind =
   | 'ok'
+  | 'cancelled'
   | 'leak'
   | 'invalid-plan'
   | 'compile-error'
@@ -148,6 +149,17 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
       headline: p?.title ?? 'The run could not start',
       specifics: p ? p.detail.split('\n').filter(Boolean) : [],
       next: p ? [p.remedy] : [],
+    };
+  }
+
+  if (input.status === 'cancelled') {
+    return {
+      ...base,
+      kind: 'cancelled',
+      severity: 'warning',
+      headline: 'The run was cancelled',
+      specifics: [input.exit?.summary ?? input.problem?.detail ?? ''].filter(Boolean),
+      next: ['Run again when you are ready: a fresh runner is already up.'],
     };
   }
 

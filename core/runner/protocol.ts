@@ -100,8 +100,14 @@ export interface RunnerResults {
   probe: { attributes: FunctionAttributes; launch: Int32Array; sync: Int32Array; occupancy: Int32Array };
 }
 
-/** Why a runner process ended, in words a user can act on. */
-export type ExitKind = 'clean' | 'crashed' | 'watchdog' | 'sticky-cuda-error' | 'killed' | 'startup-failed';
+/** Why a child process ended, in words a user can act on. */
+export type ExitKind = 'clean' | 'crashed' | 'watchdog' | 'sticky-cuda-error' | 'killed' | 'startup-failed' | 'cancelled';
+
+/** Which child it was: each role's exit is told in its own words. */
+export type ChildRole = 'runner' | 'compile worker' | 'sanitizer runner';
+
+/** Electron's names for how a child went (`child-process-gone` details' `reason`), for both launchers alike. */
+export type GoneReason = 'clean-exit' | 'abnormal-exit' | 'killed' | 'crashed' | 'launch-failed';
 
 export interface ExitFacts {
   code: number | null;
@@ -112,13 +118,18 @@ export interface ExitFacts {
   stickyError: CudaErrorInfo | null;
   /** The host asked it to stop. */
   requested: boolean;
+  /** The host stopped it because its caller cancelled the work. */
+  cancelled?: boolean;
   /** It exited before it ever said it was ready. */
   beforeReady: boolean;
+  role?: ChildRole;
 }
 
 export interface ExitClassification {
   kind: ExitKind;
   summary: string;
+  /** Electron's vocabulary for the same exit; absent in results saved before it was recorded. */
+  reason?: GoneReason;
 }
 
 const SIGNAL_MEANING: Record<string, string> = {
@@ -131,30 +142,47 @@ const SIGNAL_MEANING: Record<string, string> = {
   SIGTERM: 'SIGTERM',
 };
 
+const AFTER: Record<ChildRole, string> = {
+  runner: 'Your work in the editor is safe; the next run gets a fresh runner.',
+  'compile worker': 'Your source is safe; the next compile gets a fresh worker.',
+  'sanitizer runner': 'The next sanitizer run starts a fresh one.',
+};
+
+/** The exit of a child in words, per role: what ended it, and what happens next. */
 export function classifyExit(facts: ExitFacts): ExitClassification {
+  const role = facts.role ?? 'runner';
+  const The = `The ${role}`;
   if (facts.watchdogMs !== null) {
     return {
       kind: 'watchdog',
-      summary: `The runner did not answer within ${facts.watchdogMs} ms, so the watchdog killed it. A kernel that never finishes (an infinite loop, a barrier some threads never reach, a spin-wait on memory no one writes) is the usual cause. The next run gets a fresh runner.`,
+      reason: 'killed',
+      summary:
+        role === 'runner'
+          ? `The runner did not answer within ${facts.watchdogMs} ms, so the watchdog killed it. A kernel that never finishes (an infinite loop, a barrier some threads never reach, a spin-wait on memory no one writes) is the usual cause. The next run gets a fresh runner.`
+          : `${The} did not answer within ${facts.watchdogMs} ms, so the watchdog killed it. ${AFTER[role]}`,
     };
   }
+  if (facts.cancelled) return { kind: 'cancelled', reason: 'killed', summary: `${The} was stopped because the work was cancelled. ${AFTER[role]}` };
   if (facts.stickyError) {
     return {
       kind: 'sticky-cuda-error',
-      summary: `${facts.stickyError.name} (${facts.stickyError.code}) in ${facts.stickyError.api} left the CUDA context unusable; that runner was discarded and the next run gets a fresh one.`,
+      reason: 'abnormal-exit',
+      summary: `${facts.stickyError.name} (${facts.stickyError.code}) in ${facts.stickyError.api} left the CUDA context unusable; that ${role} was discarded and the next run gets a fresh one.`,
     };
   }
-  if (facts.requested) return { kind: 'clean', summary: 'The runner stopped when asked.' };
+  if (facts.requested) return { kind: 'clean', reason: 'clean-exit', summary: `${The} stopped when asked.` };
   if (facts.signal) {
     const meaning = SIGNAL_MEANING[facts.signal] ?? facts.signal;
+    const killed = facts.signal === 'SIGKILL' || facts.signal === 'SIGTERM';
     return {
-      kind: facts.signal === 'SIGKILL' || facts.signal === 'SIGTERM' ? 'killed' : 'crashed',
-      summary: `The runner ${facts.beforeReady ? 'died while starting' : 'died'} from ${meaning}. Your work in the editor is safe; the next run gets a fresh runner.`,
+      kind: killed ? 'killed' : 'crashed',
+      reason: killed ? 'killed' : 'crashed',
+      summary: `${The} ${facts.beforeReady ? 'died while starting' : 'died'} from ${meaning}. ${AFTER[role]}`,
     };
   }
   if (facts.beforeReady) {
-    return { kind: 'startup-failed', summary: `The runner exited with code ${facts.code ?? '?'} before it was ready.` };
+    return { kind: 'startup-failed', reason: 'launch-failed', summary: `${The} exited with code ${facts.code ?? '?'} before it was ready.` };
   }
-  if (facts.code === 0) return { kind: 'clean', summary: 'The runner exited.' };
-  return { kind: 'crashed', summary: `The runner exited unexpectedly with code ${facts.code ?? '?'}. The next run gets a fresh runner.` };
+  if (facts.code === 0) return { kind: 'clean', reason: 'clean-exit', summary: `${The} exited.` };
+  return { kind: 'crashed', reason: 'abnormal-exit', summary: `${The} exited unexpectedly with code ${facts.code ?? '?'}. ${AFTER[role]}` };
 }

@@ -9,6 +9,7 @@ import type { DeterminismReport } from '../runner/run-result';
  */
 const DIAGNOSIS_KINDS = [
   'ok',
+  'cancelled',
   'leak',
   'invalid-plan',
   'compile-error',

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 
 import { z } from 'zod';
 
+import type { AbortLike } from '../../core/api/channels';
 import type { CompileResult } from '../../core/compile/compile-result';
 import { distEntry } from '../paths';
 import type { ProcessLauncher } from '../process/launcher';
@@ -72,6 +73,7 @@ export class CompileService {
       entry: distEntry('compile-worker.js'),
       args: [],
       name: 'compile worker',
+      role: 'compile worker',
       parseReply: (m) => {
         const parsed = replySchema.safeParse(m);
         return parsed.success ? (parsed.data as ReplyShape) : null;
@@ -136,8 +138,10 @@ export class CompileService {
    * Compiles a source. With a `document`, a newer compile of the same document supersedes this one: it
    * rejects with CompileStoppedError, at once if it was still waiting, after a short grace if running.
    */
-  async compile(request: CompileRequestInput, timeoutMs = 120_000, document: string | null = null): Promise<CompiledResult> {
+  async compile(request: CompileRequestInput, timeoutMs = 120_000, document: string | null = null, signal?: AbortLike): Promise<CompiledResult> {
     const ticket: CompileTicket = { cancelled: false, reason: 'The compile was cancelled.', document, worker: null };
+    signal?.addEventListener('abort', () => this.stop(ticket, 'The compile was cancelled.', 0), { once: true });
+    if (signal?.aborted) throw new CompileStoppedError(ticket.reason);
     if (document !== null) {
       const older = this.latestByDocument.get(document);
       if (older) this.supersede(older);
@@ -169,7 +173,7 @@ export class CompileService {
     const worker = ticket.worker;
     if (!worker) return;
     const kill = () => {
-      if (ticket.worker === worker && worker.alive && worker.busy) worker.kill('SIGKILL');
+      if (ticket.worker === worker && worker.alive && worker.busy) worker.cancel();
     };
     if (graceMs > 0) setTimeout(kill, graceMs).unref();
     else kill();

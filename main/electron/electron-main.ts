@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
 
 import { createHandlers, dispatch } from '../host-api';
 import { projectRoot, rendererDir } from '../paths';
@@ -20,7 +20,7 @@ const handlers = createHandlers(workbench, 'electron');
 app.enableSandbox();
 protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
-function senderIsOurRenderer(event: IpcMainInvokeEvent): boolean {
+function senderIsOurRenderer(event: IpcMainInvokeEvent | IpcMainEvent): boolean {
   const url = event.senderFrame?.url ?? '';
   return url.startsWith(`${APP_ORIGIN}/`) && event.senderFrame === event.sender.mainFrame;
 }
@@ -65,12 +65,36 @@ function createWindow(): void {
   void window.loadURL(`${APP_ORIGIN}/index.html`);
 }
 
-ipcMain.handle('workbench:invoke', async (event, channel: unknown, request: unknown) => {
+/** Calls in flight, by window and the renderer's call id: workbench:cancel aborts one. */
+const calls = new Map<string, AbortController>();
+
+ipcMain.handle('workbench:invoke', async (event, channel: unknown, request: unknown, callId: unknown) => {
   if (!senderIsOurRenderer(event)) return { ok: false, error: { code: 'FORBIDDEN', message: 'Refused: the request did not come from the workbench window.' } };
-  return dispatch(handlers, channel, request);
+  const id = typeof callId === 'number' && Number.isSafeInteger(callId) ? callId : null;
+  const key = `${event.sender.id}:${id}`;
+  const controller = new AbortController();
+  if (id !== null) calls.set(key, controller);
+  const emit = (payload: unknown) => {
+    if (!event.sender.isDestroyed()) event.sender.send('workbench:event', id, payload);
+  };
+  try {
+    return await dispatch(handlers, channel, request, { signal: controller.signal, emit });
+  } finally {
+    if (calls.get(key) === controller) calls.delete(key);
+  }
+});
+ipcMain.on('workbench:cancel', (event, callId: unknown) => {
+  if (senderIsOurRenderer(event)) calls.get(`${event.sender.id}:${String(callId)}`)?.abort();
 });
 
 void app.whenReady().then(() => {
+  // A window that goes away cancels what it asked for.
+  app.on('web-contents-created', (_e, contents) => {
+    const id = contents.id;
+    contents.once('destroyed', () => {
+      for (const [key, call] of calls) if (key.startsWith(`${id}:`)) call.abort();
+    });
+  });
   // Camera, microphone, notifications, geolocation, clipboard reads…: the workbench needs none.
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.defaultSession.setPermissionCheckHandler(() => false);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 
-import { classifyExit, type ExitClassification } from '../../core/runner/protocol';
+import { classifyExit, type ChildRole, type ExitClassification } from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import type { ChildHandle, ProcessLauncher } from './launcher';
 
@@ -55,6 +55,8 @@ export interface SupervisedOptions {
   /** Validates what the child sends; anything else is a protocol violation and kills the child. */
   parseReply: (message: unknown) => ReplyShape | null;
   readyTimeoutMs: number;
+  /** Which child this is, for the words its exit is told in. */
+  role: ChildRole;
 }
 
 /**
@@ -72,6 +74,7 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
   private watchdogMs: number | null = null;
   private stickyError: CudaErrorInfo | null = null;
   private requested = false;
+  private cancelled = false;
   private protocolError: string | null = null;
 
   constructor(private readonly options: SupervisedOptions) {
@@ -115,7 +118,9 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
         watchdogMs: this.watchdogMs,
         stickyError: this.stickyError,
         requested: this.requested,
+        cancelled: this.cancelled,
         beforeReady: !this.isReady,
+        role: options.role,
       });
       if (this.protocolError) exit = { kind: 'crashed', summary: `The ${options.name} was stopped because ${this.protocolError}.` };
       this.exited = exit;
@@ -178,6 +183,13 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
 
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
     this.child.kill(signal);
+  }
+
+  /** Kills the child (and its group) because its caller cancelled what it was doing. */
+  cancel(): void {
+    if (this.exited) return;
+    this.cancelled = true;
+    this.child.kill('SIGKILL');
   }
 
   private killForWatchdog(ms: number): void {

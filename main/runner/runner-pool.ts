@@ -10,6 +10,7 @@ import {
 } from '../../core/runner/protocol';
 import type { RunResult } from '../../core/runner/run-result';
 import { distEntry } from '../paths';
+import type { AbortLike } from '../../core/api/channels';
 import type { ProcessLauncher } from '../process/launcher';
 import { SupervisedProcess, type ReplyShape } from '../process/supervised-process';
 
@@ -83,9 +84,12 @@ export class RunnerPool {
     }
   }
 
-  async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number): Promise<RunResult> {
+  /** Runs a plan on its device's runner. Cancelling kills that runner (a hung kernel cannot be stopped otherwise); the spare takes over. */
+  async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number, signal?: AbortLike): Promise<RunResult> {
     const { runner } = await this.acquire(plan.device);
     const reply = runner.request<RunResult>({ type: 'run', plan, modules }, timeoutMs);
+    signal?.addEventListener('abort', () => runner.cancel(), { once: true });
+    if (signal?.aborted) runner.cancel();
     spinWhilePending(reply, SPIN_MS);
     const result = await reply;
     // The runner exits by itself after a sticky error, but its exit may arrive after the next run is
@@ -160,6 +164,7 @@ export class RunnerPool {
       entry: this.options.entry ?? distEntry('runner.js'),
       args: [String(ordinal)],
       name: `runner for device ${ordinal}`,
+      role: 'runner',
       parseReply,
       readyTimeoutMs: this.options.readyTimeoutMs ?? 30_000,
     });

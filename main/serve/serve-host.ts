@@ -145,25 +145,41 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
   });
 
+  /** Calls in flight on one socket, by id: a cancel message, or the socket closing, aborts them. */
+  const MAX_CALLS_PER_SOCKET = 64;
   const serveSocket = (ws: WebSocket) => {
+    const calls = new Map<number | string, AbortController>();
     // An invalid UTF-8 frame, a frame over the size limit or a broken connection arrives here: close, never throw.
     ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      for (const call of calls.values()) call.abort();
+      calls.clear();
+    });
     const send = (value: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(value), () => undefined);
     };
+    const bad = (message: string, id: number | string | null = null) => send({ id, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
     ws.on('message', (data, isBinary) => {
-      void answer(data, isBinary)
-        .then(send)
-        .catch(() => send({ id: null, envelope: { ok: false, error: { code: 'HOST_ERROR', message: 'The host could not answer this message.' } } }));
+      if (isBinary) return bad('Messages are JSON text, not binary frames.');
+      const message = parseMessage(String(data));
+      if (!message) return bad('The message is not a JSON object of the form {"id", "channel", "request"} or {"id", "cancel": true}.');
+      if (message.cancel) {
+        if (message.id !== null) calls.get(message.id)?.abort();
+        return;
+      }
+      const id = message.id;
+      if (id !== null && calls.has(id)) return bad(`A call with id ${JSON.stringify(id)} is already in flight on this connection.`, id);
+      if (calls.size >= MAX_CALLS_PER_SOCKET) return bad(`At most ${MAX_CALLS_PER_SOCKET} calls may be in flight on one connection.`, id);
+      const controller = new AbortController();
+      if (id !== null) calls.set(id, controller);
+      const context = { signal: controller.signal, emit: (event: unknown) => send({ id, event }) };
+      void dispatch(options.handlers, message.channel, message.request, context)
+        .then((envelope) => send({ id, envelope }))
+        .catch(() => send({ id, envelope: { ok: false, error: { code: 'HOST_ERROR', message: 'The host could not answer this message.' } } }))
+        .finally(() => {
+          if (id !== null && calls.get(id) === controller) calls.delete(id);
+        });
     });
-  };
-
-  const answer = async (data: unknown, isBinary: boolean): Promise<{ id: number | string | null; envelope: unknown }> => {
-    const bad = (message: string) => ({ id: null, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
-    if (isBinary) return bad('Messages are JSON text, not binary frames.');
-    const message = parseMessage(String(data));
-    if (!message) return bad('The message is not a JSON object of the form {"id", "channel", "request"}.');
-    return { id: message.id, envelope: await dispatch(options.handlers, message.channel, message.request) };
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -185,8 +201,11 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
   };
 }
 
-/** An API message: a JSON object with an id (a number or a short string) and a channel. null otherwise. */
-export function parseMessage(text: string): { id: number | string | null; channel: unknown; request: unknown } | null {
+/**
+ * An API message: a call ({id, channel, request}) or a cancel ({id, cancel: true}), with an id that is a
+ * number or a short string. null for anything else.
+ */
+export function parseMessage(text: string): { id: number | string | null; channel: unknown; request: unknown; cancel: boolean } | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -194,8 +213,8 @@ export function parseMessage(text: string): { id: number | string | null; channe
     return null;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const { id, channel, request } = value as Record<string, unknown>;
+  const { id, channel, request, cancel } = value as Record<string, unknown>;
   const validId = id === undefined || id === null || (typeof id === 'number' && Number.isFinite(id)) || (typeof id === 'string' && id.length <= 64);
   if (!validId) return null;
-  return { id: (id as number | string | undefined) ?? null, channel, request };
+  return { id: (id as number | string | undefined) ?? null, channel, request, cancel: cancel === true };
 }

@@ -84,7 +84,7 @@ export async function readRunOutcome(path: string): Promise<RunOutcome> {
 }
 
 const savedOutcomeSchema = z.object({
-  status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid']),
+  status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid', 'cancelled']),
   diagnosis: z.object({
     kind: z.string(),
     severity: z.enum(['ok', 'warning', 'error']),

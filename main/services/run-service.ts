@@ -1,3 +1,4 @@
+import type { AbortLike } from '../../core/api/channels';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { findKernelSymbol } from '../../core/cubin';
 import { smArch } from '../../core/devices';
@@ -30,6 +31,10 @@ export interface RunOptions {
   planPath?: string | null;
   /** Overrides the plan's determinism check: extra runs compared with the first, 0 for none. */
   determinismRuns?: number;
+  /** Cancels the run: a compile under way stops, a runner at work is killed (a fresh one takes over). */
+  signal?: AbortLike;
+  /** Told as the run enters each phase. */
+  onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
 }
 
 interface Pieces {
@@ -58,6 +63,7 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
   const timing = { checkMs: 0, compileMs: 0, runMs: 0, totalMs: 0 };
   let plan: LaunchPlan | null = null;
   const finish = (status: RunStatus, pieces: Pieces): RunOutcome => {
+    options.onPhase?.('diagnose');
     timing.totalMs = performance.now() - started;
     const out = { status, problem: pieces.problem ?? null, compile: pieces.compile ?? [], result: pieces.result ?? null, exit: pieces.exit ?? null };
     const diagnosis = diagnoseRun({
@@ -84,6 +90,12 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
 
 const outcome = (status: RunStatus, pieces: Pieces) => ({ status, pieces });
 
+const CANCELLED: Problem = {
+  title: 'The run was cancelled',
+  detail: 'It was stopped where it was: a compile under way was stopped, a runner at work was killed.',
+  remedy: 'Run again when you are ready; a fresh runner is already up.',
+};
+
 /** A valid plan's checks, compile and run: where it stopped, and what it had by then. */
 async function execute(
   plan: LaunchPlan,
@@ -92,6 +104,7 @@ async function execute(
   timing: RunOutcome['timing'],
 ): Promise<{ status: RunStatus; pieces: Pieces }> {
   let phase = performance.now();
+  options.onPhase?.('checks');
   const hostMemory = checkHostMemory(plan, freemem());
   if (hostMemory.length) {
     return outcome('invalid', {
@@ -131,19 +144,21 @@ async function execute(
   const arch = options.arch ?? smArch(device);
   timing.checkMs = performance.now() - phase;
   phase = performance.now();
+  options.onPhase?.('compile');
 
   const compile: CompileRecord[] = [];
   const modules: CompiledModule[] = [];
   for (const kernel of plan.kernels) {
     let out;
     try {
-      out = await services.compiler.compile({
-        source: kernel.source,
-        sourceName: kernel.sourceName,
-        options: compileOptionsSchema.parse({ ...kernel.options, arch }),
-        backend: 'auto',
-      });
+      out = await services.compiler.compile(
+        { source: kernel.source, sourceName: kernel.sourceName, options: compileOptionsSchema.parse({ ...kernel.options, arch }), backend: 'auto' },
+        undefined,
+        null,
+        options.signal,
+      );
     } catch (error) {
+      if (options.signal?.aborted) return outcome('cancelled', { problem: CANCELLED, compile });
       const detail = error instanceof ProcessExitError ? error.exit.summary : error instanceof ChildRequestError ? error.error.message : String(error);
       return outcome('compile-error', {
         problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
@@ -192,9 +207,11 @@ async function execute(
   }
   timing.compileMs = performance.now() - phase;
   phase = performance.now();
+  if (options.signal?.aborted) return outcome('cancelled', { problem: CANCELLED, compile });
+  options.onPhase?.('run');
 
   try {
-    const result = await services.pool.run(plan, modules, options.timeoutMs);
+    const result = await services.pool.run(plan, modules, options.timeoutMs, options.signal);
     timing.runMs = performance.now() - phase;
     if (result.ok) return outcome('ok', { compile, result });
     const f = result.failure!;
@@ -218,6 +235,7 @@ async function execute(
     });
   } catch (error) {
     timing.runMs = performance.now() - phase;
+    if (error instanceof ProcessExitError && error.exit.kind === 'cancelled') return outcome('cancelled', { problem: CANCELLED, compile, exit: error.exit });
     if (error instanceof ProcessExitError) {
       return outcome('runner-died', {
         problem: {

@@ -1,7 +1,23 @@
-import type { ChannelName, ChannelRequest, ChannelResponse, Envelope, WorkbenchApi } from '../../core/api/channels';
+import {
+  defaultCallTimeoutMs,
+  type CallOptions,
+  type ChannelName,
+  type ChannelRequest,
+  type ChannelResponse,
+  type Envelope,
+  type WorkbenchApi,
+} from '../../core/api/channels';
 
 interface Bridge {
-  invoke(channel: string, request: unknown): Promise<Envelope<unknown>>;
+  invoke(channel: string, request: unknown, callId: number): Promise<Envelope<unknown>>;
+  cancel(callId: number): void;
+  onEvent(listener: (callId: number, event: unknown) => void): void;
+}
+
+/** What each transport does: start a call under an id, cancel it, and pass its events on. */
+interface Wire {
+  start(id: number, channel: ChannelName, request: unknown): Promise<Envelope<unknown>>;
+  cancel(id: number): void;
 }
 
 export class ApiCallError extends Error {
@@ -18,19 +34,57 @@ const unwrap = <T>(envelope: Envelope<unknown>): T => {
   throw new ApiCallError(envelope.error.message, envelope.error.code);
 };
 
-/** Electron: the preload's one function. */
-function bridgeApi(bridge: Bridge): WorkbenchApi {
+/**
+ * The renderer's side of the channel map over any wire: every call has a time limit (its own, or one
+ * above the host's limits for that channel), can be cancelled by its caller, and hands its events on.
+ * A call that times out or is cancelled is cancelled on the host too.
+ */
+function callsOver(wire: Wire, listeners: Map<number, (event: unknown) => void>): WorkbenchApi {
+  let nextId = 1;
   return {
-    invoke: async <C extends ChannelName>(channel: C, request: ChannelRequest<C>) => unwrap<ChannelResponse<C>>(await bridge.invoke(channel, request)),
+    invoke: async <C extends ChannelName>(channel: C, request: ChannelRequest<C>, options: CallOptions<C> = {}) => {
+      const id = nextId++;
+      if (options.onEvent) listeners.set(id, options.onEvent as (event: unknown) => void);
+      const limit = options.timeoutMs ?? defaultCallTimeoutMs(channel, request);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        const stopped = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            wire.cancel(id);
+            reject(new ApiCallError(`The workbench host did not answer ${channel} within ${Math.round(limit / 1000)} s; the call was cancelled.`, 'TIMEOUT'));
+          }, limit);
+          options.signal?.addEventListener(
+            'abort',
+            () => {
+              wire.cancel(id);
+              reject(new ApiCallError(`${channel} was cancelled.`, 'CANCELLED'));
+            },
+            { once: true },
+          );
+          if (options.signal?.aborted) reject(new ApiCallError(`${channel} was cancelled.`, 'CANCELLED'));
+        });
+        return unwrap<ChannelResponse<C>>(await Promise.race([wire.start(id, channel, request), stopped]));
+      } finally {
+        clearTimeout(timer);
+        listeners.delete(id);
+      }
+    },
   };
+}
+
+/** Electron: the preload's call, cancel and event stream. */
+function bridgeApi(bridge: Bridge): WorkbenchApi {
+  const listeners = new Map<number, (event: unknown) => void>();
+  bridge.onEvent((id, event) => listeners.get(id)?.(event));
+  return callsOver({ start: (id, channel, request) => bridge.invoke(channel, request, id), cancel: (id) => bridge.cancel(id) }, listeners);
 }
 
 /** Browser: the serve host's WebSocket, with the same channel map. Reconnects if the host restarts. */
 function socketApi(): WorkbenchApi {
   let socket: WebSocket | null = null;
   let opened: Promise<WebSocket> | null = null;
-  let nextId = 1;
   const pending = new Map<number, { resolve: (v: Envelope<unknown>) => void; reject: (e: Error) => void }>();
+  const listeners = new Map<number, (event: unknown) => void>();
   const token = new URLSearchParams(location.search).get('token');
   // Out of the address bar and the history once read: the HttpOnly cookie the server set carries it from here.
   if (token) {
@@ -49,8 +103,18 @@ function socketApi(): WorkbenchApi {
       current.onerror = () => reject(new ApiCallError('Cannot reach the workbench host. Is `gpu-workbench serve` still running?', 'DISCONNECTED'));
     });
     current.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as { id: number; envelope: Envelope<unknown> };
-      pending.get(message.id)?.resolve(message.envelope);
+      let message: { id?: unknown; envelope?: Envelope<unknown>; event?: unknown };
+      try {
+        message = JSON.parse(String(event.data)) as typeof message;
+      } catch {
+        return;
+      }
+      if (typeof message.id !== 'number') return;
+      if ('event' in message) {
+        listeners.get(message.id)?.(message.event);
+        return;
+      }
+      if (message.envelope) pending.get(message.id)?.resolve(message.envelope);
       pending.delete(message.id);
     };
     current.onclose = () => {
@@ -61,17 +125,22 @@ function socketApi(): WorkbenchApi {
     return opened;
   };
 
-  return {
-    invoke: async <C extends ChannelName>(channel: C, request: ChannelRequest<C>) => {
-      const ws = await connect();
-      const id = nextId++;
-      const envelope = await new Promise<Envelope<unknown>>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        ws.send(JSON.stringify({ id, channel, request }));
-      });
-      return unwrap<ChannelResponse<C>>(envelope);
+  return callsOver(
+    {
+      start: async (id, channel, request) => {
+        const ws = await connect();
+        return new Promise<Envelope<unknown>>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          ws.send(JSON.stringify({ id, channel, request }));
+        });
+      },
+      cancel: (id) => {
+        pending.delete(id);
+        if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ id, cancel: true }));
+      },
     },
-  };
+    listeners,
+  );
 }
 
 export function createApi(): WorkbenchApi {

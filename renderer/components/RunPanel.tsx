@@ -183,8 +183,13 @@ export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: K
           Compare with a second run
         </label>
         <button onClick={run} disabled={s.running} data-testid="run-button">
-          {s.running ? 'Running…' : 'Run'}
+          {s.running ? { checks: 'Checking…', compile: 'Compiling…', run: 'Running…', diagnose: 'Diagnosing…' }[s.runPhase ?? 'checks'] : 'Run'}
         </button>
+        {s.running && (
+          <button onClick={() => s.cancelRun()} data-testid="cancel-run">
+            Cancel
+          </button>
+        )}
       </div>
       <div className="run-actions">
         <input aria-label="Plan file" placeholder="/path/to/plan.json" value={planPath} onChange={(e) => setPlanPath(e.target.value)} />

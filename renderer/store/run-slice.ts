@@ -21,6 +21,8 @@ export interface RunSlice {
   determinismCheck: boolean;
   loadedPlan: LoadedPlan | null;
   running: boolean;
+  /** What the run under way is doing, from its events. */
+  runPhase: 'checks' | 'compile' | 'run' | 'diagnose' | null;
   outcome: RunOutcome | null;
   /** Where the shown outcome came from, when it was opened from a file. */
   outcomeSource: string | null;
@@ -32,10 +34,15 @@ export interface RunSlice {
   setDeterminismCheck(on: boolean): void;
   setLoadedPlan(plan: LoadedPlan | null): void;
   runPlan(plan: unknown, planPath: string | null): Promise<void>;
+  /** Stops the run under way: its compile, or its runner (a fresh one takes over). */
+  cancelRun(): void;
   showOutcome(outcome: RunOutcome, source: string | null): void;
   openOutcome(path: string): Promise<void>;
   page(buffer: string, offset: number, count: number): Promise<void>;
 }
+
+/** The run under way, to cancel it. */
+let runAbort: AbortController | null = null;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -46,6 +53,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
   determinismCheck: true,
   loadedPlan: null,
   running: false,
+  runPhase: null,
   outcome: null,
   outcomeSource: null,
   runError: null,
@@ -56,21 +64,24 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
   setDeterminismCheck: (determinismCheck) => set({ determinismCheck }),
   setLoadedPlan: (loadedPlan) => set({ loadedPlan }),
   runPlan: async (plan, planPath) => {
-    set({ running: true, runError: null });
+    const controller = new AbortController();
+    runAbort = controller;
+    set({ running: true, runError: null, runPhase: null });
     try {
-      const outcome = await get().api.invoke('run.plan', {
-        plan,
-        timeoutMs: get().timeoutMs,
-        planPath,
-        ...(get().determinismCheck ? {} : { determinismRuns: 0 }),
-      });
+      const outcome = await get().api.invoke(
+        'run.plan',
+        { plan, timeoutMs: get().timeoutMs, planPath, ...(get().determinismCheck ? {} : { determinismRuns: 0 }) },
+        { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
+      );
       set({ outcome, outcomeSource: null, pages: {} });
     } catch (error) {
-      set({ runError: `The run could not be started: ${message(error)}` });
+      set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });
     } finally {
-      set({ running: false });
+      if (runAbort === controller) runAbort = null;
+      set({ running: false, runPhase: null });
     }
   },
+  cancelRun: () => runAbort?.abort(),
   showOutcome: (outcome, outcomeSource) => set({ outcome, outcomeSource, pages: {} }),
   openOutcome: async (path) => {
     try {

@@ -46,3 +46,19 @@ test('the runner protocol refuses garbage', () => {
   }
   assert.ok(runnerRequestSchema.safeParse({ id: 3, type: 'status' }).success);
 });
+
+test('each role is told in its own words, with Electron’s gone-reason, and a cancelled child is not a crash', () => {
+  const crash = classifyExit(facts({ signal: 'SIGSEGV', role: 'compile worker' }));
+  assert.equal(crash.kind, 'crashed');
+  assert.equal(crash.reason, 'crashed');
+  assert.match(crash.summary, /^The compile worker died from a segmentation fault/);
+  assert.match(crash.summary, /the next compile gets a fresh worker/);
+  assert.doesNotMatch(crash.summary, /runner/);
+  const cancelled = classifyExit(facts({ signal: 'SIGKILL', cancelled: true, role: 'runner' }));
+  assert.deepEqual([cancelled.kind, cancelled.reason], ['cancelled', 'killed']);
+  assert.match(cancelled.summary, /because the work was cancelled/);
+  assert.equal(classifyExit(facts({ code: 0 })).reason, 'clean-exit');
+  assert.equal(classifyExit(facts({ code: 3 })).reason, 'abnormal-exit');
+  assert.equal(classifyExit(facts({ code: 1, beforeReady: true, role: 'sanitizer runner' })).reason, 'launch-failed');
+  assert.match(classifyExit(facts({ watchdogMs: 500, signal: 'SIGKILL', role: 'compile worker' })).summary, /The compile worker did not answer within 500 ms/);
+});

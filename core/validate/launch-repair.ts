@@ -24,7 +24,15 @@ export const MAX_CLUSTER = 16;
  */
 export function effectiveKernelLimits(kernel: KernelLimits, config: Pick<LaunchShape, 'sharedBytes' | 'raisesDynamicSharedLimit'>): KernelLimits {
   if (!config.raisesDynamicSharedLimit || config.sharedBytes <= kernel.maxDynamicSharedSizeBytes) return kernel;
-  return { ...kernel, maxDynamicSharedSizeBytes: config.sharedBytes };
+  return { ...kernel, maxDynamicSharedSizeBytes: raisedDynamicSharedLimit(kernel.maxDynamicSharedSizeBytes, config.sharedBytes) };
+}
+
+/**
+ * The dynamic shared memory limit the workbench's runner sets for a launch: the launch's bytes when they
+ * are above the kernel's default, the default otherwise. The runner and the validator share this rule.
+ */
+export function raisedDynamicSharedLimit(defaultLimit: number, sharedBytes: number): number {
+  return sharedBytes > defaultLimit ? sharedBytes : defaultLimit;
 }
 
 /** The most threads per block a launch of this kernel can use: the device's limit, or the kernel's where it is lower. */

@@ -7,6 +7,7 @@ import { initialBytes, summarizeBuffer } from '../../core/plan/buffer-data';
 import { compareBuffer } from '../../core/plan/compare';
 import { elementSize } from '../../core/plan/element-types';
 import { diffBitwise, planDeterminism } from '../../core/plan/determinism';
+import { raisedDynamicSharedLimit } from '../../core/validate/launch-repair';
 import { findGuardDamage, GUARD_PATTERN, POISON_BYTE } from '../../core/plan/guards';
 import { scanPoison } from '../../core/plan/poison';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
@@ -306,7 +307,7 @@ export async function executePlan(
    */
   async function setDynamicSharedLimit({ loaded }: { loaded: LoadedFunction }, sharedBytes: number): Promise<void> {
     const defaultLimit = loaded.attributes.maxDynamicSharedSizeBytes;
-    const wanted = sharedBytes > defaultLimit ? sharedBytes : defaultLimit;
+    const wanted = raisedDynamicSharedLimit(defaultLimit, sharedBytes);
     if ((loaded.dynamicSharedLimit ?? defaultLimit) === wanted) return;
     // Recorded only once the driver took it: a refused value leaves the function's limit as it was.
     await addon.setFunctionAttribute(loaded.id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted);

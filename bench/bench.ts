@@ -166,7 +166,7 @@ async function main() {
   // The floor under any runner request: a status message there and back, no CUDA work.
   const { runner: warmRunner } = await pool.acquire(0);
   const emptyTrips: number[] = [];
-  for (let i = 0; i < REPEATS; i++) emptyTrips.push((await time(() => warmRunner.request({ type: 'status' }, 5_000))).ms);
+  for (let i = 0; i < REPEATS; i++) emptyTrips.push((await time(() => warmRunner.request('status', {}, 5_000))).ms);
   console.log(
     `Determinism check (medians): the re-run ${median(unchecked).toFixed(2)} ms without it, ${median(checked).toFixed(2)} ms with it; the second run and its comparison inside the runner ${median(checkedInRunner).toFixed(2)} ms; the raw program's whole run (alloc, 2 uploads, launch, sync, read back, free) ${median(rawWarm).toFixed(2)} ms`,
   );

@@ -77,19 +77,7 @@ export const cudaErrorSchema = z.object({
 });
 
 /** Runner -> host. */
-export const runnerReplySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), status: z.custom<RunnerStatus>((v) => typeof v === 'object' && v !== null) }),
-  z.object({ type: z.literal('ok'), id: z.number(), result: z.unknown() }),
-  z.object({
-    type: z.literal('error'),
-    id: z.number().nullable(),
-    error: cudaErrorSchema,
-    /** The runner's context is dead; it exits after sending this. */
-    sticky: z.boolean(),
-  }),
-]);
-export type RunnerReply = z.infer<typeof runnerReplySchema>;
-
+/** The runner's replies: core/process/child-reply.ts, the envelope every child shares. */
 export interface RunnerResults {
   status: RunnerStatus;
   run: RunResult;
@@ -99,6 +87,11 @@ export interface RunnerResults {
   inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];
   probe: { attributes: FunctionAttributes; launch: Int32Array; sync: Int32Array; occupancy: Int32Array };
 }
+
+/** The runner's requests, each with the body the host sends and the result it answers: typed on both sides. */
+export type RunnerProtocol = {
+  [K in RunnerRequest['type']]: { request: Omit<Extract<z.input<typeof runnerRequestSchema>, { type: K }>, 'id' | 'type'>; result: RunnerResults[K] };
+};
 
 /** Why a child process ended, in words a user can act on. */
 export type ExitKind = 'clean' | 'crashed' | 'watchdog' | 'sticky-cuda-error' | 'killed' | 'startup-failed' | 'cancelled';

@@ -1,25 +1,12 @@
 import { availableParallelism } from 'node:os';
 
-import { z } from 'zod';
-
 import type { AbortLike } from '../../core/api/channels';
 import type { CompileResult } from '../../core/compile/compile-result';
 import { distEntry } from '../paths';
 import type { ProcessLauncher } from '../process/launcher';
-import { ProcessExitError, SupervisedProcess, type ReplyShape } from '../process/supervised-process';
+import { ProcessExitError, SupervisedProcess } from '../process/supervised-process';
 import { CompileCache } from './compile-cache';
-import type { CompileOutput, CompileRequestInput, CompileWorkerStatus } from './compile-protocol';
-
-const replySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), status: z.unknown() }),
-  z.object({ type: z.literal('ok'), id: z.number(), result: z.unknown() }),
-  z.object({
-    type: z.literal('error'),
-    id: z.number().nullable(),
-    sticky: z.boolean(),
-    error: z.object({ library: z.string(), api: z.string(), code: z.number(), name: z.string(), message: z.string() }),
-  }),
-]);
+import type { CompileOutput, CompileRequestInput, CompileWorkerProtocol, CompileWorkerStatus } from '../../core/compile/worker-protocol';
 
 export type CompiledResult = CompileResult & { image: Uint8Array | null };
 
@@ -31,13 +18,15 @@ export class CompileStoppedError extends Error {
   }
 }
 
+type Worker = SupervisedProcess<CompileWorkerStatus, CompileWorkerProtocol>;
+
 /** A compile under way, from its call to its result. */
 interface CompileTicket {
   cancelled: boolean;
   /** Why it stopped early, in words. */
   reason: string;
   document: string | null;
-  worker: SupervisedProcess<CompileWorkerStatus> | null;
+  worker: Worker | null;
 }
 
 /** Workers compiling at once, at most: each runs one compiler, and compilers use a core each. */
@@ -53,9 +42,9 @@ export const SUPERSEDE_GRACE_MS = 150;
  * A worker that crashes, hangs past the time limit or is cancelled is killed and replaced.
  */
 export class CompileService {
-  private readonly idle: SupervisedProcess<CompileWorkerStatus>[] = [];
-  private readonly busy = new Set<SupervisedProcess<CompileWorkerStatus>>();
-  private readonly waiting: { ticket: CompileTicket; take: (w: SupervisedProcess<CompileWorkerStatus> | null) => void }[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Set<Worker>();
+  private readonly waiting: { ticket: CompileTicket; take: (w: Worker | null) => void }[] = [];
   /** Compiles under way, at any stage (waiting for a worker, in the cache, in the compiler). */
   private readonly inflight = new Set<CompileTicket>();
   private readonly latestByDocument = new Map<string, CompileTicket>();
@@ -67,17 +56,13 @@ export class CompileService {
     private readonly maxConcurrent = MAX_CONCURRENT_COMPILES,
   ) {}
 
-  private startWorker(): SupervisedProcess<CompileWorkerStatus> {
-    const worker = new SupervisedProcess<CompileWorkerStatus>({
+  private startWorker(): Worker {
+    const worker: Worker = new SupervisedProcess<CompileWorkerStatus, CompileWorkerProtocol>({
       launcher: this.launcher,
       entry: distEntry('compile-worker.js'),
       args: [],
       name: 'compile worker',
       role: 'compile worker',
-      parseReply: (m) => {
-        const parsed = replySchema.safeParse(m);
-        return parsed.success ? (parsed.data as ReplyShape) : null;
-      },
       readyTimeoutMs: 30_000,
     });
     worker.on('exit', () => {
@@ -95,7 +80,7 @@ export class CompileService {
   }
 
   /** A worker for one compile: an idle one, or a new one while under the bound; else wait in line. */
-  private acquire(ticket: CompileTicket): Promise<SupervisedProcess<CompileWorkerStatus> | null> {
+  private acquire(ticket: CompileTicket): Promise<Worker | null> {
     const ready = this.idle.find((w) => w.alive);
     if (ready || this.busy.size < this.maxConcurrent) {
       if (ready) this.idle.splice(this.idle.indexOf(ready), 1);
@@ -107,7 +92,7 @@ export class CompileService {
     return new Promise((take) => this.waiting.push({ ticket, take }));
   }
 
-  private release(worker: SupervisedProcess<CompileWorkerStatus>): void {
+  private release(worker: Worker): void {
     this.busy.delete(worker);
     if (!worker.alive) return;
     const next = this.waiting.shift();
@@ -204,7 +189,7 @@ export class CompileService {
       if (hit) return { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started };
       let output: CompileOutput;
       try {
-        output = await worker.request<CompileOutput>({ type: 'compile', ...request }, timeoutMs);
+        output = await worker.request('compile', request, timeoutMs);
       } catch (error) {
         if (error instanceof ProcessExitError) {
           stopIfCancelled();
@@ -240,7 +225,7 @@ export class CompileService {
     if (!worker) return null;
     try {
       await worker.ready;
-      return await worker.request<string | null>({ type: 'disassemble', image }, 60_000);
+      return await worker.request('disassemble', { image }, 60_000);
     } finally {
       this.release(worker);
     }

@@ -16,14 +16,22 @@ import { BoundedLru } from '../bounded-lru';
 import type { NativeAddon, NvrtcOutput } from '../native/addon';
 import { tieLifetimeToHost } from '../process/child-lifetime';
 import { processRuns } from '../process/process-state';
-import { childPort } from '../process/child-port';
+import { childPort, replies } from '../process/child-port';
 import { toCudaError } from '../runner/cuda-error';
 import { discoverLibraries } from '../services/discovery-service';
-import { compileRequestSchema, disassembleRequestSchema, type CompileOutput, type CompileRequest, type CompileWorkerStatus } from './compile-protocol';
+import {
+  compileRequestSchema,
+  disassembleRequestSchema,
+  type CompileOutput,
+  type CompileRequest,
+  type CompileWorkerProtocol,
+  type CompileWorkerStatus,
+} from '../../core/compile/worker-protocol';
 import { findNvcc } from './nvcc';
 
 /** The compile worker: compilers crash and hang on odd input, so they run here, never in the host. */
 const port = childPort();
+const reply = replies<CompileWorkerProtocol, CompileWorkerStatus>(port);
 const libraries = discoverLibraries();
 const addon: NativeAddon | null = libraries.addon.loaded ? require(libraries.addon.path) : null;
 tieLifetimeToHost(addon);
@@ -255,30 +263,25 @@ void (async () => {
     nvccPath: nvcc.path,
     nvccVersion: nvcc.version,
   };
-  port.post({ type: 'ready', status });
+  reply.ready(status);
   port.onMessage((raw) => {
     const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
     const sass = disassembleRequestSchema.safeParse(raw);
     if (sass.success) {
       disassemble(sass.data.image).then(
-        (text) => port.post({ type: 'ok', id, result: text }),
-        (error) => port.post({ type: 'error', id, sticky: false, error: toCudaError(error, 'disassemble') }),
+        (text) => reply.ok(sass.data.id, 'disassemble', text),
+        (error) => reply.error(id, toCudaError(error, 'disassemble')),
       );
       return;
     }
     const parsed = compileRequestSchema.safeParse(raw);
     if (!parsed.success) {
-      port.post({
-        type: 'error',
-        id,
-        sticky: false,
-        error: { library: 'workbench', api: 'compile', code: -1, name: 'WORKBENCH_BAD_REQUEST', message: describeIssues(parsed.error) },
-      });
+      reply.error(id, { library: 'workbench', api: 'compile', code: -1, name: 'WORKBENCH_BAD_REQUEST', message: describeIssues(parsed.error) });
       return;
     }
     handle(parsed.data).then(
-      (output) => port.post({ type: 'ok', id, result: output }),
-      (error) => port.post({ type: 'error', id, sticky: false, error: toCudaError(error, 'compile') }),
+      (output) => reply.ok(parsed.data.id, 'compile', output),
+      (error) => reply.error(id, toCudaError(error, 'compile')),
     );
   });
 })();

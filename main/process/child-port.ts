@@ -1,3 +1,6 @@
+import type { ChildProtocol, ChildReply } from '../../core/process/child-reply';
+import type { CudaErrorInfo } from '../../core/runner/run-result';
+
 /**
  * The child side of a supervised process: the same code runs under child_process.fork (headless,
  * messages through process.send) and Electron's utilityProcess (messages through process.parentPort).
@@ -37,4 +40,17 @@ export function postAndExit(port: ChildPort, message: unknown, code: number): vo
   }
   port.post(message);
   setTimeout(() => process.exit(code), 50);
+}
+
+/**
+ * A child's side of its protocol, typed: ready with its status, a request's result (checked against what
+ * the protocol says that request answers), or an error. Every message is the one envelope (ChildReply).
+ */
+export function replies<P extends ChildProtocol, Status extends object>(port: ChildPort) {
+  const send = (reply: ChildReply) => port.post(reply);
+  return {
+    ready: (status: Status) => send({ type: 'ready', status }),
+    ok: <K extends keyof P & string>(id: number, _type: K, result: P[K]['result']) => send({ type: 'ok', id, result }),
+    error: (id: number | null, error: CudaErrorInfo, sticky = false) => send({ type: 'error', id, error, sticky }),
+  };
 }

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { classifyExit, type ChildRole, type ExitClassification } from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import type { ChildHandle, ProcessLauncher } from './launcher';
+import { childReplySchema, type ChildProtocol } from '../../core/process/child-reply';
 
 /** A request failed because the process behind it ended; `exit` says why, in words. */
 export class ProcessExitError extends Error {
@@ -38,22 +39,11 @@ interface Pending {
   timer: NodeJS.Timeout | null;
 }
 
-export interface ReplyShape {
-  type: 'ready' | 'ok' | 'error';
-  id?: number | null;
-  result?: unknown;
-  status?: unknown;
-  error?: CudaErrorInfo;
-  sticky?: boolean;
-}
-
 export interface SupervisedOptions {
   launcher: ProcessLauncher;
   entry: string;
   args: string[];
   name: string;
-  /** Validates what the child sends; anything else is a protocol violation and kills the child. */
-  parseReply: (message: unknown) => ReplyShape | null;
   readyTimeoutMs: number;
   /** Which child this is, for the words its exit is told in. */
   role: ChildRole;
@@ -64,7 +54,7 @@ export interface SupervisedOptions {
  * exit (clean, crashed, watchdog, sticky CUDA error) that rejects whatever was pending.
  * Events: 'exit' (ExitClassification).
  */
-export class SupervisedProcess<Status = unknown> extends EventEmitter {
+export class SupervisedProcess<Status = unknown, Protocol extends ChildProtocol = ChildProtocol> extends EventEmitter {
   readonly ready: Promise<Status>;
   private readonly child: ChildHandle;
   private readonly pending = new Map<number, Pending>();
@@ -89,7 +79,9 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
     this.ready.catch(() => undefined);
     const readyTimer = setTimeout(() => this.killForWatchdog(options.readyTimeoutMs), options.readyTimeoutMs);
     this.child.onMessage((message) => {
-      const reply = options.parseReply(message);
+      // What the child sends is checked against the one envelope; anything else kills it.
+      const parsed = childReplySchema.safeParse(message);
+      const reply = parsed.success ? parsed.data : null;
       if (!reply) {
         this.protocolError = 'it sent a message the host does not understand';
         this.child.kill('SIGKILL');
@@ -101,14 +93,14 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
         readyResolve(reply.status as Status);
         return;
       }
-      if (reply.type === 'error' && reply.sticky && reply.error) this.stickyError = reply.error;
+      if (reply.type === 'error' && reply.sticky) this.stickyError = reply.error;
       const id = reply.id ?? -1;
       const pending = this.pending.get(id);
       if (!pending) return;
       this.pending.delete(id);
       if (pending.timer) clearTimeout(pending.timer);
       if (reply.type === 'ok') pending.resolve(reply.result);
-      else pending.reject(new ChildRequestError(reply.error!, reply.sticky ?? false));
+      else pending.reject(new ChildRequestError(reply.error, reply.sticky));
     });
     this.child.onExit((code, signal) => {
       clearTimeout(readyTimer);
@@ -148,13 +140,21 @@ export class SupervisedProcess<Status = unknown> extends EventEmitter {
     return this.exited;
   }
 
-  /** Sends a request; rejects with ProcessExitError if the child dies or overruns `timeoutMs`. */
-  request<T>(body: Record<string, unknown>, timeoutMs: number): Promise<T> {
+  /**
+   * Sends a request of the child's protocol and resolves with its typed result; rejects with
+   * ProcessExitError if the child dies or overruns `timeoutMs` (0: no limit), ChildRequestError if it refuses.
+   */
+  request<K extends keyof Protocol & string>(type: K, body: Protocol[K]['request'], timeoutMs: number): Promise<Protocol[K]['result']> {
+    return this.requestUnchecked({ ...body, type }, timeoutMs) as Promise<Protocol[K]['result']>;
+  }
+
+  /** Sends any object as a request: for tests that a child refuses what its protocol does not have. */
+  requestUnchecked(body: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
     if (this.exited) return Promise.reject(new ProcessExitError(this.exited));
     const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = timeoutMs > 0 ? setTimeout(() => this.killForWatchdog(timeoutMs), timeoutMs) : null;
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.pending.set(id, { resolve, reject, timer });
       this.child.send({ ...body, id });
     });
   }

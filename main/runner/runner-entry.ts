@@ -1,10 +1,10 @@
 import { isStickyCode } from '../../core/cuda/error-catalog';
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
-import { runnerRequestSchema, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
+import { runnerRequestSchema, type RunnerProtocol, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import { tieLifetimeToHost } from '../process/child-lifetime';
-import { childPort, postAndExit } from '../process/child-port';
+import { childPort, postAndExit, replies } from '../process/child-port';
 import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
 import { ModuleCache } from './module-cache';
@@ -20,6 +20,7 @@ import { elementSize } from '../../core/plan/element-types';
 const started = performance.now();
 const ordinal = Number(process.argv[2] ?? '0');
 const port = childPort();
+const reply = replies<RunnerProtocol, RunnerStatus>(port);
 const libraries = discoverLibraries();
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
 tieLifetimeToHost(addon);
@@ -54,10 +55,10 @@ async function start(): Promise<void> {
     }
   }
   status.startupMs = performance.now() - started;
-  port.post({ type: 'ready', status });
+  reply.ready(status);
 }
 
-const replyError = (id: number | null, error: CudaErrorInfo, sticky = false) => port.post({ type: 'error', id, error, sticky });
+const replyError = (id: number | null, error: CudaErrorInfo, sticky = false) => reply.error(id, error, sticky);
 
 function notReady(): CudaErrorInfo {
   return status.error ?? { library: 'workbench', api: 'runner', code: -1, name: 'WORKBENCH_NO_CONTEXT', message: 'This runner has no CUDA context' };
@@ -66,11 +67,11 @@ function notReady(): CudaErrorInfo {
 async function handle(request: RunnerRequest): Promise<void> {
   switch (request.type) {
     case 'status':
-      return port.post({ type: 'ok', id: request.id, result: status });
+      return reply.ok(request.id, request.type, status);
     case 'block': {
       const until = Date.now() + request.ms;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, request.ms);
-      return port.post({ type: 'ok', id: request.id, result: { blockedMs: request.ms - Math.max(0, until - Date.now()) } });
+      return reply.ok(request.id, request.type, { blockedMs: request.ms - Math.max(0, until - Date.now()) });
     }
     case 'page': {
       const data = lastRun?.runId === request.runId ? lastRun.downloads.get(request.buffer) : undefined;
@@ -88,12 +89,12 @@ async function handle(request: RunnerRequest): Promise<void> {
       }
       const total = Math.floor(data.bytes.byteLength / elementSize(data.type));
       const values = readPage(data.type, data.bytes, request.offset, request.count);
-      return port.post({ type: 'ok', id: request.id, result: { runId: request.runId, buffer: request.buffer, offset: request.offset, total, values } });
+      return reply.ok(request.id, request.type, { runId: request.runId, buffer: request.buffer, offset: request.offset, total, values });
     }
     case 'memInfo':
       if (!status.contextReady) return replyError(request.id, notReady());
       try {
-        return port.post({ type: 'ok', id: request.id, result: await addon.memGetInfo() });
+        return reply.ok(request.id, request.type, await addon.memGetInfo());
       } catch (error) {
         return replyError(request.id, toCudaError(error, 'cuMemGetInfo_v2'));
       }
@@ -112,7 +113,7 @@ async function handle(request: RunnerRequest): Promise<void> {
           if (moduleId !== null) await addon.unloadModule(moduleId).catch(() => undefined);
         }
       }
-      return port.post({ type: 'ok', id: request.id, result: out });
+      return reply.ok(request.id, request.type, out);
     }
     case 'probe': {
       if (!status.contextReady) return replyError(request.id, notReady());
@@ -130,7 +131,7 @@ async function handle(request: RunnerRequest): Promise<void> {
           args: request.args,
           raiseDynamicShared: request.raiseDynamicShared,
         });
-        return port.post({ type: 'ok', id: request.id, result: { attributes: fn.attributes, ...result } });
+        return reply.ok(request.id, request.type, { attributes: fn.attributes, ...result });
       } catch (error) {
         const e = toCudaError(error, 'cuLaunchKernel');
         const sticky = e.library === 'cuda' && isStickyCode(e.code);
@@ -154,7 +155,7 @@ async function handle(request: RunnerRequest): Promise<void> {
       }
       const { result, downloads } = executed;
       lastRun = { runId, downloads };
-      port.post({ type: 'ok', id: request.id, result });
+      reply.ok(request.id, request.type, result);
       if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);
       return;
     }

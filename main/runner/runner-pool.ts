@@ -1,10 +1,10 @@
 import type { RunnerPoolStatus } from '../../core/api/channels';
 import type { LaunchPlan } from '../../core/plan/plan-schema';
 import {
-  runnerReplySchema,
   type BufferPage,
   type CompiledModule,
   type ExitClassification,
+  type RunnerProtocol,
   type RunnerResults,
   type RunnerStatus,
 } from '../../core/runner/protocol';
@@ -12,9 +12,9 @@ import type { RunResult } from '../../core/runner/run-result';
 import { distEntry } from '../paths';
 import type { AbortLike } from '../../core/api/channels';
 import type { ProcessLauncher } from '../process/launcher';
-import { SupervisedProcess, type ReplyShape } from '../process/supervised-process';
+import { SupervisedProcess } from '../process/supervised-process';
 
-export type Runner = SupervisedProcess<RunnerStatus>;
+export type Runner = SupervisedProcess<RunnerStatus, RunnerProtocol>;
 
 export interface RunnerPoolOptions {
   launcher: ProcessLauncher;
@@ -23,11 +23,6 @@ export interface RunnerPoolOptions {
   readyTimeoutMs?: number;
   entry?: string;
 }
-
-const parseReply = (message: unknown): ReplyShape | null => {
-  const parsed = runnerReplySchema.safeParse(message);
-  return parsed.success ? (parsed.data as ReplyShape) : null;
-};
 
 /** How long the host keeps polling for a run's reply before it lets the event loop sleep. */
 const SPIN_MS = 5;
@@ -87,7 +82,7 @@ export class RunnerPool {
   /** Runs a plan on its device's runner. Cancelling kills that runner (a hung kernel cannot be stopped otherwise); the spare takes over. */
   async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number, signal?: AbortLike): Promise<RunResult> {
     const { runner } = await this.acquire(plan.device);
-    const reply = runner.request<RunResult>({ type: 'run', plan, modules }, timeoutMs);
+    const reply = runner.request('run', { plan, modules }, timeoutMs);
     signal?.addEventListener('abort', () => runner.cancel(), { once: true });
     if (signal?.aborted) runner.cancel();
     spinWhilePending(reply, SPIN_MS);
@@ -102,13 +97,13 @@ export class RunnerPool {
   async page(request: { runnerPid: number; runId: string; buffer: string; offset: number; count: number }, timeoutMs = 10_000): Promise<BufferPage | null> {
     const runner = [...this.active.values()].find((r) => r.alive && r.pid === request.runnerPid);
     if (!runner) return null;
-    return runner.request<BufferPage>({ type: 'page', runId: request.runId, buffer: request.buffer, offset: request.offset, count: request.count }, timeoutMs);
+    return runner.request('page', { runId: request.runId, buffer: request.buffer, offset: request.offset, count: request.count }, timeoutMs);
   }
 
   /** The driver's view of compiled functions (registers, shared, local, max threads), on a device. */
   async inspect(ordinal: number, modules: CompiledModule[], timeoutMs = 30_000): Promise<RunnerResults['inspect']> {
     const { runner } = await this.acquire(ordinal);
-    return runner.request<RunnerResults['inspect']>({ type: 'inspect', modules }, timeoutMs);
+    return runner.request('inspect', { modules }, timeoutMs);
   }
 
   /** Launches a kernel with many configurations (GPU suite): the driver's verdict and occupancy for each. */
@@ -118,7 +113,7 @@ export class RunnerPool {
     timeoutMs = 300_000,
   ): Promise<RunnerResults['probe']> {
     const { runner } = await this.acquire(ordinal);
-    return runner.request<RunnerResults['probe']>({ type: 'probe', ...request }, timeoutMs);
+    return runner.request('probe', request, timeoutMs);
   }
 
   private retire(ordinal: number, runner: Runner): void {
@@ -159,13 +154,12 @@ export class RunnerPool {
   private readonly readyStatus = new WeakMap<Runner, RunnerStatus>();
 
   private spawn(ordinal: number): Runner {
-    const runner: Runner = new SupervisedProcess<RunnerStatus>({
+    const runner: Runner = new SupervisedProcess<RunnerStatus, RunnerProtocol>({
       launcher: this.options.launcher,
       entry: this.options.entry ?? distEntry('runner.js'),
       args: [String(ordinal)],
       name: `runner for device ${ordinal}`,
       role: 'runner',
-      parseReply,
       readyTimeoutMs: this.options.readyTimeoutMs ?? 30_000,
     });
     runner.ready.then((s) => this.readyStatus.set(runner, s)).catch(() => undefined);

@@ -60,7 +60,7 @@ async function host(kind: string): Promise<void> {
   const pool = new RunnerPool({ launcher, warmSpare: false });
   const compiler = new CompileService(launcher, null);
   const { runner } = await pool.acquire(0);
-  void runner.request({ type: 'block', ms: 600_000 }, 0).catch(() => undefined);
+  void runner.request('block', { ms: 600_000 }, 0).catch(() => undefined);
   const nvcc = await findNvcc();
   if (nvcc.found) void compiler.compile({ source: SLOW, sourceName: 'slow.cu', options: { arch: 'sm_90' }, backend: 'nvcc' }, 600_000).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 1500)); // nvcc is running by now
@@ -76,7 +76,7 @@ if (process.env['WB_LIFETIME_HOST']) {
       const pool = new RunnerPool({ launcher, warmSpare: false });
       const { runner } = await pool.acquire(0);
       const pid = runner.pid!;
-      void runner.request({ type: 'block', ms: 60_000 }, 0).catch(() => undefined);
+      void runner.request('block', { ms: 60_000 }, 0).catch(() => undefined);
       await new Promise((r) => setTimeout(r, 200));
       const started = performance.now();
       await runner.stop();

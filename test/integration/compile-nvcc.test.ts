@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 
 import { cubinKernelSymbols } from '../../core/cubin';
 import { CompileCache } from '../../main/compile/compile-cache';
-import type { CompileRequestInput } from '../../main/compile/compile-protocol';
+import type { CompileRequestInput } from '../../core/compile/worker-protocol';
 import { CompileService, CompileStoppedError, MAX_CONCURRENT_COMPILES } from '../../main/compile/compile-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { forkLauncher } from '../../main/process/launcher';

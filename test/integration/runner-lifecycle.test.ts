@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
-import type { RunnerStatus } from '../../core/runner/protocol';
 import { forkLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError } from '../../main/process/supervised-process';
 import { RunnerPool } from '../../main/runner/runner-pool';
@@ -26,7 +25,7 @@ test('a runner starts, reports its status, and keeps a warm spare beside it', as
   assert.equal(status.pid, runner.pid);
   assert.equal(typeof status.contextReady, 'boolean');
   if (!status.contextReady) assert.equal(status.error?.name, 'WORKBENCH_DRIVER_NOT_LOADED');
-  const again = await runner.request<RunnerStatus>({ type: 'status' }, 5000);
+  const again = await runner.request('status', {}, 5000);
   assert.equal(again.pid, runner.pid);
   const roles = pool
     .status()
@@ -38,13 +37,13 @@ test('a runner starts, reports its status, and keeps a warm spare beside it', as
 test('a runner that hangs is killed by the watchdog; the spare takes over and answers', async () => {
   const { runner } = await pool.acquire(0);
   const spare = pool.status().runners.find((r) => r.role === 'spare')!;
-  const exit = await exitOf(runner.request({ type: 'block', ms: 60_000 }, 500));
+  const exit = await exitOf(runner.request('block', { ms: 60_000 }, 500));
   assert.equal(exit.kind, 'watchdog');
   assert.match(exit.summary, /did not answer within 500 ms/);
   const next = await pool.acquire(0);
   assert.notEqual(next.runner.pid, runner.pid);
   assert.equal(next.runner.pid, spare.pid, 'the warm spare was promoted, not a cold start');
-  assert.equal((await next.runner.request<RunnerStatus>({ type: 'status' }, 5000)).pid, next.runner.pid);
+  assert.equal((await next.runner.request('status', {}, 5000)).pid, next.runner.pid);
 });
 
 test('a runner killed mid-job, or crashing with SIGSEGV, is classified and replaced', async () => {
@@ -53,7 +52,7 @@ test('a runner killed mid-job, or crashing with SIGSEGV, is classified and repla
     ['SIGSEGV', 'crashed', /segmentation fault/],
   ] as const) {
     const { runner } = await pool.acquire(0);
-    const pending = runner.request({ type: 'block', ms: 10_000 }, 30_000);
+    const pending = runner.request('block', { ms: 10_000 }, 30_000);
     await new Promise((r) => setTimeout(r, 100));
     process.kill(runner.pid!, signal);
     const exit = await exitOf(pending);
@@ -61,7 +60,7 @@ test('a runner killed mid-job, or crashing with SIGSEGV, is classified and repla
     assert.match(exit.summary, words);
     const next = await pool.acquire(0);
     assert.notEqual(next.runner.pid, runner.pid);
-    await next.runner.request({ type: 'status' }, 5000);
+    await next.runner.request('status', {}, 5000);
   }
   const exits = pool.status().recentExits.map((e) => e.kind);
   assert.deepEqual(exits.slice(-3), ['watchdog', 'killed', 'crashed']);
@@ -73,7 +72,7 @@ test('a runner sent garbage answers with an error and stays alive', async () => 
     { id: 77, type: 'launch-missiles' },
     { id: 78, type: 'run', plan: { version: 1 }, modules: [] },
   ]) {
-    await assert.rejects(runner.request(garbage as Record<string, unknown>, 5000), (e: unknown) => {
+    await assert.rejects(runner.requestUnchecked(garbage, 5000), (e: unknown) => {
       assert.ok(e instanceof ChildRequestError);
       assert.equal(e.error.name, 'WORKBENCH_BAD_REQUEST');
       return true;
@@ -82,5 +81,5 @@ test('a runner sent garbage answers with an error and stays alive', async () => 
   runner.sendRaw('not even an object');
   runner.sendRaw(null);
   assert.ok(runner.alive);
-  assert.equal((await runner.request<RunnerStatus>({ type: 'status' }, 5000)).pid, runner.pid);
+  assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
 });

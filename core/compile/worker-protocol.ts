@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-import { compileOptionsSchema } from '../../core/compile/compile-options';
-import type { CompileResult } from '../../core/compile/compile-result';
+import { MAX_SOURCE_BYTES } from '../limits';
+import { compileOptionsSchema } from './compile-options';
+import type { CompileResult } from './compile-result';
 
-/** Host <-> compile worker. Lives in main/ because only the host and its worker speak it. */
-import { MAX_SOURCE_BYTES } from '../../core/limits';
+/** Host <-> compile worker, declared once: each request's schema (the worker checks it) and its result. */
 
 export const compileRequestSchema = z.object({
   id: z.number().int().nonnegative(),
@@ -33,3 +33,9 @@ export interface CompileWorkerStatus {
   nvccPath: string | null;
   nvccVersion: string | null;
 }
+
+/** The compile worker's requests and what each answers (core/process/child-reply.ts carries them). */
+export type CompileWorkerProtocol = {
+  compile: { request: CompileRequestInput; result: CompileOutput };
+  disassemble: { request: { image: Uint8Array }; result: string | null };
+};

@@ -83,3 +83,26 @@ test('a runner sent garbage answers with an error and stays alive', async () => 
   assert.ok(runner.alive);
   assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
 });
+
+test('after a fault two spares stand ready: three faults in a row are each followed by a warm runner, never a cold start', async () => {
+  const faulty = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+  try {
+    await faulty.acquire(0);
+    for (let fault = 0; fault < 3; fault++) {
+      const { runner } = await faulty.acquire(0);
+      // Let the spares finish starting, as they would between a user's runs.
+      const spares = () => faulty.status().runners.filter((r) => r.role === 'spare');
+      for (let i = 0; i < 100 && !spares().every((s) => s.pid); i++) await new Promise((r) => setTimeout(r, 20));
+      const warm = spares().map((s) => s.pid);
+      const pending = runner.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+      process.kill(runner.pid!, 'SIGKILL');
+      await pending;
+      const next = await faulty.acquire(0);
+      assert.ok(warm.includes(next.runner.pid!), `fault ${fault + 1}: the next runner ${next.runner.pid} was one of the warm spares ${warm}`);
+      const after = faulty.status().runners.filter((r) => r.role === 'spare').length;
+      assert.equal(after, 2, `fault ${fault + 1}: two spares after a fault`);
+    }
+  } finally {
+    await faulty.dispose();
+  }
+});

@@ -40,6 +40,7 @@ await Promise.all([
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
       { in: r('bench/bench.ts'), out: 'bench/bench' },
+      { in: r('bench/soak.ts'), out: 'bench/soak' },
       ...testEntries,
     ],
     outdir: r('dist'),

@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
-
 import { mulberry32 } from '../core/plan/buffer-data';
 import { compareWithExpected } from '../core/samples/sample-manifest';
 import { requireAddon } from '../main/native/addon';
 import { forkLauncher } from '../main/process/launcher';
+import { listProcesses } from '../main/process/process-state';
 import { listGallery, loadSample } from '../main/services/sample-service';
 import { createWorkbench } from '../main/workbench';
 
@@ -26,21 +25,11 @@ const usedBytes = async (): Promise<number | null> => {
     return null;
   }
 };
+/** The workbench's children and what they started, by their command lines. */
 const ourChildren = (): string[] =>
-  readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .flatMap((pid) => {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-          .replace(/^.*\) /, '')
-          .split(' ');
-        if (fields[0] === 'Z') return [];
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        return /dist\/main\/(runner|compile-worker)\.js|gpu-workbench-reaper|gpu-workbench-nvcc-/.test(cmd) ? [`${pid} ${cmd.slice(0, 80)}`] : [];
-      } catch {
-        return [];
-      }
-    });
+  listProcesses().flatMap((p) =>
+    /dist\/main\/(runner|compile-worker)\.js|gpu-workbench-reaper|gpu-workbench-nvcc-/.test(p.cmdline) ? [`${p.pid} ${p.cmdline.slice(0, 80)}`] : [],
+  );
 
 async function main(): Promise<void> {
   const gallery = await listGallery();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { forkLauncher } from '../../main/process/launcher';
+import { listProcesses, processRuns } from '../../main/process/process-state';
 import { loadSample } from '../../main/services/sample-service';
 import { createWorkbench } from '../../main/workbench';
 
@@ -11,29 +11,9 @@ import { createWorkbench } from '../../main/workbench';
 // firing, with no process left, and the next run succeeds; a host SIGKILLed mid-run (a kernel spinning on
 // the GPU) and mid-compile leaves no process behind.
 
-const alive = (pid: number): boolean => {
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
-/** Processes whose group is one of `groups`, zombies aside. */
-const inGroups = (groups: number[]): string[] =>
-  readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .flatMap((pid) => {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
-          .replace(/^.*\) /, '')
-          .split(' ');
-        if (fields[0] === 'Z' || !groups.includes(Number(fields[2]))) return [];
-        return [`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)}`];
-      } catch {
-        return [];
-      }
-    });
+const alive = processRuns;
+/** Processes in one of these groups, as "pid command". */
+const inGroups = (groups: number[]): string[] => listProcesses().flatMap((p) => (groups.includes(p.pgrp) ? [`${p.pid} ${p.cmdline.slice(0, 80)}`] : []));
 
 async function host(): Promise<void> {
   const workbench = createWorkbench(forkLauncher, { warmSpare: false });

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 
 import { CompileService } from '../../main/compile/compile-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
+import { listProcesses, processRuns } from '../../main/process/process-state';
 import { RunnerPool } from '../../main/runner/runner-pool';
 import { inHostGroupLauncher } from '../helpers/launchers';
 
@@ -21,29 +22,9 @@ const SLOW = `template <int N> __device__ __forceinline__ float f(float x) { ret
 template <> __device__ __forceinline__ float f<0>(float x) { return x; }
 __global__ void k(float* o) { o[threadIdx.x] = f<16>(o[threadIdx.x]); }`;
 
-/** Alive and not a zombie. */
-const alive = (pid: number): boolean => {
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
-/** Processes whose group is one of `groups`. */
-const inGroups = (groups: number[]): string[] =>
-  readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .flatMap((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const fields = stat.replace(/^.*\) /, '').split(' ');
-        if (fields[0] === 'Z' || !groups.includes(Number(fields[2]))) return [];
-        return [`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 80)}`];
-      } catch {
-        return [];
-      }
-    });
+const alive = processRuns;
+/** Processes in one of these groups, as "pid command". */
+const inGroups = (groups: number[]): string[] => listProcesses().flatMap((p) => (groups.includes(p.pgrp) ? [`${p.pid} ${p.cmdline.slice(0, 80)}`] : []));
 
 async function until(check: () => boolean, ms: number): Promise<number> {
   const started = performance.now();
@@ -100,18 +81,9 @@ if (process.env['WB_LIFETIME_HOST']) {
       });
       const { runner } = JSON.parse(line) as { runner: number };
       // Every group the host's children lead, and the compilers in them.
-      const groups = readdirSync('/proc')
-        .filter((p) => /^\d+$/.test(p))
-        .flatMap((p) => {
-          try {
-            const fields = readFileSync(`/proc/${p}/stat`, 'utf8')
-              .replace(/^.*\) /, '')
-              .split(' ');
-            return Number(fields[1]) === child.pid ? [Number(p)] : [];
-          } catch {
-            return [];
-          }
-        });
+      const groups = listProcesses()
+        .filter((p) => p.ppid === child.pid)
+        .map((p) => p.pid);
       assert.ok(groups.includes(runner), `the runner ${runner} is among the host's children ${groups}`);
       const before = inGroups(groups);
       console.log(`# ${kind}: before the kill, ${before.length} processes in the children's groups:\n${before.map((b) => `#   ${b}`).join('\n')}`);

@@ -22,26 +22,28 @@ function record(name: string, outcome: RunOutcome): void {
 }
 const source = (path: string) => readFileSync(join(SAMPLES, path), 'utf8');
 
+/** `gpu-workbench run` of vecAdd over 1000 elements, c never uploaded: the grid and b's initializer vary. */
+const vecAddRun = (grid: number, b: string) => [
+  'run',
+  vecAdd,
+  '--kernel',
+  'vecAdd',
+  '--grid',
+  String(grid),
+  '--block',
+  '256',
+  '--arg',
+  'a:f32[1000]=iota',
+  '--arg',
+  `b:f32[1000]=${b}`,
+  '--arg',
+  'c:f32[1000]',
+  '--arg',
+  'n:i32=1000',
+];
+
 test('run: vector add from flags gives c[i] = 3i for every element, with the kernel time', async () => {
-  const r = await runCli([
-    'run',
-    vecAdd,
-    '--kernel',
-    'vecAdd',
-    '--grid',
-    '4',
-    '--block',
-    '256',
-    '--arg',
-    'a:f32[1000]=iota',
-    '--arg',
-    'b:f32[1000]=iota(0,2)',
-    '--arg',
-    'c:f32[1000]',
-    '--arg',
-    'n:i32=1000',
-    '--json',
-  ]);
+  const r = await runCli([...vecAddRun(4, 'iota(0,2)'), '--json']);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const outcome = parseJson<RunOutcome>(r);
   assert.equal(outcome.status, 'ok');
@@ -266,25 +268,7 @@ test('run: a buffer given no initializer is never uploaded, and a kernel that re
 });
 
 test('run: elements no thread wrote are found by their poison, with the count and the first index', async () => {
-  const r = await runCli([
-    'run',
-    vecAdd,
-    '--kernel',
-    'vecAdd',
-    '--grid',
-    '2',
-    '--block',
-    '256',
-    '--arg',
-    'a:f32[1000]=iota',
-    '--arg',
-    'b:f32[1000]=1',
-    '--arg',
-    'c:f32[1000]',
-    '--arg',
-    'n:i32=1000',
-    '--json',
-  ]);
+  const r = await runCli([...vecAddRun(2, '1'), '--json']);
   assert.equal(r.code, 1, r.stdout);
   const outcome = parseJson<RunOutcome>(r);
   record('unwritten-elements', outcome);
@@ -297,24 +281,7 @@ test('run: elements no thread wrote are found by their poison, with the count an
 });
 
 test('run: steps print in plan order, and the determinism check can be turned off or asked for more runs', async () => {
-  const base = [
-    'run',
-    vecAdd,
-    '--kernel',
-    'vecAdd',
-    '--grid',
-    '4',
-    '--block',
-    '256',
-    '--arg',
-    'a:f32[1000]=iota',
-    '--arg',
-    'b:f32[1000]=1',
-    '--arg',
-    'c:f32[1000]',
-    '--arg',
-    'n:i32=1000',
-  ];
+  const base = vecAddRun(4, '1');
   const text = await runCli(base);
   assert.equal(text.code, 0, text.stdout);
   const numbers = [...text.stdout.matchAll(/^Step (\d+):/gm)].map((m) => Number(m[1]));

@@ -7,6 +7,7 @@ import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { mulberry32 } from '../../core/plan/buffer-data';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { deviceLimits, makeProfile } from '../../core/validate/device-limits';
+import type { FunctionAttributes } from '../../core/runner/run-result';
 import { carveoutSteps, type KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch } from '../../core/validate/validate-launch';
 import { CompileService } from '../../main/compile/compile-service';
@@ -59,6 +60,27 @@ after(async () => {
 });
 
 type Config = [number, number, number, number, number, number, number];
+
+/** A probe kernel compiled for the device, as a module the runner loads. */
+async function compileVariant(variant: (typeof VARIANTS)[number], arch: string) {
+  const compiled = await compiler.compile({
+    source: SOURCE,
+    sourceName: 'probe.cu',
+    options: compileOptionsSchema.parse({ arch, maxRegisters: variant.maxRegisters }),
+    backend: 'auto',
+  });
+  assert.ok(compiled.ok, compiled.log);
+  return { kernel: variant.name, symbol: compiled.kernels.find((k) => k.name === variant.kernel)!.symbol!, image: compiled.image! };
+}
+
+/** The validator's view of a function, from the driver's attributes. */
+const kernelLimitsOf = (a: FunctionAttributes): KernelLimits => ({
+  numRegs: a.numRegs,
+  sharedSizeBytes: a.sharedSizeBytes,
+  localSizeBytes: a.localSizeBytes,
+  maxThreadsPerBlock: a.maxThreadsPerBlock,
+  maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
+});
 
 /** Configurations drawn around every limit the validator knows, seeded so a failure can be replayed. */
 function configs(seed: number, count: number, kernelMaxThreads: number, dynamicLimit: number, optin: number): Config[] {
@@ -141,17 +163,10 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
   let occupancyAgree = 0;
   const mismatches: unknown[] = [];
   for (const variant of VARIANTS) {
-    const compiled = await compiler.compile({
-      source: SOURCE,
-      sourceName: 'probe.cu',
-      options: compileOptionsSchema.parse({ arch, maxRegisters: variant.maxRegisters }),
-      backend: 'auto',
-    });
-    assert.ok(compiled.ok, compiled.log);
-    const symbol = compiled.kernels.find((k) => k.name === variant.kernel)!.symbol!;
+    const module = await compileVariant(variant, arch);
     for (const phase of ['default', 'opt-in'] as const) {
       const first = await pool.probe(0, {
-        module: { kernel: variant.name, symbol, image: compiled.image! },
+        module,
         args,
         configs: new Float64Array(0),
         maxDynamicSharedBytes: null,
@@ -168,7 +183,7 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
       let probe;
       try {
         probe = await pool.probe(0, {
-          module: { kernel: variant.name, symbol, image: compiled.image! },
+          module,
           args,
           configs: new Float64Array(rows.flat()),
           maxDynamicSharedBytes: phase === 'opt-in' ? optinDynamic : null,
@@ -179,13 +194,7 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
         continue;
       }
       const a = probe.attributes;
-      const kernel: KernelLimits = {
-        numRegs: a.numRegs,
-        sharedSizeBytes: a.sharedSizeBytes,
-        localSizeBytes: a.localSizeBytes,
-        maxThreadsPerBlock: a.maxThreadsPerBlock,
-        maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
-      };
+      const kernel = kernelLimitsOf(a);
       rows.forEach((c, r) => {
         total++;
         const v = validateLaunch(limits, kernel, { grid: [c[0], c[1], c[2]], block: [c[3], c[4], c[5]], sharedBytes: c[6] });
@@ -277,22 +286,9 @@ test('dynamic shared memory from 0 to the opt-in maximum, with and without the o
   let occupancyAgree = 0;
   const mismatches: unknown[] = [];
   for (const variant of VARIANTS.filter((v) => ['light', 'heavy@80', 'bounded', 'shared4k', 'shared32k', 'shared48k', 'dynamic'].includes(v.name))) {
-    const compiled = await compiler.compile({
-      source: SOURCE,
-      sourceName: 'probe.cu',
-      options: compileOptionsSchema.parse({ arch, maxRegisters: variant.maxRegisters }),
-      backend: 'auto',
-    });
-    assert.ok(compiled.ok, compiled.log);
-    const module = { kernel: variant.name, symbol: compiled.kernels.find((k) => k.name === variant.kernel)!.symbol!, image: compiled.image! };
+    const module = await compileVariant(variant, arch);
     const a = (await pool.probe(0, { module, args, configs: new Float64Array(0), maxDynamicSharedBytes: null })).attributes;
-    const kernel: KernelLimits = {
-      numRegs: a.numRegs,
-      sharedSizeBytes: a.sharedSizeBytes,
-      localSizeBytes: a.localSizeBytes,
-      maxThreadsPerBlock: a.maxThreadsPerBlock,
-      maxDynamicSharedSizeBytes: a.maxDynamicSharedSizeBytes,
-    };
+    const kernel = kernelLimitsOf(a);
     const smem = sharedSweep(limits, a.sharedSizeBytes, a.maxDynamicSharedSizeBytes);
     const rows = smem.flatMap((d) => blockSizes.map((b) => [1, 1, 1, b, 1, 1, d]));
     for (const raised of [false, true]) {

@@ -1,4 +1,5 @@
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
 import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
@@ -48,9 +49,10 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
     throw new PlanFileError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) throw new PlanFileError(`Plan file ${path} does not hold a JSON object.`);
+  const folder = dirname(resolve(path));
   for (const kernel of Array.isArray(plan.kernels) ? plan.kernels : []) {
     if (typeof kernel?.sourceFile === 'string' && kernel.source === undefined) {
-      const file = resolve(dirname(path), rename[kernel.sourceFile] ?? kernel.sourceFile);
+      const file = await insidePlanFolder(folder, rename[kernel.sourceFile] ?? kernel.sourceFile, path, 'sourceFile');
       kernel.source = await readTextFile(file, 'Kernel source');
       kernel.sourceName ??= basename(file);
       delete kernel.sourceFile;
@@ -58,9 +60,24 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
   }
   for (const buffer of Array.isArray(plan.buffers) ? plan.buffers : []) {
     const init = buffer?.init;
-    if (init?.kind === 'file' && typeof init.path === 'string' && !isAbsolute(init.path)) init.path = resolve(dirname(path), init.path);
+    if (init?.kind === 'file' && typeof init.path === 'string') init.path = await insidePlanFolder(folder, init.path, path, 'a file initializer');
   }
   return { plan };
+}
+
+/**
+ * A path a plan file names, resolved against the plan's folder, which it may not leave: a plan someone
+ * sent you cannot read your other files (an absolute path, `..`, or a symlink out of the folder).
+ */
+async function insidePlanFolder(folder: string, named: string, planPath: string, what: string): Promise<string> {
+  const refuse = (why: string) =>
+    new PlanFileError(`Plan file ${planPath}: ${what} "${named}" ${why}. A plan may name only files in its own folder (${folder}) or below it.`);
+  if (isAbsolute(named)) throw refuse('is an absolute path');
+  const file = resolve(folder, named);
+  if (!file.startsWith(folder + sep)) throw refuse("leaves the plan's folder");
+  const [realFolder, realFile] = await Promise.all([realpath(folder), realpath(file).catch(() => file)]);
+  if (!realFile.startsWith(realFolder + sep)) throw refuse("is a link out of the plan's folder");
+  return file;
 }
 
 /** Writes a plan or a run result as readable JSON, atomically: a killed write leaves the old file whole. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -67,7 +67,9 @@ test('plans that cannot run are refused before any compiler or GPU is touched: o
     buffers: { name: string; type: string; count: unknown }[];
     steps: { op: string; buffer?: string; args?: unknown[] }[];
   };
-  base.kernels[0]!.sourceFile = join(SAMPLES, 'vector-add/vector_add.cu');
+  // A plan names files in its own folder: the kernel goes beside the plans.
+  copyFileSync(join(SAMPLES, 'vector-add/vector_add.cu'), join(work, 'vector_add.cu'));
+  base.kernels[0]!.sourceFile = 'vector_add.cu';
   const variant = (change: (plan: typeof base) => void) => {
     const plan = structuredClone(base);
     change(plan);

@@ -92,3 +92,35 @@ test('drafts are 0600 in a 0700 folder, and temporary files of killed saves go a
     [],
   );
 });
+
+test('a plan file names only files in its own folder: absolute paths, .. and links out are refused', async () => {
+  const d = dir();
+  const secret = join(dir(), 'id_rsa');
+  writeFileSync(secret, 'PRIVATE KEY');
+  writeFileSync(join(d, 'k.cu'), '__global__ void k(float* p) {}');
+  symlinkSync(secret, join(d, 'innocent.bin'));
+  const plan = (over: object) => {
+    const path = join(d, `plan-${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(
+      path,
+      JSON.stringify({
+        version: 1,
+        kernels: [{ id: 'k', entry: 'k', sourceFile: 'k.cu' }],
+        buffers: [{ name: 'p', type: 'u8', count: 11, init: { kind: 'file', path: 'data.bin' } }],
+        steps: [{ op: 'alloc', buffer: 'p' }],
+        ...over,
+      }),
+    );
+    return path;
+  };
+  writeFileSync(join(d, 'data.bin'), Buffer.alloc(11));
+  const ok = (await readPlanFile(plan({}))).plan as { buffers: { init: { path: string } }[] };
+  assert.equal(ok.buffers[0]!.init.path, join(d, 'data.bin'));
+  for (const [over, why] of [
+    [{ buffers: [{ name: 'p', type: 'u8', count: 11, init: { kind: 'file', path: secret } }] }, /is an absolute path/],
+    [{ buffers: [{ name: 'p', type: 'u8', count: 11, init: { kind: 'file', path: '../../etc/passwd' } }] }, /leaves the plan's folder/],
+    [{ buffers: [{ name: 'p', type: 'u8', count: 11, init: { kind: 'file', path: 'innocent.bin' } }] }, /is a link out of the plan's folder/],
+    [{ kernels: [{ id: 'k', entry: 'k', sourceFile: '/etc/hostname' }] }, /sourceFile "\/etc\/hostname" is an absolute path/],
+  ] as const)
+    await assert.rejects(readPlanFile(plan(over)), why);
+});

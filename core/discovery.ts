@@ -31,6 +31,8 @@ export interface DiscoveryReport {
   nvrtc: LibraryReport;
   nvml: LibraryReport;
   nvcc: ToolReport;
+  /** Absent in reports made before it was looked for. */
+  computeSanitizer?: ToolReport;
   platform: string;
 }
 
@@ -158,6 +160,26 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
           remedy: 'Optional: the CUDA toolkit provides it, as a second compiler backend.',
         },
   );
+  if (report.computeSanitizer)
+    checks.push(
+      report.computeSanitizer.found
+        ? {
+            id: 'compute-sanitizer',
+            status: 'ok',
+            title: 'compute-sanitizer',
+            detail: `${report.computeSanitizer.path}${report.computeSanitizer.version ? ` — ${report.computeSanitizer.version}` : ''}`,
+            remedy: null,
+          }
+        : {
+            id: 'compute-sanitizer',
+            status: 'warn',
+            title: 'compute-sanitizer',
+            detail: 'not found',
+            searched: report.computeSanitizer.searched,
+            remedy:
+              "It names the faulting line, thread and buffer (memcheck, racecheck, initcheck, synccheck). It ships with the CUDA toolkit (bin/compute-sanitizer); on Debian or Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-13-0 (your toolkit's version). Or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.",
+          },
+    );
   checks.push(
     report.nvml.loaded
       ? { id: 'nvml', status: 'ok', title: 'NVML (memory monitoring)', detail: report.nvml.path ?? '', remedy: null }

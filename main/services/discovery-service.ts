@@ -2,6 +2,7 @@ import type { DiscoveryReport, LibraryReport } from '../../core/discovery';
 import { findNvcc } from '../compile/nvcc';
 import { loadAddon } from '../native/addon';
 import { driverCandidates, nvmlCandidates, nvrtcCandidates } from '../native/library-candidates';
+import { findComputeSanitizer } from '../tools/compute-sanitizer';
 
 const notLoaded = (error: string): LibraryReport => ({
   loaded: false,
@@ -31,6 +32,9 @@ export function discoverLibraries(nvrtcSetting?: string): Omit<DiscoveryReport, 
 let cached: Promise<DiscoveryReport> | null = null;
 
 export function discover(): Promise<DiscoveryReport> {
-  cached ??= (async () => ({ ...discoverLibraries(), nvcc: await findNvcc() }))();
+  cached ??= (async () => {
+    const [nvcc, computeSanitizer] = await Promise.all([findNvcc(), findComputeSanitizer()]);
+    return { ...discoverLibraries(), nvcc, computeSanitizer };
+  })();
   return cached;
 }

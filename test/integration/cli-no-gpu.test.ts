@@ -150,3 +150,14 @@ test('gpu-workbench serve: serves with its token, and SIGTERM stops it cleanly',
   serve.child.kill('SIGTERM');
   assert.equal(await exited, 0);
 });
+
+test('doctor looks for compute-sanitizer in the toolkit folders and on PATH, and says how to get it', async () => {
+  const r = await runCli(['doctor', '--json']);
+  const out = parseJson<{ checks: { id: string; status: string; searched?: string[]; remedy: string | null }[] }>(r);
+  const check = out.checks.find((c) => c.id === 'compute-sanitizer')!;
+  assert.ok(check, 'a compute-sanitizer check');
+  if (check.status === 'warn') {
+    assert.ok(check.searched!.includes('/usr/local/cuda/bin/compute-sanitizer'), check.searched!.join('\n'));
+    assert.match(check.remedy!, /cuda-sanitizer/);
+  }
+});

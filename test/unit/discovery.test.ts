@@ -74,3 +74,20 @@ test('searched() keeps dlerror text that does not repeat the path', () => {
     '/a/libcuda.so.1 (setting): too old: lacks cuInit',
   ]);
 });
+
+test('compute-sanitizer: found with its version, or a warning that says what it is for and how to get it', () => {
+  const found = doctorChecks(
+    report({ computeSanitizer: { found: true, path: '/usr/local/cuda/bin/compute-sanitizer', version: '2025.3.0.0', searched: [] } }),
+    null,
+    null,
+  ).find((c) => c.id === 'compute-sanitizer')!;
+  assert.deepEqual([found.status, found.detail], ['ok', '/usr/local/cuda/bin/compute-sanitizer — 2025.3.0.0']);
+  const missing = doctorChecks(
+    report({ computeSanitizer: { found: false, path: null, version: null, searched: ['/usr/local/cuda/bin/compute-sanitizer'] } }),
+    null,
+    null,
+  ).find((c) => c.id === 'compute-sanitizer')!;
+  assert.equal(missing.status, 'warn');
+  assert.deepEqual(missing.searched, ['/usr/local/cuda/bin/compute-sanitizer']);
+  assert.match(missing.remedy!, /names the faulting line.*cuda-sanitizer.*GPU_WORKBENCH_COMPUTE_SANITIZER/s);
+});

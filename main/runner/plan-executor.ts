@@ -333,7 +333,10 @@ export async function executePlan(
         }
       }
     }
-    if (capturing) addon.captureOutputTake(0); // what the replays printed repeats the first run's
+    // What the replays printed repeats the first run's, unless a replay failed: then it is the evidence.
+    const replayFailure = failure as RunResult['failure'];
+    if (replayFailure) takeOutput(replayFailure.stepIndex ?? 0);
+    else if (capturing) addon.captureOutputTake(0);
     return { status: 'compared', reason: null, runs: determinism.runs, ms: performance.now() - started, differences };
   }
 

@@ -27,7 +27,14 @@ export type CompiledModule = z.infer<typeof compiledModuleSchema>;
 
 export const runnerRequestSchema = z.discriminatedUnion('type', [
   z.object({ id: z.number().int().nonnegative(), type: z.literal('status') }),
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('run'), plan: launchPlanSchema, modules: z.array(compiledModuleSchema).min(1).max(64) }),
+  z.object({
+    id: z.number().int().nonnegative(),
+    type: z.literal('run'),
+    plan: launchPlanSchema,
+    modules: z.array(compiledModuleSchema).min(1).max(64),
+    /** The host's watchdog for this run: the determinism check is skipped when it could not fit. */
+    timeLimitMs: z.number().int().positive().optional(),
+  }),
   z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
   /** A page of a buffer the last run read back: the runner keeps that data until its next run. */
   z.object({

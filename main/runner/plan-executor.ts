@@ -73,6 +73,7 @@ export async function executePlan(
   device: { ordinal: number; name: string },
   loadFunction: (module: CompiledModule) => Promise<LoadedFunction>,
   runId: string,
+  timeLimitMs: number | null = null,
 ): Promise<ExecutedPlan> {
   const runStarted = performance.now();
   const guard = plan.checks.guardBytes;
@@ -122,7 +123,7 @@ export async function executePlan(
 
   const replayAt = determinism.runs > 0 ? determinism.replayEnd : -1;
   for (let index = 0; index < plan.steps.length && !failure; index++) {
-    if (index === replayAt) checks.determinism = await checkDeterminism();
+    if (index === replayAt) checks.determinism = replayFits() ?? (await checkDeterminism());
     const step = plan.steps[index]!;
     const started = performance.now();
     let ms: number | null = null;
@@ -141,7 +142,7 @@ export async function executePlan(
     steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? wallMs), wallMs });
   }
 
-  if (!failure && replayAt === plan.steps.length) checks.determinism = await checkDeterminism();
+  if (!failure && replayAt === plan.steps.length) checks.determinism = replayFits() ?? (await checkDeterminism());
   checks.determinism ??= {
     status: determinism.off ? 'off' : 'skipped',
     reason: determinism.skipped ?? 'the run failed before the check',
@@ -319,6 +320,23 @@ export async function executePlan(
    * (uploads repeated, unwritten memory re-poisoned), and compares every read-back with the first run's,
    * bit for bit. Races and reads of memory nothing wrote often show only this way.
    */
+  /**
+   * Null when the replays fit in what is left of the host's time limit (a quarter kept in hand); else the
+   * report that says they were skipped, so a slow but correct plan is never killed by its own check.
+   */
+  function replayFits(): DeterminismReport | null {
+    if (timeLimitMs === null) return null;
+    const firstRunMs = performance.now() - runStarted;
+    if (firstRunMs * (determinism.runs + 1) <= timeLimitMs * 0.75) return null;
+    return {
+      status: 'skipped',
+      reason: `the first run took ${(firstRunMs / 1000).toFixed(1)} s of the ${(timeLimitMs / 1000).toFixed(0)} s time limit, so ${determinism.runs === 1 ? 'a second' : `${determinism.runs} more`} would not fit; raise the limit (--timeout) to check`,
+      runs: 0,
+      ms: 0,
+      differences: [],
+    };
+  }
+
   async function checkDeterminism(): Promise<DeterminismReport> {
     const started = performance.now();
     const differences: DeterminismReport['differences'] = [];

@@ -149,7 +149,15 @@ async function handle(request: RunnerRequest): Promise<void> {
       const runId = `${process.pid}-${++runs}`;
       let executed: ExecutedPlan;
       try {
-        executed = await executePlan(addon, request.plan, request.modules, { ordinal, name: status.deviceName ?? '' }, (m) => cache.function(m), runId);
+        executed = await executePlan(
+          addon,
+          request.plan,
+          request.modules,
+          { ordinal, name: status.deviceName ?? '' },
+          (m) => cache.function(m),
+          runId,
+          request.timeLimitMs ?? null,
+        );
       } finally {
         addon.captureOutputStop(); // already stopped unless the plan threw: this process's own output must not vanish
       }

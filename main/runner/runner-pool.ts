@@ -87,7 +87,7 @@ export class RunnerPool {
   /** Runs a plan on its device's runner. Cancelling kills that runner (a hung kernel cannot be stopped otherwise); the spare takes over. */
   async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number, signal?: AbortLike): Promise<RunResult> {
     const { runner } = await this.acquire(plan.device);
-    const reply = runner.request('run', { plan, modules }, timeoutMs);
+    const reply = runner.request('run', { plan, modules, timeLimitMs: timeoutMs }, timeoutMs);
     signal?.addEventListener('abort', () => runner.cancel(), { once: true });
     if (signal?.aborted) runner.cancel();
     spinWhilePending(reply, SPIN_MS);

@@ -70,6 +70,7 @@ export class CompileService {
       if (at >= 0) this.idle.splice(at, 1);
       this.busy.delete(worker);
       this.keepSpare();
+      this.serveWaiting();
     });
     return worker;
   }
@@ -79,27 +80,31 @@ export class CompileService {
     if (!this.disposed && !this.idle.some((w) => w.alive)) this.idle.push(this.startWorker());
   }
 
-  /** A worker for one compile: an idle one, or a new one while under the bound; else wait in line. */
+  /** A worker for one compile while fewer than the bound compile: an idle one, or a new one; else wait in line. */
   private acquire(ticket: CompileTicket): Promise<Worker | null> {
-    const ready = this.idle.find((w) => w.alive);
-    if (ready || this.busy.size < this.maxConcurrent) {
-      if (ready) this.idle.splice(this.idle.indexOf(ready), 1);
-      const worker = ready ?? this.startWorker();
-      this.busy.add(worker);
-      this.keepSpare();
-      return Promise.resolve(worker);
-    }
+    if (this.busy.size < this.maxConcurrent) return Promise.resolve(this.lend());
     return new Promise((take) => this.waiting.push({ ticket, take }));
+  }
+
+  /** Marks a worker busy (the oldest idle one, else a new one) and keeps a spare beside it. */
+  private lend(): Worker {
+    const ready = this.idle.find((w) => w.alive);
+    if (ready) this.idle.splice(this.idle.indexOf(ready), 1);
+    const worker = ready ?? this.startWorker();
+    this.busy.add(worker);
+    this.keepSpare();
+    return worker;
+  }
+
+  /** Gives freed capacity to the compiles waiting in line. */
+  private serveWaiting(): void {
+    while (this.waiting.length && this.busy.size < this.maxConcurrent && !this.disposed) this.waiting.shift()!.take(this.lend());
   }
 
   private release(worker: Worker): void {
     this.busy.delete(worker);
-    if (!worker.alive) return;
-    const next = this.waiting.shift();
-    if (next) {
-      this.busy.add(worker);
-      next.take(worker);
-    } else this.idle.push(worker);
+    if (worker.alive) this.idle.push(worker);
+    this.serveWaiting();
   }
 
   /** The worker's process id of a compile under way, or of the spare (for the supervisor's tests). */

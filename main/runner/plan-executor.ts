@@ -89,7 +89,7 @@ export async function executePlan(
   const checks: RunChecksReport = { guardBytes: guard, poison: plan.checks.poison, guardViolations: [], staleUses: [], uninitialised: [], comparisons: [] };
   let failure: RunResult['failure'] = null;
   const uploadedBeforeUse = allocStepsUploadedBeforeUse(plan);
-  /** Buffers that hold the poison pattern from their allocation until an upload replaces it. */
+  /** Buffers allocated with the poison pattern and never uploaded: whatever of it a kernel left shows. */
   const poisoned = new Set<string>();
   const determinism = planDeterminism(plan);
   /** The first run's read-backs by step, for the determinism check to compare with. */
@@ -123,7 +123,10 @@ export async function executePlan(
 
   const replayAt = determinism.runs > 0 ? determinism.replayEnd : -1;
   for (let index = 0; index < plan.steps.length && !failure; index++) {
-    if (index === replayAt) checks.determinism = replayFits() ?? (await checkDeterminism());
+    if (index === replayAt) {
+      checks.determinism = replayFits() ?? (await checkDeterminism());
+      if (failure) break; // the replay's fault is the run's: the frees after it must not replace it
+    }
     const step = plan.steps[index]!;
     const started = performance.now();
     let ms: number | null = null;
@@ -244,12 +247,8 @@ export async function executePlan(
           timesMs,
           ...timingStats(timesMs),
         });
-        // The kernel may have written any buffer it was given.
-        for (const name of passed) {
-          if (!allocations.has(name)) continue;
-          written.add(name);
-          poisoned.delete(name);
-        }
+        // The kernel may have written any buffer it was given (and may have left some of it poisoned).
+        for (const name of passed) if (allocations.has(name)) written.add(name);
         if (guard)
           await checkGuards(
             index,

@@ -228,3 +228,37 @@ test('a hung compile of one document does not hold up another document, and a sp
   compiler.cancel();
   await assert.rejects(hung, CompileStoppedError);
 });
+
+test('compiles of many documents at once: never more than the bound compile, the rest wait their turn and finish', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  let most = 0;
+  const sampler = setInterval(() => (most = Math.max(most, compiler.workers.busy)), 10);
+  const results = await Promise.all(Array.from({ length: 6 }, (_, i) => compiler.compile(request(), 120_000, `doc-many-${i}`)));
+  clearInterval(sampler);
+  assert.ok(results.every((r) => r.ok));
+  console.log(`# 6 documents at once: at most ${most} compiling (bound ${MAX_CONCURRENT_COMPILES}), ${JSON.stringify(compiler.workers)} after`);
+  assert.ok(most <= MAX_CONCURRENT_COMPILES, `${most} compiling at once`);
+  assert.ok(compiler.workers.busy + compiler.workers.idle <= MAX_CONCURRENT_COMPILES + 1, JSON.stringify(compiler.workers));
+});
+
+test('a compile waiting in line is served as soon as a running one is superseded and its worker killed', async (t) => {
+  if (!(await nvcc)) return t.skip('nvcc is not installed here');
+  const hung = Array.from({ length: MAX_CONCURRENT_COMPILES }, (_, i) =>
+    compiler.compile(request({ source: SLOW }), 120_000, `doc-hung-${i}`).then(
+      () => null,
+      (e: unknown) => e,
+    ),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const waiting = compiler.compile(request(), 120_000, 'doc-waiting');
+  await new Promise((r) => setTimeout(r, 200));
+  // A new edit of the first hung document: its old compile's worker is killed, which frees a place.
+  const edit = compiler.compile(request(), 120_000, 'doc-hung-0');
+  const started = performance.now();
+  assert.ok((await waiting).ok);
+  assert.ok((await edit).ok);
+  assert.ok(performance.now() - started < 20_000);
+  compiler.cancel();
+  const stopped = await Promise.all(hung);
+  assert.ok(stopped.every((e) => e instanceof CompileStoppedError));
+});

@@ -149,7 +149,11 @@ export interface CallContext<E = unknown> {
 /** How long a renderer waits for an answer when the call names no limit: above the host's own limits. */
 export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): number {
   const asked = (request as { timeoutMs?: unknown } | null)?.timeoutMs;
-  if (channel === 'run.plan') return (typeof asked === 'number' ? asked : 30_000) + 60_000;
+  // A run compiles each of its kernels first (up to 120 s each) and then runs under its own limit.
+  if (channel === 'run.plan') {
+    const kernels = (request as { plan?: { kernels?: unknown[] } } | null)?.plan?.kernels;
+    return (typeof asked === 'number' ? asked : 30_000) + 150_000 * Math.max(1, Array.isArray(kernels) ? kernels.length : 1);
+  }
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
   return 60_000;
 }

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { freemem } from 'node:os';
 
 import { isStickyCode } from '../../core/cuda/error-catalog';
@@ -420,24 +420,37 @@ export async function executePlan(
     }
   }
 
+  /** A file initializer's bytes: a regular file only (opened non-blocking: a FIFO or a device is refused). */
   function fileBytes(spec: BufferSpec): Uint8Array {
     if (spec.init?.kind !== 'file') throw new Error('not a file initializer');
     const { path, offsetBytes } = spec.init;
     const bytes = bytesOf(spec);
-    let size: number;
+    let fd: number;
     try {
-      size = statSync(path).size;
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     } catch {
       throw workbenchError('cuMemcpyHtoD_v2', `buffer "${spec.name}" is to be read from ${path}, which does not exist or cannot be read`);
     }
-    if (size - offsetBytes < bytes) {
-      throw workbenchError(
-        'cuMemcpyHtoD_v2',
-        `buffer "${spec.name}" needs ${formatBytes(bytes)} from ${path}${offsetBytes ? ` at offset ${offsetBytes}` : ''}, but the file has only ${formatBytes(Math.max(0, size - offsetBytes))} there`,
-      );
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) throw workbenchError('cuMemcpyHtoD_v2', `buffer "${spec.name}" is to be read from ${path}, which is not a regular file`);
+      if (info.size - offsetBytes < bytes) {
+        throw workbenchError(
+          'cuMemcpyHtoD_v2',
+          `buffer "${spec.name}" needs ${formatBytes(bytes)} from ${path}${offsetBytes ? ` at offset ${offsetBytes}` : ''}, but the file has only ${formatBytes(Math.max(0, info.size - offsetBytes))} there`,
+        );
+      }
+      const data = new Uint8Array(bytes);
+      let done = 0;
+      while (done < bytes) {
+        const got = readSync(fd, data, done, bytes - done, offsetBytes + done);
+        if (got === 0) break;
+        done += got;
+      }
+      return data;
+    } finally {
+      closeSync(fd);
     }
-    const data = readFileSync(path);
-    return new Uint8Array(data.buffer, data.byteOffset + offsetBytes, bytes);
   }
 
   function allocated(name: string, api: string) {

@@ -168,16 +168,18 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
         return;
       }
       const id = message.id;
-      if (id !== null && calls.has(id)) return bad(`A call with id ${JSON.stringify(id)} is already in flight on this connection.`, id);
+      // A call needs an id: it is how its answer, its events and its cancel find it.
+      if (id === null) return bad('A call needs an "id" (a number or a short string).');
+      if (calls.has(id)) return bad(`A call with id ${JSON.stringify(id)} is already in flight on this connection.`, id);
       if (calls.size >= MAX_CALLS_PER_SOCKET) return bad(`At most ${MAX_CALLS_PER_SOCKET} calls may be in flight on one connection.`, id);
       const controller = new AbortController();
-      if (id !== null) calls.set(id, controller);
+      calls.set(id, controller);
       const context = { signal: controller.signal, emit: (event: unknown) => send({ id, event }) };
       void dispatch(options.handlers, message.channel, message.request, context)
         .then((envelope) => send({ id, envelope }))
         .catch(() => send({ id, envelope: { ok: false, error: { code: 'HOST_ERROR', message: 'The host could not answer this message.' } } }))
         .finally(() => {
-          if (id !== null && calls.get(id) === controller) calls.delete(id);
+          if (calls.get(id) === controller) calls.delete(id);
         });
     });
   };

@@ -75,9 +75,12 @@ async function insidePlanFolder(folder: string, named: string, planPath: string,
   if (isAbsolute(named)) throw refuse('is an absolute path');
   const file = resolve(folder, named);
   if (!file.startsWith(folder + sep)) throw refuse("leaves the plan's folder");
-  const [realFolder, realFile] = await Promise.all([realpath(folder), realpath(file).catch(() => file)]);
+  const realFolder = await realpath(folder);
+  const realFile = await realpath(file).catch(() => null);
+  if (realFile === null) throw new PlanFileError(`Plan file ${planPath}: ${what} "${named}" does not exist (looked for ${file}).`);
   if (!realFile.startsWith(realFolder + sep)) throw refuse("is a link out of the plan's folder");
-  return file;
+  // The checked path, links resolved: what is read later is what was checked now.
+  return realFile;
 }
 
 /** Writes a plan or a run result as readable JSON, atomically: a killed write leaves the old file whole. */

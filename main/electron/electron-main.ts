@@ -88,12 +88,17 @@ ipcMain.on('workbench:cancel', (event, callId: unknown) => {
 });
 
 void app.whenReady().then(() => {
-  // A window that goes away cancels what it asked for.
+  // A window that goes away or loads again cancels what it asked for: the new page numbers its calls afresh.
   app.on('web-contents-created', (_e, contents) => {
     const id = contents.id;
-    contents.once('destroyed', () => {
+    const cancelAll = () => {
       for (const [key, call] of calls) if (key.startsWith(`${id}:`)) call.abort();
+    };
+    contents.once('destroyed', cancelAll);
+    contents.on('did-start-navigation', (details) => {
+      if (details.isMainFrame && !details.isSameDocument) cancelAll();
     });
+    contents.on('render-process-gone', cancelAll);
   });
   // Camera, microphone, notifications, geolocation, clipboard reads…: the workbench needs none.
   session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));

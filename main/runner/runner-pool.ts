@@ -22,6 +22,8 @@ export interface RunnerPoolOptions {
   warmSpare?: boolean;
   readyTimeoutMs?: number;
   entry?: string;
+  /** How long after a fault two spares are kept (FAULT_WINDOW_MS by default). */
+  faultWindowMs?: number;
 }
 
 /** How long the host keeps polling for a run's reply before it lets the event loop sleep. */
@@ -57,10 +59,15 @@ export class RunnerPool {
   private readonly active = new Map<number, Runner>();
   private readonly spares = new Map<number, Runner[]>();
   private readonly lastFault = new Map<number, number>();
+  private readonly windowTimers = new Map<number, NodeJS.Timeout>();
   private readonly exits: RunnerPoolStatus['recentExits'] = [];
   private disposed = false;
 
   constructor(private readonly options: RunnerPoolOptions) {}
+
+  private get faultWindowMs(): number {
+    return this.options.faultWindowMs ?? FAULT_WINDOW_MS;
+  }
 
   /** The device's runner, ready: the live one, else the spare promoted, else a new one. */
   async acquire(ordinal: number): Promise<{ runner: Runner; status: RunnerStatus }> {
@@ -124,7 +131,8 @@ export class RunnerPool {
   private retire(ordinal: number, runner: Runner): void {
     if (this.active.get(ordinal) !== runner) return;
     this.active.delete(ordinal);
-    this.lastFault.set(ordinal, performance.now());
+    // A cancel is the user's, not a fault: it needs no second spare.
+    if (runner.exitClassification?.kind !== 'cancelled') this.noteFault(ordinal);
     const spare = this.takeSpare(ordinal);
     if (spare) this.active.set(ordinal, spare);
     this.ensureSpare(ordinal);
@@ -138,10 +146,27 @@ export class RunnerPool {
     return spare;
   }
 
+  /** Two spares from now until the fault window closes; then the second is stopped (each holds a CUDA context). */
+  private noteFault(ordinal: number): void {
+    this.lastFault.set(ordinal, performance.now());
+    clearTimeout(this.windowTimers.get(ordinal));
+    const timer = setTimeout(() => this.trimSpares(ordinal), this.faultWindowMs + 10);
+    timer.unref();
+    this.windowTimers.set(ordinal, timer);
+  }
+
+  private trimSpares(ordinal: number): void {
+    if (this.disposed) return;
+    const list = (this.spares.get(ordinal) ?? []).filter((r) => r.alive);
+    const extra = list.splice(this.spareTarget(ordinal));
+    this.spares.set(ordinal, list);
+    for (const r of extra) void r.stop();
+  }
+
   /** Spares to keep for a device: two within a while of a fault, else one. */
   private spareTarget(ordinal: number): number {
     const fault = this.lastFault.get(ordinal);
-    return fault !== undefined && performance.now() - fault < FAULT_WINDOW_MS ? 2 : 1;
+    return fault !== undefined && performance.now() - fault < this.faultWindowMs ? 2 : 1;
   }
 
   status(): RunnerPoolStatus {
@@ -162,6 +187,7 @@ export class RunnerPool {
 
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const timer of this.windowTimers.values()) clearTimeout(timer);
     const all = [...this.active.values(), ...[...this.spares.values()].flat()];
     this.active.clear();
     this.spares.clear();

@@ -106,3 +106,26 @@ test('after a fault two spares stand ready: three faults in a row are each follo
     await faulty.dispose();
   }
 });
+
+test('the second spare goes when the fault window closes, and a cancel is not a fault', async () => {
+  const pool2 = new RunnerPool({ launcher: forkLauncher, warmSpare: true, faultWindowMs: 400 });
+  try {
+    const spares = () => pool2.status().runners.filter((r) => r.role === 'spare').length;
+    const { runner } = await pool2.acquire(0);
+    const pending = runner.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+    process.kill(runner.pid!, 'SIGKILL');
+    await pending;
+    await pool2.acquire(0);
+    assert.equal(spares(), 2, 'two spares inside the window');
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(spares(), 1, 'one spare once it closed');
+    const { runner: next } = await pool2.acquire(0);
+    const blocked = next.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+    next.cancel();
+    await blocked;
+    await pool2.acquire(0);
+    assert.equal(spares(), 1, 'a cancel keeps one spare');
+  } finally {
+    await pool2.dispose();
+  }
+});

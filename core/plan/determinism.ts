@@ -33,14 +33,23 @@ export function planDeterminism(plan: LaunchPlan): DeterminismSetup {
     );
   if (!plan.steps.some((s) => s.op === 'launch')) return skip('the plan launches nothing');
   if (!plan.steps.some((s) => s.op === 'download')) return skip('the plan reads nothing back to compare');
-  let replayEnd = plan.steps.length;
-  while (replayEnd > 0 && plan.steps[replayEnd - 1]!.op === 'free') replayEnd--;
-  const early = plan.steps.slice(0, replayEnd).findIndex((s) => s.op === 'free');
-  if (early >= 0)
-    return skip(`step ${early + 1} frees a buffer before the plan's last launch or read-back, and the second run reuses the first run's allocations`);
+  const replay = replayableEnd(plan);
+  if (typeof replay === 'string') return skip(replay);
+  const replayEnd = replay;
   if (!plan.checks.poison && readsUnuploaded(plan, replayEnd))
     return skip('poison is off, so memory no upload initialises cannot be put back as the first run found it');
   return { runs: requested ?? 1, replayEnd, skipped: null, off: false };
+}
+
+/**
+ * Where a replay on the first run's allocations ends (before the trailing frees), or why there can be
+ * none: a free before the last launch or read-back.
+ */
+export function replayableEnd(plan: LaunchPlan): number | string {
+  let end = plan.steps.length;
+  while (end > 0 && plan.steps[end - 1]!.op === 'free') end--;
+  const early = plan.steps.slice(0, end).findIndex((s) => s.op === 'free');
+  return early >= 0 ? `step ${early + 1} frees a buffer before the plan's last launch or read-back, and the second run reuses the first run's allocations` : end;
 }
 
 /** A launch or read-back touches a buffer no upload has written before it. */

@@ -58,3 +58,28 @@ export function scanPoison(type: ElementType, bytes: Uint8Array, nanCount: numbe
   if (count === 0 && firstNanIndex === null) return null;
   return { poisonCount: count, firstPoisonIndex: first, nanCount: float ? nanCount : 0, firstNanIndex };
 }
+
+/**
+ * NaN in a first read-back against a second made with unwritten memory zeroed instead of poisoned: how
+ * many were NaN, how many stayed NaN, and the first that became a number. Null when none were NaN.
+ */
+export function nanChange(
+  type: ElementType,
+  first: Uint8Array,
+  second: Uint8Array,
+): { nanInFirst: number; nanWithZeros: number; firstIndex: number | null } | null {
+  if (!isFloatType(type)) return null;
+  const a = elementReader(type, first);
+  const b = elementReader(type, second);
+  const n = Math.floor(Math.min(first.byteLength, second.byteLength) / elementSize(type));
+  let nanInFirst = 0;
+  let nanWithZeros = 0;
+  let firstIndex: number | null = null;
+  for (let i = 0; i < n; i++) {
+    if (!Number.isNaN(a(i))) continue;
+    nanInFirst++;
+    if (Number.isNaN(b(i))) nanWithZeros++;
+    else firstIndex ??= i;
+  }
+  return nanInFirst ? { nanInFirst, nanWithZeros, firstIndex } : null;
+}

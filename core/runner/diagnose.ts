@@ -213,6 +213,10 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
         'Every launch is followed by a synchronisation (what CUDA_LAUNCH_BLOCKING=1 does), so the error belongs to this launch, not a later call.',
       );
     }
+    if (f.duringPoisonProbe)
+      specifics.unshift(
+        'The first run of the plan completed; this error came when the launches ran again with the memory nothing had written zeroed instead of poisoned: the kernel depends on that memory.',
+      );
     if (f.duringDeterminismRun)
       specifics.unshift(
         'The first run of the plan completed; this error came when the determinism check ran the same launches again on the same inputs — a kernel whose behaviour changes between identical runs (a race, or a read of memory nothing wrote).',
@@ -514,33 +518,43 @@ function poisonFinding(
 ): (Pick<Diagnosis, 'kind' | 'severity' | 'headline' | 'kernel' | 'buffer' | 'specifics' | 'next'> & { stepIndex: number | null }) | null {
   if (!result.checks.poison) return null;
   const reads = result.checks.uninitialised;
+  const probe = result.checks.poisonProbe;
   for (const b of result.buffers) {
     const p = b.poison;
     if (!p) continue;
     const float = isFloatType(b.type);
     const computed = float ? p.nanCount - p.poisonCount : 0;
     const read = reads.find((u) => u.buffer === b.name) ?? reads[0];
-    if (p.poisonCount === 0 && !(computed > 0 && read)) continue;
+    // NaN a kernel computed is blamed on the poison only when zeroing that memory made numbers of it.
+    const probed = probe?.buffers.find((x) => x.buffer === b.name);
+    const fromPoison = probe?.status === 'ran' ? (probed ? probed.nanInFirst - probed.nanWithZeros : 0) : null;
+    const suspect = computed > 0 && read !== undefined && (fromPoison === null || fromPoison > 0);
+    if (p.poisonCount === 0 && !suspect) continue;
     const entry = read ? (kernelOf(read.kernel)?.entry ?? read.kernel) : null;
     const specifics: string[] = [];
     if (p.poisonCount > 0)
       specifics.push(
         `${p.poisonCount} of ${b.count} elements of ${b.name} still hold the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
       );
-    if (computed > 0 && read)
+    if (suspect && fromPoison !== null)
       specifics.push(
-        `${computed} element(s) of ${b.name} are NaN computed from the poison, the first at index ${p.firstNanIndex}: ${entry} read ${read.buffer} before anything wrote it (step ${read.stepIndex + 1} passed it unwritten).`,
+        `${fromPoison} element(s) of ${b.name} are NaN only because of memory nothing wrote: run again with that memory zeroed instead of poisoned, they came out as numbers (the first, index ${probed!.firstIndex}). ${entry} read it before anything wrote it (step ${read!.stepIndex + 1} passed ${read!.buffer} unwritten).`,
+      );
+    else if (suspect)
+      specifics.push(
+        `${computed} element(s) of ${b.name} are NaN, and step ${read!.stepIndex + 1} passed ${read!.buffer} to ${entry} before anything wrote it: the NaN may come from that memory${probe?.reason ? `; the workbench could not confirm it (${probe.reason})` : ''}.`,
       );
     specifics.push(
       'The workbench fills memory no upload initialises with 0xFF bytes. In a host program it holds whatever was there before — often zeros, so the bug hides until it does not.',
     );
-    const first = p.poisonCount > 0 ? p.firstPoisonIndex : p.firstNanIndex;
+    const confirmed = p.poisonCount > 0 || (fromPoison !== null && fromPoison > 0);
+    const first = p.poisonCount > 0 ? p.firstPoisonIndex : (probed?.firstIndex ?? p.firstNanIndex);
     return {
       kind: 'uninitialised-read',
-      severity: float ? 'error' : 'warning',
+      severity: float && confirmed ? 'error' : 'warning',
       headline:
-        computed > 0 && read
-          ? `${entry} read memory nothing had written: ${b.name} holds ${p.nanCount} NaN from the poison pattern, the first at index ${first}`
+        p.poisonCount === 0
+          ? `${entry} read memory nothing had written: ${b.name} holds ${fromPoison ?? computed} NaN ${fromPoison !== null ? 'from' : 'that may come from'} the poison pattern, the first at index ${first}`
           : `${b.name} holds memory nothing had written: ${p.poisonCount} of ${b.count} elements, the first at index ${first}`,
       kernel: read ? kernelOf(read.kernel) : null,
       buffer: b.name,

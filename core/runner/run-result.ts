@@ -57,6 +57,8 @@ export interface RunFailure {
   sticky: boolean;
   /** The first run passed; the fault came when the determinism check ran the launches again. */
   duringDeterminismRun?: boolean;
+  /** The first run passed; the fault came when the launches ran again with unwritten memory zeroed. */
+  duringPoisonProbe?: boolean;
   /** For an allocation that failed: what it asked for, and the device's memory at that moment. */
   memory?: { requestedBytes: number; freeBytes: number; totalBytes: number } | null;
 }
@@ -112,6 +114,16 @@ export interface DeterminismReport {
   differences: DeterminismDifference[];
 }
 
+/**
+ * NaN in a read-back, and memory nothing wrote reached a launch: the launches ran once more with that
+ * memory zeroed instead of poisoned. NaN that turned into numbers came from the poison.
+ */
+export interface PoisonProbe {
+  status: 'ran' | 'skipped';
+  reason: string | null;
+  buffers: { buffer: string; stepIndex: number; nanInFirst: number; nanWithZeros: number; firstIndex: number | null }[];
+}
+
 export interface RunChecksReport {
   guardBytes: number;
   poison: boolean;
@@ -121,6 +133,8 @@ export interface RunChecksReport {
   comparisons: Comparison[];
   /** Absent in results saved before the check existed. */
   determinism?: DeterminismReport;
+  /** Present when NaN could have come from memory nothing wrote. */
+  poisonProbe?: PoisonProbe;
 }
 
 export interface RunResult {

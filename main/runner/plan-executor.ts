@@ -6,10 +6,10 @@ import { formatBytes } from '../../core/format';
 import { initialBytes, summarizeBuffer } from '../../core/plan/buffer-data';
 import { compareBuffer } from '../../core/plan/compare';
 import { elementSize } from '../../core/plan/element-types';
-import { diffBitwise, planDeterminism } from '../../core/plan/determinism';
+import { diffBitwise, planDeterminism, replayableEnd } from '../../core/plan/determinism';
 import { raisedDynamicSharedLimit } from '../../core/validate/launch-repair';
 import { findGuardDamage, GUARD_PATTERN, POISON_BYTE } from '../../core/plan/guards';
-import { scanPoison } from '../../core/plan/poison';
+import { nanChange, scanPoison } from '../../core/plan/poison';
 import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { stepLabel } from '../../core/plan/step-label';
 import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core/plan/plan-schema';
@@ -19,6 +19,7 @@ import {
   timingStats,
   type CudaErrorInfo,
   type DeterminismReport,
+  type PoisonProbe,
   type FunctionAttributes,
   type LaunchRecord,
   type RunChecksReport,
@@ -121,11 +122,13 @@ export async function executePlan(
     }
   }
 
-  const replayAt = determinism.runs > 0 ? determinism.replayEnd : -1;
+  const replayable = replayableEnd(plan);
+  // The first run's read-backs are kept by step for the replays: the determinism check and the poison probe.
+  const replayAt = typeof replayable === 'number' && (determinism.runs > 0 || plan.checks.poison) ? replayable : -1;
   for (let index = 0; index < plan.steps.length && !failure; index++) {
     if (index === replayAt) {
-      checks.determinism = replayFits() ?? (await checkDeterminism());
-      if (failure) break; // the replay's fault is the run's: the frees after it must not replace it
+      await replays();
+      if (failure) break; // a replay's fault is the run's: the frees after it must not replace it
     }
     const step = plan.steps[index]!;
     const started = performance.now();
@@ -145,7 +148,7 @@ export async function executePlan(
     steps.push({ index, op: step.op, label: stepLabel(step, plan), ms: failure ? null : (ms ?? wallMs), wallMs });
   }
 
-  if (!failure && replayAt === plan.steps.length) checks.determinism = replayFits() ?? (await checkDeterminism());
+  if (!failure && replayAt === plan.steps.length) await replays();
   checks.determinism ??= {
     status: determinism.off ? 'off' : 'skipped',
     reason: determinism.skipped ?? 'the run failed before the check',
@@ -319,6 +322,40 @@ export async function executePlan(
    * (uploads repeated, unwritten memory re-poisoned), and compares every read-back with the first run's,
    * bit for bit. Races and reads of memory nothing wrote often show only this way.
    */
+  /** The determinism check, then the poison probe where NaN could have come from unwritten memory. */
+  async function replays(): Promise<void> {
+    if (determinism.runs > 0) checks.determinism = replayFits() ?? (await checkDeterminism());
+    if (!failure && poisonSuspected()) checks.poisonProbe = await probePoison();
+  }
+
+  /** A float read-back holds NaN beyond the poison pattern, and a launch received memory nothing had written. */
+  function poisonSuspected(): boolean {
+    return plan.checks.poison && checks.uninitialised.length > 0 && summaries.some((b) => b.poison && b.poison.nanCount > b.poison.poisonCount);
+  }
+
+  /** The launches once more with unwritten memory zeroed: NaN that turns into numbers came from the poison. */
+  async function probePoison(): Promise<PoisonProbe> {
+    const skipped = replayFits();
+    if (skipped) return { status: 'skipped', reason: skipped.reason, buffers: [] };
+    const found: PoisonProbe['buffers'] = [];
+    for (let index = 0; index < replayAt && !failure; index++) {
+      const step = plan.steps[index]!;
+      try {
+        await replayStep(step, index, 0x00, (spec, data, first) => {
+          const change = nanChange(spec.type, first, data);
+          if (change) found.push({ buffer: spec.name, stepIndex: index, ...change });
+        });
+      } catch (error) {
+        fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
+        failure!.duringPoisonProbe = true;
+      }
+    }
+    const probeFailure = failure as RunResult['failure'];
+    if (probeFailure) takeOutput(probeFailure.stepIndex ?? 0);
+    else if (capturing) addon.captureOutputTake(0);
+    return { status: 'ran', reason: null, buffers: found };
+  }
+
   /**
    * Null when the replays fit in what is left of the host's time limit (a quarter kept in hand); else the
    * report that says they were skipped, so a slow but correct plan is never killed by its own check.
@@ -343,7 +380,11 @@ export async function executePlan(
       for (let index = 0; index < determinism.replayEnd && !failure; index++) {
         const step = plan.steps[index]!;
         try {
-          await replayStep(step, index, run, differences);
+          await replayStep(step, index, POISON_BYTE, (spec, data, first) => {
+            if (Buffer.compare(first, data) === 0) return;
+            const d = diffBitwise(spec.type, first, data);
+            if (d) differences.push({ run, stepIndex: index, buffer: spec.name, type: spec.type, count: spec.count, ...d });
+          });
         } catch (error) {
           fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
           failure!.duringDeterminismRun = true;
@@ -357,11 +398,21 @@ export async function executePlan(
     return { status: 'compared', reason: null, runs: determinism.runs, ms: performance.now() - started, differences };
   }
 
-  async function replayStep(step: Step, index: number, run: number, differences: DeterminismReport['differences']): Promise<void> {
+  /**
+   * One step again on the first run's allocations: memory no upload initialises is filled with `fill`
+   * (the poison for the determinism check, zeros for the poison probe); each read-back goes to `onDownload`
+   * beside the first run's.
+   */
+  async function replayStep(
+    step: Step,
+    index: number,
+    fill: number,
+    onDownload: (spec: BufferSpec, data: Uint8Array, first: Uint8Array) => void,
+  ): Promise<void> {
     switch (step.op) {
       case 'alloc': {
         const a = allocations.get(step.buffer)!;
-        if (plan.checks.poison && !uploadedBeforeUse.has(index)) await addon.memsetD8(a.pointer, POISON_BYTE, a.bytes);
+        if (plan.checks.poison && !uploadedBeforeUse.has(index)) await addon.memsetD8(a.pointer, fill, a.bytes);
         return;
       }
       case 'upload':
@@ -389,9 +440,7 @@ export async function executePlan(
         const a = allocations.get(step.buffer)!;
         const { data } = await addon.memcpyDtoH(a.pointer, a.bytes);
         const first = firstRun.get(index);
-        if (!first || Buffer.compare(first, data) === 0) return;
-        const d = diffBitwise(spec.type, first, data);
-        if (d) differences.push({ run, stepIndex: index, buffer: spec.name, type: spec.type, count: spec.count, ...d });
+        if (first) onDownload(spec, data, first);
         return;
       }
       case 'free':

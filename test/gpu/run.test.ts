@@ -341,3 +341,34 @@ test('run: floating-point atomics that change the last bits are reported as expe
     assert.equal(d.sanitizer, null);
   }
 });
+
+test('run: NaN a kernel computes (sqrt of a negative) is not blamed on the poison: the probe with zeroed memory says so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-sqrt-'));
+  const file = join(dir, 'root.cu');
+  writeFileSync(
+    file,
+    `__global__ void root(const float* in, float* out, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) out[i] = sqrtf(in[i]);\n}\n`,
+  );
+  const r = await runCli([
+    'run',
+    file,
+    '--kernel',
+    'root',
+    '--grid',
+    '4',
+    '--block',
+    '256',
+    '--arg',
+    'in:f32[1024]=iota(-8,1)',
+    '--arg',
+    'out:f32[1024]',
+    '--arg',
+    'n:i32=1024',
+    '--json',
+  ]);
+  const outcome = parseJson<RunOutcome>(r);
+  record('legit-nan', outcome);
+  assert.equal(outcome.diagnosis.kind, 'ok', outcome.diagnosis.headline);
+  assert.equal(outcome.result?.checks.poisonProbe?.status, 'ran');
+  assert.match(outcome.diagnosis.specifics.join(' '), /Buffer out holds 8 NaN value\(s\)/);
+});

@@ -49,7 +49,9 @@ export function replayableEnd(plan: LaunchPlan): number | string {
   let end = plan.steps.length;
   while (end > 0 && plan.steps[end - 1]!.op === 'free') end--;
   const early = plan.steps.slice(0, end).findIndex((s) => s.op === 'free');
-  return early >= 0 ? `step ${early + 1} frees a buffer before the plan's last launch or read-back, and the second run reuses the first run's allocations` : end;
+  return early >= 0
+    ? `step ${early + 1} frees a buffer before the plan's last launch or read-back, and the second run reuses the first run's allocations`
+    : end;
 }
 
 /** A launch or read-back touches a buffer no upload has written before it. */

@@ -58,6 +58,8 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
     /** Per row, set the dynamic shared memory limit as the runner does for a launch (plan-executor.ts). */
     raiseDynamicShared: z.boolean().default(false),
   }),
+  /** Drops a request still waiting in the runner's queue (its caller cancelled it); answered at once. */
+  z.object({ id: z.number().int().nonnegative(), type: z.literal('drop'), target: z.number().int().nonnegative() }),
   /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),
 ]);
@@ -90,6 +92,7 @@ export interface RunnerResults {
   run: RunResult;
   memInfo: { freeBytes: number; totalBytes: number };
   block: { blockedMs: number };
+  drop: { dropped: boolean };
   page: BufferPage;
   inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];
   probe: { attributes: FunctionAttributes; launch: Int32Array; sync: Int32Array; occupancy: Int32Array };

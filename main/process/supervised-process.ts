@@ -4,6 +4,7 @@ import { classifyExit, type ChildRole, type ExitClassification } from '../../cor
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import type { ChildHandle, ProcessLauncher } from './launcher';
 import { childReplySchema, type ChildProtocol } from '../../core/process/child-reply';
+import type { AbortLike } from '../../core/api/channels';
 
 /** A request failed because the process behind it ended; `exit` says why, in words. */
 export class ProcessExitError extends Error {
@@ -32,6 +33,14 @@ export function errorCode(error: unknown): string | undefined {
 
 /** How long a stopped child has between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 300;
+
+/** A request its caller cancelled while it still waited in the child's queue: the child goes on. */
+export class RequestCancelledError extends Error {
+  constructor() {
+    super('The request was cancelled before the child started it.');
+    this.name = 'RequestCancelledError';
+  }
+}
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -144,8 +153,30 @@ export class SupervisedProcess<Status = unknown, Protocol extends ChildProtocol 
    * Sends a request of the child's protocol and resolves with its typed result; rejects with
    * ProcessExitError if the child dies or overruns `timeoutMs` (0: no limit), ChildRequestError if it refuses.
    */
-  request<K extends keyof Protocol & string>(type: K, body: Protocol[K]['request'], timeoutMs: number): Promise<Protocol[K]['result']> {
-    return this.requestUnchecked({ ...body, type }, timeoutMs) as Promise<Protocol[K]['result']>;
+  request<K extends keyof Protocol & string>(type: K, body: Protocol[K]['request'], timeoutMs: number, signal?: AbortLike): Promise<Protocol[K]['result']> {
+    const id = this.nextId;
+    const reply = this.requestUnchecked({ ...body, type }, timeoutMs) as Promise<Protocol[K]['result']>;
+    signal?.addEventListener('abort', () => this.cancelRequest(id), { once: true });
+    if (signal?.aborted) this.cancelRequest(id);
+    return reply;
+  }
+
+  /**
+   * Cancels one request. The one the child is working on (the oldest) can only be stopped with the child
+   * (a hung kernel answers nothing else); one still waiting behind it is dropped from the child's queue,
+   * and the others go on.
+   */
+  cancelRequest(id: number): void {
+    const pending = this.pending.get(id);
+    if (!pending || this.exited) return;
+    if (this.pending.keys().next().value === id) {
+      this.cancel();
+      return;
+    }
+    if (pending.timer) clearTimeout(pending.timer);
+    this.pending.delete(id);
+    pending.reject(new RequestCancelledError());
+    this.child.send({ type: 'drop', target: id, id: this.nextId++ });
   }
 
   /** Sends any object as a request: for tests that a child refuses what its protocol does not have. */

@@ -171,6 +171,8 @@ async function handle(request: RunnerRequest): Promise<void> {
 }
 
 let queue: Promise<void> = Promise.resolve();
+/** Requests their callers cancelled while they waited in the queue. */
+const dropped = new Set<number>();
 port.onMessage((raw) => {
   const parsed = runnerRequestSchema.safeParse(raw);
   if (!parsed.success) {
@@ -184,7 +186,20 @@ port.onMessage((raw) => {
     });
     return;
   }
-  queue = queue.then(() => handle(parsed.data)).catch((error) => replyError(parsed.data.id, toCudaError(error, parsed.data.type)));
+  const request = parsed.data;
+  if (request.type === 'drop') {
+    dropped.add(request.target);
+    reply.ok(request.id, request.type, { dropped: true });
+    return;
+  }
+  queue = queue
+    // One turn of the event loop first: a drop sent while this request waited is read before it starts.
+    .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    .then(() => {
+      if (!dropped.delete(request.id)) return handle(request);
+      replyError(request.id, { library: 'workbench', api: request.type, code: -1, name: 'WORKBENCH_CANCELLED', message: 'Cancelled before it started.' });
+    })
+    .catch((error) => replyError(request.id, toCudaError(error, request.type)));
 });
 
 // No SIGTERM handler: a handler runs on the JavaScript thread, which a hung kernel blocks. SIGTERM's

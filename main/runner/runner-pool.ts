@@ -91,12 +91,13 @@ export class RunnerPool {
     }
   }
 
-  /** Runs a plan on its device's runner. Cancelling kills that runner (a hung kernel cannot be stopped otherwise); the spare takes over. */
+  /**
+   * Runs a plan on its device's runner. Cancelling a run under way kills that runner (a hung kernel cannot
+   * be stopped otherwise; a spare takes over); cancelling one still waiting behind another drops it only.
+   */
   async run(plan: LaunchPlan, modules: CompiledModule[], timeoutMs: number, signal?: AbortLike): Promise<RunResult> {
     const { runner } = await this.acquire(plan.device);
-    const reply = runner.request('run', { plan, modules, timeLimitMs: timeoutMs }, timeoutMs);
-    signal?.addEventListener('abort', () => runner.cancel(), { once: true });
-    if (signal?.aborted) runner.cancel();
+    const reply = runner.request('run', { plan, modules, timeLimitMs: timeoutMs }, timeoutMs, signal);
     spinWhilePending(reply, SPIN_MS);
     const result = await reply;
     // The runner exits by itself after a sticky error, but its exit may arrive after the next run is

@@ -16,7 +16,7 @@ import { validateLaunch, type Finding } from '../../core/validate/validate-launc
 import { freemem } from 'node:os';
 import { BoundedLru } from '../bounded-lru';
 import type { CompileService } from '../compile/compile-service';
-import { ChildRequestError, ProcessExitError } from '../process/supervised-process';
+import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
 import { deviceInfos, listDevices } from './device-service';
 
@@ -236,6 +236,7 @@ async function execute(
   } catch (error) {
     timing.runMs = performance.now() - phase;
     if (error instanceof ProcessExitError && error.exit.kind === 'cancelled') return outcome('cancelled', { problem: CANCELLED, compile, exit: error.exit });
+    if (error instanceof RequestCancelledError) return outcome('cancelled', { problem: CANCELLED, compile });
     if (error instanceof ProcessExitError) {
       return outcome('runner-died', {
         problem: {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { forkLauncher } from '../../main/process/launcher';
-import { ChildRequestError, ProcessExitError } from '../../main/process/supervised-process';
+import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
 import { RunnerPool } from '../../main/runner/runner-pool';
 
 // The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
@@ -127,5 +127,32 @@ test('the second spare goes when the fault window closes, and a cancel is not a 
     assert.equal(spares(), 1, 'a cancel keeps one spare');
   } finally {
     await pool2.dispose();
+  }
+});
+
+test('cancelling a request that waits behind another drops it only; cancelling the one under way stops the runner', async () => {
+  const pool3 = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+  try {
+    const { runner } = await pool3.acquire(0);
+    const first = runner.request('block', { ms: 600 }, 30_000);
+    const queued = new AbortController();
+    const second = runner.request('block', { ms: 600 }, 30_000, queued.signal);
+    queued.abort();
+    await assert.rejects(second, (e: unknown) => e instanceof RequestCancelledError);
+    assert.equal((await first).blockedMs, 600, 'the request under way went on');
+    const started = performance.now();
+    // The dropped one never ran: the next request is answered at once, not after another 600 ms.
+    assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
+    assert.ok(performance.now() - started < 400, `${performance.now() - started} ms`);
+    assert.ok(runner.alive, 'the runner lives');
+    assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
+    const underWay = new AbortController();
+    const third = runner.request('block', { ms: 60_000 }, 0, underWay.signal);
+    await new Promise((r) => setTimeout(r, 100));
+    underWay.abort();
+    const exit = await exitOf(third);
+    assert.equal(exit.kind, 'cancelled');
+  } finally {
+    await pool3.dispose();
   }
 });

@@ -1,6 +1,7 @@
 // Classic bugs, one per argument, run under compute-sanitizer to record what it really prints.
 //   nvcc -lineinfo -o sanitizer_cases sanitizer_cases.cu
-//   compute-sanitizer --tool memcheck ./sanitizer_cases oob      (and race / uninit / null)
+//   compute-sanitizer --tool memcheck ./sanitizer_cases oob      (and race / uninit / null / sync / leak / clean)
+// record_sanitizer.sh runs every case under every tool, as text and as XML.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -23,6 +24,13 @@ __global__ void readUninitialised(const float* in, float* out) { out[threadIdx.x
 
 __global__ void writeThrough(float* out) { out[threadIdx.x] = 1.0f; }
 
+__global__ void divergentBarrier(float* out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = threadIdx.x;
+  if (threadIdx.x < 32) __syncthreads();  // only one warp reaches the barrier: synccheck reports it
+  out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+
 int main(int argc, char** argv) {
   const char* which = argc > 1 ? argv[1] : "oob";
   float *a = nullptr, *b = nullptr;
@@ -35,6 +43,13 @@ int main(int argc, char** argv) {
   }
   if (!std::strcmp(which, "uninit")) readUninitialised<<<1, 32>>>(a, b);
   if (!std::strcmp(which, "null")) writeThrough<<<1, 32>>>(nullptr);
+  if (!std::strcmp(which, "sync")) divergentBarrier<<<1, 64>>>(a);
+  if (!std::strcmp(which, "leak")) {
+    float* lost = nullptr;
+    cudaMalloc(&lost, 12345);  // never freed: memcheck --leak-check full names this line
+    writeThrough<<<1, 32>>>(a);
+  }
+  if (!std::strcmp(which, "clean")) writeThrough<<<1, 32>>>(a);
   cudaError_t e = cudaDeviceSynchronize();
   std::printf("cudaDeviceSynchronize: %s (%s)\n", cudaGetErrorName(e), cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;

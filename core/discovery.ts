@@ -1,3 +1,4 @@
+import { environmentChecks, type DoctorEnvironment } from './doctor/environment-rules';
 import { formatCudaVersion } from './format';
 
 export interface LibraryAttempt {
@@ -33,6 +34,8 @@ export interface DiscoveryReport {
   nvcc: ToolReport;
   /** Absent in reports made before it was looked for. */
   computeSanitizer?: ToolReport;
+  /** The allow-listed CUDA variables of the host's environment (core/doctor/environment-rules.ts). */
+  env?: DoctorEnvironment;
   platform: string;
 }
 
@@ -180,6 +183,8 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
               "It names the faulting line, thread and buffer (memcheck, racecheck, initcheck, synccheck). It ships with the CUDA toolkit (bin/compute-sanitizer); on Debian or Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-13-0 (your toolkit's version). Or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.",
           },
     );
+  if (report.env)
+    checks.push(...environmentChecks({ env: report.env, libcudaPath: report.cuda.loaded ? report.cuda.path : null, cudaDeviceCount: deviceCount }));
   checks.push(
     report.nvml.loaded
       ? { id: 'nvml', status: 'ok', title: 'NVML (memory monitoring)', detail: report.nvml.path ?? '', remedy: null }

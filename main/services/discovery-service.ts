@@ -3,6 +3,7 @@ import { findNvcc } from '../compile/nvcc';
 import { loadAddon } from '../native/addon';
 import { driverCandidates, nvmlCandidates, nvrtcCandidates } from '../native/library-candidates';
 import { findComputeSanitizer } from '../tools/compute-sanitizer';
+import { DOCTOR_ENV_VARIABLES } from '../../core/doctor/environment-rules';
 
 const notLoaded = (error: string): LibraryReport => ({
   loaded: false,
@@ -34,7 +35,8 @@ let cached: Promise<DiscoveryReport> | null = null;
 export function discover(): Promise<DiscoveryReport> {
   cached ??= (async () => {
     const [nvcc, computeSanitizer] = await Promise.all([findNvcc(), findComputeSanitizer()]);
-    return { ...discoverLibraries(), nvcc, computeSanitizer };
+    const env = Object.fromEntries(DOCTOR_ENV_VARIABLES.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]!]] : [])));
+    return { ...discoverLibraries(), nvcc, computeSanitizer, env };
   })();
   return cached;
 }

@@ -47,5 +47,5 @@ export function OccupancyChart({
     );
     return () => plot.destroy();
   }, [device, kernel, sharedBytes, blockSize]);
-  return <div ref={host} data-testid="occupancy-chart" aria-label="Occupancy by block size" />;
+  return <div ref={host} data-testid="occupancy-chart" role="img" aria-label="Occupancy by block size" />;
 }

@@ -62,6 +62,9 @@ function benchValidator(): { perValidationUs: number; perOccupancyUs: number; co
 }
 
 async function main() {
+  // The renderer's row needs a browser, not a GPU: its own mode, loaded only when asked for (the GPU
+  // machine has no node_modules, so no Playwright).
+  if (process.argv.includes('--renderer')) return (await import('./renderer-bench')).benchRenderer();
   const v = benchValidator();
   console.log(
     `Launch validator (H200 profile, ${v.count} random configurations): ${v.perValidationUs.toFixed(2)} µs per validation (target < 50 µs), ${v.perOccupancyUs.toFixed(2)} µs per occupancy computation`,

@@ -2,56 +2,57 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../core/format';
+import { useCommand } from '../layout/commands';
+import { installShortcuts } from '../layout/keyboard';
+import { focusNextRegion } from '../layout/regions';
 import type { WorkbenchStore } from '../store/store';
+import { AppHeader, type View } from './AppHeader';
 import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
 import { EditorView } from './EditorView';
 import { ExplainView } from './ExplainView';
 import { GalleryView } from './GalleryView';
 import { NoDriverPanel } from './NoDriverPanel';
+import { ShortcutsDialog } from './ShortcutsDialog';
 
 export function App({ store }: { store: WorkbenchStore }) {
-  const [view, setView] = useState<'editor' | 'devices' | 'explain' | 'gallery'>(
+  const [view, setView] = useState<View>(
     ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' ? v : 'editor'))(new URLSearchParams(location.search).get('view')),
   );
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const state = useStore(store);
   const { loadDevices, loadInfo } = state;
   useEffect(() => {
     void loadInfo();
     void loadDevices();
   }, [loadDevices, loadInfo]);
+  useEffect(installShortcuts, []);
+  useCommand('showShortcuts', () => setShortcutsOpen(true));
+  useCommand('nextRegion', () => focusNextRegion(1));
+  useCommand('previousRegion', () => focusNextRegion(-1));
 
   const devices = state.devices;
   const selected = devices?.ok ? (devices.devices.find((d) => d.ordinal === state.selectedOrdinal) ?? devices.devices[0]) : undefined;
+  const info =
+    (state.info ? `v${state.info.version} · ${state.info.transport} · ${state.info.platform}` : '') +
+    (devices?.ok && devices.driverVersion ? ` · driver ${devices.driverVersion}` : '');
 
   return (
-    <>
-      <header>
-        <h1>GPU Workbench</h1>
-        <nav role="tablist">
-          <button role="tab" aria-selected={view === 'editor'} onClick={() => setView('editor')}>
-            Editor
-          </button>
-          <button role="tab" aria-selected={view === 'devices'} onClick={() => setView('devices')} data-testid="devices-tab">
-            Devices {devices?.ok === false ? '⚠' : ''}
-          </button>
-          <button role="tab" aria-selected={view === 'gallery'} onClick={() => setView('gallery')} data-testid="gallery-tab">
-            Failure gallery
-          </button>
-          <button role="tab" aria-selected={view === 'explain'} onClick={() => setView('explain')}>
-            Explain an error
-          </button>
-        </nav>
-        {view === 'devices' && (
-          <button onClick={() => void loadDevices()} disabled={state.loading}>
-            {state.loading ? 'Refreshing…' : 'Refresh'}
-          </button>
-        )}
-        <span className="meta" data-testid="app-info">
-          {state.info ? `v${state.info.version} · ${state.info.transport} · ${state.info.platform}` : ''}
-          {devices?.ok && devices.driverVersion ? ` · driver ${devices.driverVersion}` : ''}
-        </span>
-      </header>
+    <div className="app">
+      <AppHeader
+        view={view}
+        onView={setView}
+        devicesWarning={devices?.ok === false}
+        info={info}
+        onShortcuts={() => setShortcutsOpen(true)}
+        extra={
+          view === 'devices' && (
+            <button onClick={() => void loadDevices()} disabled={state.loading}>
+              {state.loading ? 'Refreshing…' : 'Refresh'}
+            </button>
+          )
+        }
+      />
       {state.loadError && (
         <div className="banner" role="alert">
           {state.loadError}
@@ -60,8 +61,8 @@ export function App({ store }: { store: WorkbenchStore }) {
       {view === 'editor' && <EditorView store={store} />}
       {view === 'explain' && <ExplainView />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
-      <main hidden={view !== 'devices'}>
-        <aside>
+      <main className="devices-view" hidden={view !== 'devices'}>
+        <aside aria-label="Devices and environment">
           <h2>Devices</h2>
           {devices === null && <p className="muted">Looking for CUDA devices…</p>}
           {devices?.ok === false && <p className="status-fail">No usable CUDA device</p>}
@@ -70,7 +71,7 @@ export function App({ store }: { store: WorkbenchStore }) {
               <button
                 key={d.uuid}
                 className="device"
-                aria-selected={d.ordinal === selected?.ordinal}
+                aria-pressed={d.ordinal === selected?.ordinal}
                 onClick={() => state.selectDevice(d.ordinal)}
                 data-testid="device-item"
               >
@@ -84,12 +85,13 @@ export function App({ store }: { store: WorkbenchStore }) {
           <h3>Environment</h3>
           {state.checks ? <DoctorChecks checks={state.checks} /> : <p className="muted">…</p>}
         </aside>
-        <section className="content">
+        <section className="content" aria-label="Device details">
           {devices?.ok === false && <NoDriverPanel problem={devices.problem} />}
           {selected && devices?.ok && <DevicePanel device={selected} memory={devices.memory?.find((m) => m.uuid === selected.uuid)} />}
           {devices?.ok && devices.memoryProblem && <p className="muted">{devices.memoryProblem}</p>}
         </section>
       </main>
-    </>
+      {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
+    </div>
   );
 }

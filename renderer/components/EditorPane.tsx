@@ -4,9 +4,32 @@ import { useStore } from 'zustand';
 
 import { getModel } from '../editor/models';
 import { monaco } from '../editor/monaco-setup';
+import { currentMonacoTheme } from '../layout/theme';
 import type { WorkbenchStore } from '../store/store';
 
 let instance: editor.IStandaloneCodeEditor | null = null;
+const cursorListeners = new Set<(line: number, column: number) => void>();
+
+/** Focuses the editor; false when there is none on screen. */
+export function focusEditor(): boolean {
+  if (!instance?.getModel()) return false;
+  instance.focus();
+  return true;
+}
+
+/** Runs one of Monaco's own actions (e.g. its marker navigation) in the editor, focusing it first. */
+export function runEditorAction(id: string): boolean {
+  if (!focusEditor()) return false;
+  void instance!.getAction(id)?.run();
+  return true;
+}
+
+export function onCursorChange(listener: (line: number, column: number) => void): () => void {
+  cursorListeners.add(listener);
+  const at = instance?.getPosition();
+  if (at) listener(at.lineNumber, at.column);
+  return () => cursorListeners.delete(listener);
+}
 
 /** Moves the cursor to a position and shows it (from the problems list). */
 export function revealPosition(line: number, column: number): void {
@@ -25,7 +48,7 @@ export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveA
     if (!host.current) return;
     instance = monaco.editor.create(host.current, {
       model: null,
-      theme: 'workbench-dark',
+      theme: currentMonacoTheme(),
       automaticLayout: true,
       fontSize: 13,
       minimap: { enabled: false },
@@ -36,7 +59,14 @@ export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveA
       const id = store.getState().activeId;
       if (id) store.getState().edited(id);
     });
+    const cursor = instance.onDidChangeCursorPosition((e) => cursorListeners.forEach((l) => l(e.position.lineNumber, e.position.column)));
+    const model = instance.onDidChangeModel(() => {
+      const at = instance?.getPosition();
+      if (at) cursorListeners.forEach((l) => l(at.lineNumber, at.column));
+    });
     return () => {
+      model.dispose();
+      cursor.dispose();
       changes.dispose();
       instance?.dispose();
       instance = null;

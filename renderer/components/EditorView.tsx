@@ -1,30 +1,88 @@
 import { useCallback, useEffect, useState } from 'react';
+import { flushSync } from 'react-dom';
+import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from 'react-resizable-panels';
 import { useStore } from 'zustand';
 
+import { shortcutKeys } from '../../core/ui/shortcuts';
+import { useCommand } from '../layout/commands';
+import { platform } from '../layout/keyboard';
+import { preferences } from '../layout/storage';
 import type { WorkbenchStore } from '../store/store';
-import { EditorPane } from './EditorPane';
+import { EditorPane, runEditorAction } from './EditorPane';
 import { KernelFacts } from './KernelFacts';
 import { LaunchPanel } from './LaunchPanel';
 import { RunPanel } from './RunPanel';
 import { OpenDialog, SaveAsDialog } from './OpenDialog';
 import { OutputPanel } from './OutputPanel';
+import { StatusBar } from './StatusBar';
 import { Tabs } from './Tabs';
 
 const ARCHS = ['sm_70', 'sm_75', 'sm_80', 'sm_86', 'sm_89', 'sm_90', 'sm_100', 'sm_120'];
 
+/** Focuses the Problems list: its first row, or its tab when there is none. */
+function showProblems() {
+  const tab = document.querySelector<HTMLElement>('[data-testid="output-tab-Problems"]');
+  // Rendered now, so that the next key already lands on the list.
+  flushSync(() => tab?.click());
+  (document.querySelector<HTMLElement>('.problems li') ?? tab)?.focus();
+}
+
+/**
+ * The editor's window: the file and its output on the left, kernels, launch and run on the right. Every
+ * split can be dragged (or moved with the arrow keys on its separator), each panel can be hidden, the
+ * output can take the whole height, and the sizes are remembered.
+ */
 export function EditorView({ store }: { store: WorkbenchStore }) {
   const [dialog, setDialog] = useState<'open' | 'save' | null>(null);
   const activeId = useStore(store, (s) => s.activeId);
   const compile = useStore(store, (s) => (s.activeId ? s.compiles[s.activeId] : undefined));
   const options = useStore(store, (s) => s.compileOptions);
   const notice = useStore(store, (s) => s.notice);
+  const outcome = useStore(store, (s) => s.outcome);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
   const { restoreDocuments, save, cancelCompile, setCompileOptions, dismissNotice, newDocument } = store.getState();
   const onSaveAs = useCallback(() => setDialog('save'), []);
 
+  const columns = useDefaultLayout({ id: 'gpu-workbench.layout.columns', storage: preferences });
+  const rows = useDefaultLayout({ id: 'gpu-workbench.layout.rows', storage: preferences });
+  const source = usePanelRef();
+  const output = usePanelRef();
+  const side = usePanelRef();
+  const [collapsed, setCollapsed] = useState({ source: false, output: false, side: false });
+  const track = (panel: keyof typeof collapsed) => (size: { asPercentage: number }) =>
+    setCollapsed((c) => (c[panel] === (size.asPercentage === 0) ? c : { ...c, [panel]: size.asPercentage === 0 }));
+
+  const toggleOutput = () => (output.current?.isCollapsed() ? output.current.expand() : output.current?.collapse());
+  const toggleSide = () => (side.current?.isCollapsed() ? side.current.expand() : side.current?.collapse());
+  const toggleMaximized = () => {
+    if (source.current?.isCollapsed()) return source.current.expand();
+    output.current?.expand();
+    source.current?.collapse();
+  };
+  const goToProblem = (action: string) => {
+    source.current?.expand();
+    runEditorAction(action);
+  };
+  const problems = () => {
+    output.current?.expand();
+    showProblems();
+  };
+
+  useCommand('save', () => (doc?.path ? void save(doc.id) : doc && setDialog('save')));
+  useCommand('open', () => setDialog('open'));
+  useCommand('toggleOutput', toggleOutput);
+  useCommand('toggleSidePanel', toggleSide);
+  useCommand('nextProblem', () => goToProblem('editor.action.marker.next'));
+  useCommand('previousProblem', () => goToProblem('editor.action.marker.prev'));
+  useCommand('focusProblems', problems);
+
   useEffect(() => {
     void restoreDocuments();
   }, [restoreDocuments]);
+  // A run's result (or an opened one) is shown even if the output panel was hidden.
+  useEffect(() => {
+    if (outcome) output.current?.expand();
+  }, [outcome, output]);
 
   const result = compile?.result ?? null;
   const status =
@@ -37,9 +95,11 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
           : '';
 
   return (
-    <div className="editor-view">
-      <div className="toolbar">
-        <button onClick={() => setDialog('open')}>Open…</button>
+    <main className="editor-view">
+      <div className="toolbar" role="toolbar" aria-label="File and compile options">
+        <button onClick={() => setDialog('open')} title={`Open (${shortcutKeys('open', platform)})`}>
+          Open…
+        </button>
         <button
           onClick={() =>
             newDocument(
@@ -50,7 +110,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
         >
           New
         </button>
-        <button disabled={!doc} onClick={() => (doc?.path ? void save(doc.id) : setDialog('save'))}>
+        <button disabled={!doc} onClick={() => (doc?.path ? void save(doc.id) : setDialog('save'))} title={`Save (${shortcutKeys('save', platform)})`}>
           Save
         </button>
         <button disabled={!doc} onClick={() => setDialog('save')}>
@@ -123,7 +183,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
             ))}
           </select>
         </label>
-        <span className="compile-status" data-testid="compile-status">
+        <span className="compile-status" data-testid="compile-status" role="status">
           {status}
         </span>
         {compile?.status === 'compiling' && <button onClick={() => void cancelCompile()}>Cancel</button>}
@@ -133,23 +193,70 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
           {notice.text} <button onClick={dismissNotice}>Dismiss</button>
         </div>
       )}
-      <Tabs store={store} />
-      <div className="editor-body">
-        <div className="editor-main">
-          {activeId ? <EditorPane store={store} onSaveAs={onSaveAs} /> : <p className="muted pad">Open a file or a sample to start.</p>}
-          <OutputPanel result={result} store={store} />
-        </div>
-        <aside className="facts">
-          <h2>Kernels</h2>
-          <KernelFacts result={result} />
-          <h2>Launch</h2>
-          <LaunchPanel store={store} kernels={result?.kernels ?? []} />
-          <h2>Run</h2>
-          <RunPanel store={store} kernels={result?.kernels ?? []} />
-        </aside>
-      </div>
+      <Group
+        orientation="horizontal"
+        id="workbench-columns"
+        className="workbench"
+        defaultLayout={columns.defaultLayout}
+        onLayoutChanged={columns.onLayoutChanged}
+      >
+        <Panel id="panel-main" minSize="360px">
+          <Group orientation="vertical" id="workbench-rows" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged}>
+            <Panel id="panel-source" minSize="120px" collapsible panelRef={source} onResize={track('source')}>
+              <section className="source-pane" data-region="editor" aria-label="Editor" inert={collapsed.source} data-testid="source-pane">
+                <Tabs store={store} />
+                <div className="monaco-frame">
+                  {activeId ? <EditorPane store={store} onSaveAs={onSaveAs} /> : <p className="muted pad">Open a file or a sample to start.</p>}
+                </div>
+              </section>
+            </Panel>
+            <Separator id="output-separator" className="separator" aria-label="Resize the editor and the output panel" />
+            <Panel id="panel-output" defaultSize="40%" minSize="120px" collapsible panelRef={output} onResize={track('output')}>
+              <section className="output-pane" data-region="output" aria-label="Output" inert={collapsed.output} data-testid="output-pane">
+                <OutputPanel result={result} store={store} />
+                <div className="pane-actions">
+                  <button
+                    onClick={toggleMaximized}
+                    aria-label={collapsed.source ? 'Restore the output panel' : 'Maximize the output panel'}
+                    data-testid="maximize-output"
+                  >
+                    {collapsed.source ? 'Restore' : 'Maximize'}
+                  </button>
+                  <button
+                    onClick={toggleOutput}
+                    aria-label="Hide the output panel"
+                    title={`Hide (${shortcutKeys('toggleOutput', platform)})`}
+                    data-testid="hide-output"
+                  >
+                    Hide
+                  </button>
+                </div>
+              </section>
+            </Panel>
+          </Group>
+        </Panel>
+        <Separator id="side-separator" className="separator" aria-label="Resize the side panel" />
+        <Panel id="panel-side" defaultSize="30%" minSize="340px" maxSize="70%" collapsible panelRef={side} onResize={track('side')}>
+          <aside className="facts" data-region="side" aria-label="Kernels, launch and run" inert={collapsed.side} data-testid="side-panel">
+            <h2>Kernels</h2>
+            <KernelFacts result={result} />
+            <h2>Launch</h2>
+            <LaunchPanel store={store} kernels={result?.kernels ?? []} />
+            <h2>Run</h2>
+            <RunPanel store={store} kernels={result?.kernels ?? []} />
+          </aside>
+        </Panel>
+      </Group>
+      <StatusBar
+        result={result}
+        outputShown={!collapsed.output}
+        sideShown={!collapsed.side}
+        onProblems={problems}
+        onToggleOutput={toggleOutput}
+        onToggleSide={toggleSide}
+      />
       {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} />}
       {dialog === 'save' && <SaveAsDialog store={store} onClose={() => setDialog(null)} />}
-    </div>
+    </main>
   );
 }

@@ -34,7 +34,12 @@ export function GalleryView({ store, onOpened }: { store: WorkbenchStore; onOpen
           <h3>{s.title}</h3>
           <p>{s.summary}</p>
           <p className="muted mono">expect: {[s.expect.broken.kind, s.expect.broken.error, s.expect.broken.kernel].filter(Boolean).join(' · ')}</p>
-          <button onClick={() => void open(s.name, 'broken')}>Open broken</button> <button onClick={() => void open(s.name, 'fixed')}>Open fixed</button>
+          <button onClick={() => void open(s.name, 'broken')} aria-label={`Open broken: ${s.title}`}>
+            Open broken
+          </button>{' '}
+          <button onClick={() => void open(s.name, 'fixed')} aria-label={`Open fixed: ${s.title}`}>
+            Open fixed
+          </button>
         </article>
       ))}
     </main>

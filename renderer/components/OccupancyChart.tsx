@@ -5,6 +5,8 @@ import uPlot from 'uplot';
 
 import type { DeviceLimits } from '../../core/validate/device-limits';
 import { occupancy, type KernelLimits } from '../../core/validate/occupancy';
+import { CHART_COLOURS } from '../layout/chart-colours';
+import { useTheme } from '../layout/theme';
 
 /** Occupancy across block sizes for this kernel and shared memory, with the current size marked. */
 export function OccupancyChart({
@@ -19,7 +21,9 @@ export function OccupancyChart({
   blockSize: number;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const { theme } = useTheme();
   useEffect(() => {
+    const c = CHART_COLOURS[theme];
     if (!host.current) return;
     const sizes: number[] = [];
     const values: number[] = [];
@@ -37,15 +41,15 @@ export function OccupancyChart({
         cursor: { show: true, points: { show: false } },
         scales: { x: { time: false }, y: { range: [0, 100] } },
         axes: [
-          { stroke: '#8b93a1', grid: { stroke: '#2c3038' }, values: (_u, ticks) => ticks.map(String), label: 'threads per block', labelSize: 14, size: 36 },
-          { stroke: '#8b93a1', grid: { stroke: '#2c3038' }, values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 52 },
+          { stroke: c.axis, grid: { stroke: c.grid }, values: (_u, ticks) => ticks.map(String), label: 'threads per block', labelSize: 14, size: 36 },
+          { stroke: c.axis, grid: { stroke: c.grid }, values: (_u, ticks) => ticks.map((t) => `${t}%`), size: 52 },
         ],
-        series: [{}, { stroke: '#76b900', width: 2 }, { stroke: '#e0b050', points: { show: true, size: 8, fill: '#e0b050' }, paths: () => null }],
+        series: [{}, { stroke: c.line, width: 2 }, { stroke: c.marker, points: { show: true, size: 8, fill: c.marker }, paths: () => null }],
       },
       [sizes, values, marker],
       host.current,
     );
     return () => plot.destroy();
-  }, [device, kernel, sharedBytes, blockSize]);
-  return <div ref={host} data-testid="occupancy-chart" aria-label="Occupancy by block size" />;
+  }, [device, kernel, sharedBytes, blockSize, theme]);
+  return <div ref={host} data-testid="occupancy-chart" role="img" aria-label="Occupancy by block size" />;
 }

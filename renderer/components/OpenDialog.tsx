@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 
 import { formatBytes } from '../../core/format';
 import type { WorkbenchStore } from '../store/store';
+import { Modal } from './Modal';
 
 type Listing = { dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] };
 
@@ -34,8 +35,8 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
   };
 
   return (
-    <div className="dialog-backdrop" role="dialog" aria-label="Open a file" data-testid="open-dialog">
-      <div className="dialog">
+    <Modal label="Open a file" onClose={onClose} testId="open-dialog">
+      <div>
         <h2>Open</h2>
         <form
           onSubmit={(e) => {
@@ -79,7 +80,7 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
           </>
         )}
       </div>
-    </div>
+    </Modal>
   );
 }
 
@@ -89,9 +90,8 @@ export function SaveAsDialog({ store, onClose }: { store: WorkbenchStore; onClos
   const save = useStore(store, (s) => s.save);
   const [path, setPath] = useState(doc?.path ?? `${doc?.name ?? 'kernel.cu'}`);
   return (
-    <div className="dialog-backdrop" role="dialog" aria-label="Save as">
+    <Modal label="Save as" onClose={onClose}>
       <form
-        className="dialog"
         onSubmit={(e) => {
           e.preventDefault();
           if (activeId) void save(activeId, path.trim()).then((ok) => ok && onClose());
@@ -104,6 +104,6 @@ export function SaveAsDialog({ store, onClose }: { store: WorkbenchStore; onClos
           Cancel
         </button>
       </form>
-    </div>
+    </Modal>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
+import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import type { WorkbenchStore } from '../store/store';
 import { RunResultView } from './RunResultView';
 
@@ -30,9 +31,16 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
   const count = result?.diagnostics.length ?? 0;
   return (
     <div className="output">
-      <div className="output-tabs" role="tablist">
+      <div className="output-tabs" role="tablist" aria-label="Output views" onKeyDown={onTablistKeyDown}>
         {VIEWS.map((v) => (
-          <button key={v} role="tab" aria-selected={v === view} onClick={() => setView(v)} data-testid={`output-tab-${v}`}>
+          <button
+            key={v}
+            role="tab"
+            aria-selected={v === view}
+            tabIndex={rovingTabIndex(v === view)}
+            onClick={() => setView(v)}
+            data-testid={`output-tab-${v}`}
+          >
             {v}
             {v === 'Problems' && count > 0 ? ` (${count})` : ''}
           </button>

@@ -16,6 +16,15 @@ export function ProblemsPanel({ result }: { result: CompileResult | null }) {
             data-line={at?.line ?? 0}
             data-column={at?.column ?? 0}
             onClick={() => at && revealPosition(at.line, at.column)}
+            tabIndex={0}
+            onKeyDown={(e) => {
+              const row = e.currentTarget;
+              if ((e.key === 'Enter' || e.key === ' ') && at) revealPosition(at.line, at.column);
+              else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
+              else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
+              else return;
+              e.preventDefault();
+            }}
           >
             <span className={`status-${d.severity === 'error' ? 'fail' : d.severity === 'warning' ? 'warn' : 'ok'}`}>{d.severity}</span>{' '}
             {at ? <span className="mono">{`${at.line}:${at.column}`}</span> : <span className="mono">{d.source}</span>} {d.message}

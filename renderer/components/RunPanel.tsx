@@ -6,6 +6,7 @@ import { parseDim3 } from '../../core/dims';
 import { ELEMENT_TYPE_NAMES, type ElementType } from '../../core/plan/element-types';
 import { defaultArgRows, planFromForm, type ArgRow } from '../../core/plan/form-plan';
 import { getModel } from '../editor/models';
+import { useCommand } from '../layout/commands';
 import type { WorkbenchStore } from '../store/store';
 
 type BufferRow = Extract<ArgRow, { kind: 'buffer' }>;
@@ -56,6 +57,7 @@ export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: K
     if (!plan) return setNote('Fix the grid and block above, and compile a kernel, to run it.');
     void s.runPlan(plan, null);
   };
+  useCommand('run', () => !s.running && run());
   const savePlan = async () => {
     const plan = s.loadedPlan ? loadedWithEditorText() : formPlan();
     if (!plan || !planPath.trim()) return setNote('Give a path for the plan file.');

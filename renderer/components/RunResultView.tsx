@@ -205,10 +205,18 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
                 </p>
                 {pageable && b.count > 32 && (
                   <div className="pager">
-                    <button disabled={!page || offset === 0} onClick={() => void s.page(b.name, Math.max(0, offset - PAGE), PAGE)}>
+                    <button
+                      disabled={!page || offset === 0}
+                      aria-label={`Previous page of ${b.name}`}
+                      onClick={() => void s.page(b.name, Math.max(0, offset - PAGE), PAGE)}
+                    >
                       ◀ Previous
                     </button>
-                    <button disabled={!!page && offset + PAGE >= b.count} onClick={() => void s.page(b.name, page ? offset + PAGE : 0, PAGE)}>
+                    <button
+                      disabled={!!page && offset + PAGE >= b.count}
+                      aria-label={page ? `Next page of ${b.name}` : `Page through all ${b.count} of ${b.name}`}
+                      onClick={() => void s.page(b.name, page ? offset + PAGE : 0, PAGE)}
+                    >
                       {page ? 'Next ▶' : `Page through all ${b.count}`}
                     </button>
                     {page && (

@@ -4,3 +4,12 @@ declare module 'monaco-editor/languages/definitions/cpp/cpp' {
   export const conf: languages.LanguageConfiguration;
   export const language: languages.IMonarchLanguage & { keywords: string[] };
 }
+
+// Monaco's one switch for "Tab moves focus" (tab trapping), shared by every editor on the page.
+declare module 'monaco-editor/editor/browser/config/tabFocus' {
+  export const TabFocus: {
+    getTabFocusMode(): boolean;
+    setTabFocusMode(tabFocusMode: boolean): void;
+    onDidChangeTabFocus(listener: (tabFocusMode: boolean) => void): { dispose(): void };
+  };
+}

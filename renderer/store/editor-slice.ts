@@ -3,6 +3,7 @@ import type { StateCreator } from 'zustand';
 import type { CompileOptionsInput } from '../../core/compile/compile-options';
 import type { CompileResult } from '../../core/compile/compile-result';
 import type { Draft } from '../../core/api/drafts';
+import { BoundedCache } from '../../core/bounded-cache';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
 import type { WorkbenchState } from './store';
@@ -52,6 +53,10 @@ const debounce = (key: string, ms: number, run: () => void) => {
   clearTimeout(timers.get(key));
   timers.set(key, setTimeout(run, ms));
 };
+// Results of this session's compiles by what was compiled: an edit back to a source compiled before
+// (undo, retyping what was deleted) shows its markers at once, without the debounce or a round trip.
+const recentCompiles = new BoundedCache<string, CompileResult>(64);
+const compileKey = (source: string, sourceName: string, options: object) => `${sourceName}\n${JSON.stringify(options)}\n${source}`;
 const newId = () => Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -74,6 +79,24 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         .api.invoke('drafts.save', draft)
         .catch((error) => set({ notice: { kind: 'error', text: `Your edits could not be saved as a draft: ${message(error)}` } }));
     });
+
+  const requestOptions = () => {
+    const { arch, ...rest } = get().compileOptions;
+    return { ...rest, ...(arch ? { arch } : {}) };
+  };
+
+  /** Shows a compile this session already has for the document's current text; false when there is none. */
+  const showRecentCompile = (id: string, name: string, model: NonNullable<ReturnType<typeof getModel>>): boolean => {
+    const started = performance.now();
+    const known = recentCompiles.get(compileKey(model.getValue(), name, requestOptions()));
+    if (!known) return false;
+    clearTimeout(timers.get(`compile:${id}`));
+    const generation = (get().compiles[id]?.generation ?? 0) + 1; // any compile still under way is now stale
+    setDiagnostics(model, known);
+    const result = { ...known, cached: true, ms: performance.now() - started };
+    set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, message: null, generation } } }));
+    return true;
+  };
 
   const addDocument = (doc: Omit<DocumentState, 'order' | 'dirty'>, text: string) => {
     const order = Math.max(-1, ...get().documents.map((d) => d.order)) + 1;
@@ -154,7 +177,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const dirty = model.getValue() !== doc.savedText;
       if (dirty !== doc.dirty) set((s) => ({ documents: s.documents.map((d) => (d.id === id ? { ...d, dirty } : d)) }));
       persistDraft(id);
-      debounce(`compile:${id}`, COMPILE_DEBOUNCE_MS, () => void get().compileNow(id));
+      if (!showRecentCompile(id, doc.name, model)) debounce(`compile:${id}`, COMPILE_DEBOUNCE_MS, () => void get().compileNow(id));
     },
 
     save: async (id, path) => {
@@ -186,11 +209,12 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const generation = (get().compiles[id]?.generation ?? 0) + 1;
       const previous = get().compiles[id];
       set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'compiling', result: previous?.result ?? null, message: null, generation } } }));
-      const { arch, ...rest } = get().compileOptions;
-      const options = { ...rest, ...(arch ? { arch } : {}) };
+      const options = requestOptions();
+      const source = model.getValue();
       const isLatest = () => get().compiles[id]?.generation === generation && getModel(id) === model;
       try {
-        const result = await get().api.invoke('compile.run', { source: model.getValue(), sourceName: doc.name, options, backend: 'auto', document: id });
+        const result = await get().api.invoke('compile.run', { source, sourceName: doc.name, options, backend: 'auto', document: id });
+        recentCompiles.set(compileKey(source, doc.name, options), result);
         if (!isLatest()) return; // a newer edit has its own compile: this result is stale
         setDiagnostics(model, result);
         set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, message: null, generation } } }));

@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { findNvcc } from '../../main/compile/nvcc';
+import { serveWithBrowser } from '../helpers/serve';
+import { VIEWPORTS, assertInsideWindow, box, waitForSize } from '../helpers/viewports';
+
+// Issue 12, item 4: a layout to live in. Panels resize by mouse and keyboard, hide, take the whole
+// height, follow the window as it changes, and come back as they were after a reload.
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-layout-'));
+const hasCompiler = findNvcc().then((n) => n.found);
+const app = serveWithBrowser(work);
+
+async function openEditor(page: Page) {
+  await page.goto(app.serve.url);
+  await page.getByTestId('tab').filter({ hasText: 'vector_add.cu' }).waitFor();
+  if (await hasCompiler) await page.getByTestId('compile-status').filter({ hasText: '✓' }).waitFor({ timeout: 30_000 });
+}
+
+async function assertWholeLayoutInside(page: Page) {
+  for (const [id, what] of [
+    ['source-pane', 'the editor'],
+    ['output-pane', 'the output panel'],
+    ['side-panel', 'the side panel'],
+    ['status-bar', 'the status bar'],
+  ] as const)
+    await assertInsideWindow(page, page.getByTestId(id), what);
+  await assertInsideWindow(page, page.getByTestId('shortcuts-button'), 'the top bar’s last button');
+}
+
+for (const viewport of VIEWPORTS) {
+  const size = `${viewport.width}×${viewport.height}`;
+
+  test(`${size}: every panel is inside the window, and stays inside as the window is resized without a reload`, async () => {
+    const page = await app.browser.newPage({ viewport });
+    await openEditor(page);
+    await assertWholeLayoutInside(page);
+    if (await hasCompiler) await assertInsideWindow(page, page.getByLabel('Block', { exact: true }), 'the launch panel’s Block field');
+
+    // The window changes size under the page: the right column follows it, to the window's edge.
+    for (const width of viewport.width === 1440 ? [1200, 1024, 1440] : [1440, 1200, 1024]) {
+      await page.setViewportSize({ width, height: viewport.height });
+      await page.waitForFunction((w) => {
+        const side = document.querySelector('[data-testid="side-panel"]')!.getBoundingClientRect();
+        return Math.abs(side.right - w) < 2;
+      }, width);
+      await assertWholeLayoutInside(page);
+      const editor = await box(page.getByTestId('source-pane'));
+      assert.ok(editor.width > 300, `at ${width} wide the editor is ${editor.width}px wide`);
+    }
+    await page.close();
+  });
+
+  test(`${size}: the side panel and the output panel resize by dragging and by the keyboard, and the sizes are remembered`, async () => {
+    const page = await app.browser.newPage({ viewport });
+    await openEditor(page);
+    const side = page.getByTestId('side-panel');
+    const before = (await box(side)).width;
+
+    // Drag the separator 120 px to the left: the side panel grows by as much.
+    const separator = await box(page.getByTestId('side-separator'));
+    await page.mouse.move(separator.x + separator.width / 2, separator.y + separator.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(separator.x + separator.width / 2 - 60, separator.y + separator.height / 2, { steps: 4 });
+    await page.mouse.move(separator.x + separator.width / 2 - 120, separator.y + separator.height / 2, { steps: 4 });
+    await page.mouse.up();
+    const dragged = (await box(side)).width;
+    assert.ok(Math.abs(dragged - before - 120) < 6, `the side panel went from ${before} to ${dragged}px`);
+
+    // The output panel's separator takes the arrow keys.
+    const output = page.getByTestId('output-pane');
+    const outputBefore = (await box(output)).height;
+    await page.getByTestId('output-separator').focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowUp');
+    const outputTaller = (await box(output)).height;
+    assert.ok(outputTaller > outputBefore + 20, `the output panel went from ${outputBefore} to ${outputTaller}px`);
+
+    // A reload brings the same layout back.
+    await page.waitForTimeout(200);
+    await page.reload();
+    await page.getByTestId('tab').first().waitFor();
+    await waitForSize(page, 'side-panel', (b) => b.width > 0, 'the side panel after a reload');
+    const afterReload = await box(side);
+    assert.ok(Math.abs(afterReload.width - dragged) < 3, `after a reload the side panel is ${afterReload.width}px, was ${dragged}px`);
+    assert.ok(Math.abs((await box(output)).height - outputTaller) < 3, 'the output panel keeps its height after a reload');
+    await page.close();
+  });
+
+  test(`${size}: the output takes the whole height, panels hide and come back, and a run's result shows even when hidden`, async () => {
+    const page = await app.browser.newPage({ viewport });
+    await openEditor(page);
+    const output = page.getByTestId('output-pane');
+    const editor = page.getByTestId('source-pane');
+    const workbench = await box(page.locator('.workbench'));
+
+    // Maximize: problems, results and output take the whole height between the toolbar and the status bar.
+    await page.getByTestId('maximize-output').click();
+    await waitForSize(page, 'source-pane', (b) => b.height < 1, 'Maximize collapses the editor');
+    const tall = await box(output);
+    assert.ok(Math.abs(tall.height - workbench.height) < 2, `the maximized output is ${tall.height}px of ${workbench.height}px`);
+    await assertInsideWindow(page, output, 'the maximized output panel');
+    assert.equal(await page.getByTestId('maximize-output').innerText(), 'Restore');
+    await page.getByTestId('maximize-output').click();
+    await waitForSize(page, 'source-pane', (b) => b.height > 100, 'Restore brings the editor back');
+
+    // Hide the output: the editor takes its place; the status bar's switch says so and brings it back.
+    await page.getByTestId('hide-output').click();
+    await waitForSize(page, 'output-pane', (b) => b.height < 1, 'Hide hides the output');
+    assert.ok(Math.abs((await box(editor)).height - workbench.height) < 2, 'the editor takes the whole height');
+    const outputSwitch = page.getByTestId('status-bar').getByRole('button', { name: 'Output panel' });
+    assert.equal(await outputSwitch.getAttribute('aria-pressed'), 'false');
+
+    // A result opened while the output is hidden brings it back, on the Run tab.
+    if (await hasCompiler) {
+      await page.keyboard.press('Control+Enter');
+      await page.getByTestId('diagnosis-headline').filter({ hasText: 'No NVIDIA driver found' }).waitFor({ timeout: 30_000 });
+      await assertInsideWindow(page, page.getByTestId('diagnosis-headline'), 'the diagnosis');
+      assert.equal(await outputSwitch.getAttribute('aria-pressed'), 'true');
+    } else {
+      await outputSwitch.click();
+    }
+    await waitForSize(page, 'output-pane', (b) => b.height > 100, 'the output comes back');
+
+    // Ctrl+B hides the side panel: the editor gets the window's whole width.
+    await page.getByTestId('problem-count').focus();
+    await page.keyboard.press('Control+B');
+    await waitForSize(page, 'panel-side', (b) => b.width < 1, 'Ctrl+B hides the side panel');
+    assert.ok((await box(editor)).width > viewport.width - 12, 'the editor spans the window');
+    assert.equal(await page.getByTestId('status-bar').getByRole('button', { name: 'Side panel' }).getAttribute('aria-pressed'), 'false');
+    // Hidden panels take no keyboard focus: Tab from the status bar never lands in them.
+    assert.equal(await page.locator('[data-testid="side-panel"][inert]').count(), 1);
+    await page.keyboard.press('Control+B');
+    await waitForSize(page, 'side-panel', (b) => b.width > 300, 'Ctrl+B brings the side panel back');
+    await assertWholeLayoutInside(page);
+    await page.close();
+  });
+}

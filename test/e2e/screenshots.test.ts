@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { findNvcc } from '../../main/compile/nvcc';
+import { ROOT } from '../helpers/cli';
+import { serveWithBrowser } from '../helpers/serve';
+import { assertInsideWindow } from '../helpers/viewports';
+
+// The README's pictures, taken from the real app, in both themes. They go to test-results/ on every
+// run, and to docs/ (where the README shows them) when GPU_WORKBENCH_UPDATE_SCREENSHOTS=1.
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-shots-'));
+const hasCompiler = findNvcc().then((n) => n.found);
+const app = serveWithBrowser(work);
+const folder = process.env['GPU_WORKBENCH_UPDATE_SCREENSHOTS'] === '1' ? join(ROOT, 'docs') : join(ROOT, 'test-results');
+mkdirSync(folder, { recursive: true });
+
+for (const theme of ['dark', 'light'] as const) {
+  test(`${theme}: the gallery's 64×32 sample opened, its failing launch found before any run; a recorded fault diagnosed`, async (t) => {
+    if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+    const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: theme });
+    const page = await context.newPage();
+    await page.goto(app.serve.url);
+    await page.getByTestId('tab').first().waitFor();
+    await page.getByTestId('gallery-tab').click();
+    await page.getByRole('button', { name: 'Open broken: 64 × 32 threads per block' }).click();
+    await page.getByTestId('tab').filter({ hasText: 'kernel.cu' }).waitFor();
+    const panel = page.getByTestId('launch-panel');
+    await panel.waitFor({ timeout: 30_000 });
+    await panel.getByLabel('Device').selectOption({ label: 'NVIDIA H200 (profile, driver 580.159.04)' });
+    await panel.getByLabel('Grid', { exact: true }).fill('8,16');
+    await panel.getByLabel('Block', { exact: true }).fill('64,32');
+    const finding = panel.getByTestId('finding-threads-per-block');
+    await finding.waitFor();
+    assert.match(await finding.innerText(), /2048 threads per block; this device allows 1024/);
+    await assertInsideWindow(page, finding, 'the finding');
+    await page.getByTestId('occupancy-chart').locator('canvas').waitFor();
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(folder, `screenshot-launch-${theme}.png`) });
+
+    // The diagnosis of a fault recorded on an H200, with the output panel taking the whole height.
+    await page.getByTestId('output-tab-Run').click();
+    await page.getByLabel('Result file').fill(join(ROOT, 'test/fixtures/runs/device-assert.json'));
+    await page.getByRole('button', { name: 'Open result' }).click();
+    await page.getByTestId('diagnosis-headline').filter({ hasText: 'device-side assert' }).waitFor();
+    await page.getByTestId('maximize-output').click();
+    await assertInsideWindow(page, page.getByTestId('diagnosis-source'), 'the faulting line');
+    await page.screenshot({ path: join(folder, `screenshot-run-${theme}.png`) });
+    await context.close();
+  });
+}
+
+test('the no-driver page, dark', async () => {
+  const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(`${app.serve.url}&view=devices`);
+  const panel = page.getByTestId('no-driver').or(page.getByTestId('device-panel'));
+  await panel.first().waitFor();
+  await page.screenshot({ path: join(folder, 'screenshot-no-driver.png') });
+  await context.close();
+});

@@ -33,6 +33,7 @@ import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
 import { parsePort, serveUntilStopped } from '../serve/serve-command';
+import { BundleRefusedError, readBundle } from '../bundle/read-bundle';
 
 class UsageError extends Error {}
 
@@ -487,6 +488,30 @@ export function buildProgram(): Command {
     .option('--no-spare', 'do not keep a warm spare runner')
     .action(async (opts: { port: number; spare: boolean }) => {
       process.exitCode = await serveUntilStopped(opts);
+    });
+
+  const bundle = program.command('bundle').description('Diagnostic bundles: one zip that carries a run, its sources and what was seen.');
+  bundle
+    .command('inspect')
+    .description('Open a bundle read-only and print what it holds; nothing in it runs. Exit 64 when it is refused.')
+    .argument('<file>', 'the bundle (.zip)')
+    .option('--json', 'machine-readable output')
+    .action(async (file: string, opts: { json?: boolean }) => {
+      try {
+        const opened = await readBundle(resolve(file));
+        const entries = [...opened.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength }));
+        print(!!opts.json, { manifest: opened.manifest, entries }, () =>
+          [
+            `Bundle ${resolve(file)}: schema ${opened.manifest.schema}, made ${opened.manifest.createdAt} by GPU Workbench ${opened.manifest.workbench.version}`,
+            `  plan: ${opened.manifest.contents.plan ?? '—'}   result: ${opened.manifest.contents.result ?? '—'}   sources: ${opened.manifest.contents.sources.join(', ') || '—'}`,
+            ...entries.map((e) => `  ${e.name}  ${formatBytes(e.bytes)}`),
+          ].join('\n'),
+        );
+      } catch (error) {
+        if (!(error instanceof BundleRefusedError)) throw error;
+        console.error(`✗ ${error.message}`);
+        process.exitCode = EXIT.usage;
+      }
     });
 
   program

@@ -338,22 +338,35 @@ export async function executePlan(
     const skipped = replayFits();
     if (skipped) return { status: 'skipped', reason: skipped.reason, buffers: [] };
     const found: PoisonProbe['buffers'] = [];
+    await replayAll(0x00, 'duringPoisonProbe', (index, spec, data, first) => {
+      const change = nanChange(spec.type, first, data);
+      if (change) found.push({ buffer: spec.name, stepIndex: index, ...change });
+    });
+    return { status: 'ran', reason: null, buffers: found };
+  }
+
+  /**
+   * Every step before the trailing frees once more (replayStep), a failure recorded as the run's with the
+   * flag that says which replay it was. What the replay printed repeats the first run's and is dropped,
+   * unless it failed: then it is the evidence.
+   */
+  async function replayAll(
+    fill: number,
+    flag: 'duringDeterminismRun' | 'duringPoisonProbe',
+    onDownload: (index: number, spec: BufferSpec, data: Uint8Array, first: Uint8Array) => void,
+  ): Promise<void> {
     for (let index = 0; index < replayAt && !failure; index++) {
       const step = plan.steps[index]!;
       try {
-        await replayStep(step, index, 0x00, (spec, data, first) => {
-          const change = nanChange(spec.type, first, data);
-          if (change) found.push({ buffer: spec.name, stepIndex: index, ...change });
-        });
+        await replayStep(step, index, fill, (spec, data, first) => onDownload(index, spec, data, first));
       } catch (error) {
         fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
-        failure!.duringPoisonProbe = true;
+        failure![flag] = true;
       }
     }
-    const probeFailure = failure as RunResult['failure'];
-    if (probeFailure) takeOutput(probeFailure.stepIndex ?? 0);
+    const replayFailure = failure as RunResult['failure'];
+    if (replayFailure) takeOutput(replayFailure.stepIndex ?? 0);
     else if (capturing) addon.captureOutputTake(0);
-    return { status: 'ran', reason: null, buffers: found };
   }
 
   /**
@@ -377,24 +390,12 @@ export async function executePlan(
     const started = performance.now();
     const differences: DeterminismReport['differences'] = [];
     for (let run = 1; run <= determinism.runs && !failure; run++) {
-      for (let index = 0; index < determinism.replayEnd && !failure; index++) {
-        const step = plan.steps[index]!;
-        try {
-          await replayStep(step, index, POISON_BYTE, (spec, data, first) => {
-            if (Buffer.compare(first, data) === 0) return;
-            const d = diffBitwise(spec.type, first, data);
-            if (d) differences.push({ run, stepIndex: index, buffer: spec.name, type: spec.type, count: spec.count, ...d });
-          });
-        } catch (error) {
-          fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
-          failure!.duringDeterminismRun = true;
-        }
-      }
+      await replayAll(POISON_BYTE, 'duringDeterminismRun', (index, spec, data, first) => {
+        if (Buffer.compare(first, data) === 0) return;
+        const d = diffBitwise(spec.type, first, data);
+        if (d) differences.push({ run, stepIndex: index, buffer: spec.name, type: spec.type, count: spec.count, ...d });
+      });
     }
-    // What the replays printed repeats the first run's, unless a replay failed: then it is the evidence.
-    const replayFailure = failure as RunResult['failure'];
-    if (replayFailure) takeOutput(replayFailure.stepIndex ?? 0);
-    else if (capturing) addon.captureOutputTake(0);
     return { status: 'compared', reason: null, runs: determinism.runs, ms: performance.now() - started, differences };
   }
 

@@ -26,3 +26,26 @@ export function formatMs(ms: number): string {
   if (ms < 1) return `${(ms * 1000).toFixed(1)} µs`;
   return `${ms.toFixed(3)} ms`;
 }
+
+/**
+ * A value read back from the device, as a person reads it: integers as they are up to 15 digits, larger
+ * and tiny magnitudes in exponent form with 3 significant figures (5.12e+32), others to 6 significant
+ * figures. NaN travels through JSON as null.
+ */
+export function formatNumber(n: number | null): string {
+  if (n === null || Number.isNaN(n)) return 'NaN';
+  if (!Number.isFinite(n)) return n > 0 ? 'Inf' : '-Inf';
+  if (n === 0) return '0';
+  const magnitude = Math.abs(n);
+  if (magnitude >= 1e15 || magnitude < 1e-4) return n.toExponential(2).replace(/\.?0+e/, 'e');
+  if (Number.isInteger(n)) return String(n);
+  return trimZeros(n.toPrecision(6));
+}
+
+/** How many full waves of blocks a grid makes: "< 0.01 waves" rather than a misleading "0.00 waves". */
+export function formatWaves(waves: number): string {
+  if (waves === 0) return '0 waves';
+  if (waves < 0.01) return '< 0.01 waves';
+  const text = trimZeros(waves.toFixed(2));
+  return `${text} ${text === '1' ? 'wave' : 'waves'}`;
+}

@@ -41,6 +41,8 @@ export interface Finding {
    * suggestions of all of a launch's errors, applied together, give one launch without those errors.
    */
   suggested: SuggestedLaunch | null;
+  /** The kernel source's line it is about, where the source says (the static __shared__ array to shrink). */
+  line?: number;
 }
 
 export interface LaunchConfig {

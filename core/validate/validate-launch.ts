@@ -145,7 +145,7 @@ function gridLimits(ctx: RuleContext): Finding[] {
 }
 
 /** The largest static __shared__ array the source declares, described for a message; '' when unknown. */
-function largestArray(kernel: KernelLimits): { text: string; name: string | null } {
+function largestArray(kernel: KernelLimits): { text: string; name: string | null; line: number | null } {
   const arrays = kernel.sharedArrays ?? [];
   const sized = arrays.filter((a) => a.bytes !== null).sort((a, b) => b.bytes! - a.bytes!);
   const top = sized[0];
@@ -153,10 +153,15 @@ function largestArray(kernel: KernelLimits): { text: string; name: string | null
     return {
       text: ` The largest: __shared__ ${top.type} ${top.name}${top.dims.map((d) => `[${d}]`).join('')} (${formatBytes(top.bytes!)}) at line ${top.line}.`,
       name: top.name,
+      line: top.line,
     };
   if (arrays.length)
-    return { text: ` It declares ${arrays.map((a) => `${a.name} (line ${a.line})`).join(', ')}, of sizes the workbench cannot read.`, name: null };
-  return { text: '', name: null };
+    return {
+      text: ` It declares ${arrays.map((a) => `${a.name} (line ${a.line})`).join(', ')}, of sizes the workbench cannot read.`,
+      name: null,
+      line: arrays[0]!.line,
+    };
+  return { text: '', name: null, line: null };
 }
 
 function staticSharedTooLarge(ctx: RuleContext): Finding {
@@ -175,6 +180,7 @@ function staticSharedTooLarge(ctx: RuleContext): Finding {
     runtimeError: { code: 218, name: 'cudaErrorInvalidPtx' },
     fix: `Shrink ${largest.name ?? 'the static __shared__ arrays'} in the kernel source: tile the data so each block holds less, or move it to global memory.`,
     suggested: null,
+    ...(largest.line !== null ? { line: largest.line } : {}),
   };
 }
 

@@ -1,0 +1,36 @@
+/** What Run needs before it may start, and the reasons it may not, in the order a person fixes them. */
+export interface RunReadinessInput {
+  /** The editor's file as it is now: compiled, still compiling, or failing. */
+  compile: 'ok' | 'compiling' | 'failed' | 'none';
+  documentName: string;
+  /** Why no plan can be built (a field that does not parse, no kernel yet); null when there is one. */
+  planProblem: string | null;
+  /** The validator's errors for the plan's launches against the chosen device or profile. */
+  refusals: string[];
+  deviceLabel: string | null;
+  /** null while the devices are being looked for; otherwise whether there is one, and why not. */
+  gpu: { present: true } | { present: false; reason: string } | null;
+}
+
+/** One reason Run is off, with the details that belong to it (each finding of a launch that would fail). */
+export interface RunBlocker {
+  reason: string;
+  details: string[];
+}
+
+export function runBlockers(input: RunReadinessInput): RunBlocker[] {
+  const out: RunBlocker[] = [];
+  const say = (reason: string, details: string[] = []) => out.push({ reason, details });
+  if (input.compile === 'failed') say(`${input.documentName} does not compile: fix the errors under Problems first.`);
+  if (input.planProblem) say(input.planProblem);
+  if (input.refusals.length) say(`The launch would fail${input.deviceLabel ? ` on ${input.deviceLabel}` : ''}:`, input.refusals);
+  if (input.gpu === null) say('Looking for a CUDA device…');
+  else if (!input.gpu.present)
+    say(
+      `Run needs an NVIDIA GPU, and this machine has none: ${input.gpu.reason} Compiling, checking launches against a profile and opening recorded results still work.`,
+    );
+  return out;
+}
+
+/** The reasons as plain lines (a tooltip, a note). */
+export const blockerLines = (blockers: RunBlocker[]): string[] => blockers.flatMap((b) => [b.reason, ...b.details.map((d) => `  ${d}`)]);

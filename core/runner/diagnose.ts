@@ -12,6 +12,7 @@ import type { ExitClassification } from './protocol';
 import type { DeterminismDifference, RunResult } from './run-result';
 import { floatAtomicLines } from '../plan/determinism';
 import { isFloatType } from '../plan/element-types';
+import { sanitizerCommand } from './sanitizer-command';
 
 export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid' | 'cancelled';
 
@@ -89,8 +90,7 @@ const fmt = (n: number | null) =>
   n === null || Number.isNaN(n) ? 'NaN' : Number.isInteger(n) || !Number.isFinite(n) ? String(n) : n.toPrecision(7).replace(/\.?0+$/, '');
 
 function sanitizerOffer(tool: SanitizerTool, why: string, planPath: string | null | undefined): Diagnosis['sanitizer'] {
-  const plan = planPath ?? 'plan.json';
-  return { tool, why, command: `compute-sanitizer --tool ${tool} gpu-workbench run --plan ${plan}`, available: false };
+  return { tool, why, command: sanitizerCommand(tool, planPath ?? null), available: false };
 }
 
 /** The failed asserts in words: the most frequent site first, the first thread that failed it, and how many did. */

@@ -12,7 +12,8 @@ import {
 import { doctorChecks } from '../core/discovery';
 import { describeIssues } from '../core/plan/plan-schema';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 
 import { compileOptionsSchema } from '../core/compile/compile-options';
 import { smArch } from '../core/devices';
@@ -38,6 +39,18 @@ async function userFile<T>(work: () => Promise<T>): Promise<T> {
     if (e.code) throw new ApiError(`${e.message}`, e.code);
     throw error;
   }
+}
+
+/**
+ * A write from the UI names its full path: a relative one would land in whatever folder the host was
+ * started in, which the person at the browser cannot see.
+ */
+function fullPathToWrite(path: string): string {
+  if (isAbsolute(path)) return path;
+  throw new ApiError(
+    `Give a full path to save to (starting with /): "${path}" is relative, and would be written into the folder the workbench host was started in (${process.cwd()}).`,
+    'RELATIVE_PATH',
+  );
 }
 
 type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>> };
@@ -70,6 +83,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       transport,
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
+      homeDir: homedir(),
     }),
     'discovery.get': () => discover(),
     'devices.list': () => listDevices(),
@@ -100,7 +114,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.sass': async ({ key }) => ({ sass: await workbench.compiler.disassemble(key) }),
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),
-    'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(path, text, expectedMtimeMs),
+    'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(fullPathToWrite(path), text, expectedMtimeMs),
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
@@ -120,9 +134,9 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       }
     },
     'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
-    'run.save': ({ path, outcome }) => userFile(() => writeJsonFile(path, outcome)),
+    'run.save': ({ path, outcome }) => userFile(() => writeJsonFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
-    'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(path, plan)),
+    'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),
     'gallery.load': ({ name, variant }) =>
       userFile(async () => {
@@ -138,6 +152,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       await workbench.drafts.discard(id);
       return { discarded: true as const };
     },
+    'workspace.get': () => workbench.workspace.get(),
+    'workspace.set': (change) => workbench.workspace.set(change),
   };
 }
 

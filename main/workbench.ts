@@ -2,6 +2,7 @@ import { CompileService } from './compile/compile-service';
 import type { ProcessLauncher } from './process/launcher';
 import { RunnerPool } from './runner/runner-pool';
 import { DraftStore } from './services/draft-store';
+import { WorkspaceStore } from './services/workspace-store';
 import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
 
 /** The host's services, shared by the CLI, the serve host and the Electron main process. */
@@ -9,6 +10,7 @@ export interface Workbench {
   compiler: CompileService;
   pool: RunnerPool;
   drafts: DraftStore;
+  workspace: WorkspaceStore;
   runPlan(plan: unknown, options: RunOptions): Promise<RunOutcome>;
   dispose(): Promise<void>;
 }
@@ -20,6 +22,7 @@ export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?
     compiler,
     pool,
     drafts: new DraftStore(),
+    workspace: new WorkspaceStore(),
     runPlan: (plan, runOptions) => runPlan(plan, { compiler, pool }, runOptions),
     dispose: async () => {
       await Promise.all([compiler.dispose(), pool.dispose()]);

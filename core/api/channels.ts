@@ -6,6 +6,7 @@ import type { DeviceInfo, DeviceMemory } from '../devices';
 import type { DeviceProfile } from '../validate/device-limits';
 import { MAX_SOURCE_BYTES } from '../limits';
 import { draftSchema, type Draft } from './drafts';
+import { workspaceSettingsSchema, type WorkspaceSettings } from './workspace';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 import type { RunOutcome } from '../runner/run-outcome';
 import type { BufferPage } from '../runner/protocol';
@@ -35,6 +36,8 @@ export interface AppInfo {
   transport: 'electron' | 'serve';
   node: string;
   platform: string;
+  /** The host user's home folder: where a save box starts, and what a relative name is shown against. */
+  homeDir: string;
 }
 
 export interface RunnerPoolStatus {
@@ -119,6 +122,9 @@ export const channels = {
   'drafts.list': { request: z.object({}).strict(), response: response<Draft[]>() },
   'drafts.save': { request: draftSchema, response: response<{ saved: true }>() },
   'drafts.discard': { request: z.object({ id: draftSchema.shape.id }).strict(), response: response<{ discarded: true }>() },
+  /** The workspace's settings, kept on the host beside the drafts. */
+  'workspace.get': { request: z.object({}).strict(), response: response<WorkspaceSettings>() },
+  'workspace.set': { request: workspaceSettingsSchema.partial(), response: response<WorkspaceSettings>() },
 } as const;
 
 export type Channels = typeof channels;

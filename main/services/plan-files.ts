@@ -5,6 +5,7 @@ import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
 import { describeIssues } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
+import { describeNotAResult } from '../../core/runner/result-file';
 import { z } from 'zod';
 
 import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
@@ -99,7 +100,7 @@ export async function readRunOutcome(path: string): Promise<RunOutcome> {
     throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);
   }
   const parsed = savedOutcomeSchema.safeParse(value);
-  if (!parsed.success) throw new PlanFileError(`${path} is not a GPU Workbench run result: ${describeIssues(parsed.error)}`);
+  if (!parsed.success) throw new PlanFileError(describeNotAResult(value, path, describeIssues(parsed.error).split('\n')));
   return value as RunOutcome;
 }
 

@@ -8,6 +8,7 @@ import type { CompiledModule, ExitClassification } from '../../core/runner/proto
 import type { FunctionAttributes, RunResult } from '../../core/runner/run-result';
 import { diagnoseRun, type RunStatus } from '../../core/runner/diagnose';
 import type { CompileRecord, RunOutcome } from '../../core/runner/run-outcome';
+import { compileFailureDetail } from '../../core/runner/compile-failure';
 import { checkHostMemory, checkLaunchArgs } from '../../core/plan/check-args';
 import { findKernels, type KernelParam } from '../../core/compile/kernel-signature';
 import type { DeviceInfo, GpuProcess } from '../../core/devices';
@@ -182,7 +183,7 @@ async function execute(
       return outcome('compile-error', {
         problem: {
           title: `${kernel.sourceName} does not compile`,
-          detail: out.log.trim() || 'The compiler failed without a message.',
+          detail: compileFailureDetail(out.diagnostics, out.log),
           remedy: 'Fix the errors above (file:line is where the compiler saw them).',
         },
         compile,

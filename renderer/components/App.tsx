@@ -13,6 +13,7 @@ import { EditorView } from './EditorView';
 import { ExplainView } from './ExplainView';
 import { GalleryView } from './GalleryView';
 import { NoDriverPanel } from './NoDriverPanel';
+import { NoGpuBanner } from './NoGpuBanner';
 import { ShortcutsDialog } from './ShortcutsDialog';
 
 export function App({ store }: { store: WorkbenchStore }) {
@@ -21,11 +22,12 @@ export function App({ store }: { store: WorkbenchStore }) {
   );
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const state = useStore(store);
-  const { loadDevices, loadInfo } = state;
+  const { loadDevices, loadInfo, loadProfiles } = state;
   useEffect(() => {
     void loadInfo();
     void loadDevices();
-  }, [loadDevices, loadInfo]);
+    void loadProfiles();
+  }, [loadDevices, loadInfo, loadProfiles]);
   useEffect(installShortcuts, []);
   useCommand('showShortcuts', () => setShortcutsOpen(true));
   useCommand('nextRegion', () => focusNextRegion(1));
@@ -58,8 +60,9 @@ export function App({ store }: { store: WorkbenchStore }) {
           {state.loadError}
         </div>
       )}
+      <NoGpuBanner store={store} onShowDevices={() => setView('devices')} />
       {view === 'editor' && <EditorView store={store} />}
-      {view === 'explain' && <ExplainView />}
+      {view === 'explain' && <ExplainView store={store} />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
       <main className="devices-view" hidden={view !== 'devices'}>
         <aside aria-label="Devices and environment">
@@ -86,7 +89,7 @@ export function App({ store }: { store: WorkbenchStore }) {
           {state.checks ? <DoctorChecks checks={state.checks} /> : <p className="muted">…</p>}
         </aside>
         <section className="content" aria-label="Device details">
-          {devices?.ok === false && <NoDriverPanel problem={devices.problem} />}
+          {devices?.ok === false && <NoDriverPanel problem={devices.problem} store={store} />}
           {selected && devices?.ok && <DevicePanel device={selected} memory={devices.memory?.find((m) => m.uuid === selected.uuid)} />}
           {devices?.ok && devices.memoryProblem && <p className="muted">{devices.memoryProblem}</p>}
         </section>

@@ -92,5 +92,12 @@ export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveA
     return () => binding.dispose();
   }, [activeId, store, save, onSaveAs]);
 
+  // A source link asked for a line of this document: show it, with the cursor there and the editor focused.
+  const reveal = useStore(store, (s) => s.reveal);
+  useEffect(() => {
+    if (!instance || !reveal || reveal.docId !== activeId) return;
+    revealPosition(reveal.line, reveal.column);
+  }, [reveal, activeId]);
+
   return <div ref={host} className="monaco-host" data-testid="editor" />;
 }

@@ -8,12 +8,15 @@ import { useCommand } from '../layout/commands';
 import { platform } from '../layout/keyboard';
 import { preferences } from '../layout/storage';
 import type { WorkbenchStore } from '../store/store';
+import { shownCompile } from '../../core/compile/shown-compile';
 import { EditorPane, runEditorAction } from './EditorPane';
 import { KernelFacts } from './KernelFacts';
 import { LaunchPanel } from './LaunchPanel';
+import { LocateFileDialog } from './LocateFileDialog';
 import { RunPanel } from './RunPanel';
 import { OpenDialog, SaveAsDialog } from './OpenDialog';
 import { OutputPanel } from './OutputPanel';
+import { Prose } from './Prose';
 import { StatusBar } from './StatusBar';
 import { Tabs } from './Tabs';
 
@@ -39,6 +42,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   const options = useStore(store, (s) => s.compileOptions);
   const notice = useStore(store, (s) => s.notice);
   const outcome = useStore(store, (s) => s.outcome);
+  const refused = useStore(store, (s) => s.runRefused);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
   const { restoreDocuments, save, cancelCompile, setCompileOptions, dismissNotice, newDocument } = store.getState();
   const onSaveAs = useCallback(() => setDialog('save'), []);
@@ -81,10 +85,11 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   }, [restoreDocuments]);
   // A run's result (or an opened one) is shown even if the output panel was hidden.
   useEffect(() => {
-    if (outcome) output.current?.expand();
-  }, [outcome, output]);
+    if (outcome || refused) output.current?.expand();
+  }, [outcome, refused, output]);
 
   const result = compile?.result ?? null;
+  const shown = shownCompile(result, compile?.lastGood ?? null);
   const status =
     compile?.status === 'compiling'
       ? 'Compiling…'
@@ -190,7 +195,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
       </div>
       {notice && (
         <div className={notice.kind === 'error' ? 'banner' : 'banner info'} role="alert">
-          {notice.text} <button onClick={dismissNotice}>Dismiss</button>
+          <Prose text={notice.text} /> <button onClick={dismissNotice}>Dismiss</button>
         </div>
       )}
       <Group
@@ -239,11 +244,11 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
         <Panel id="panel-side" defaultSize="30%" minSize="340px" maxSize="70%" collapsible panelRef={side} onResize={track('side')}>
           <aside className="facts" data-region="side" aria-label="Kernels, launch and run" inert={collapsed.side} data-testid="side-panel">
             <h2>Kernels</h2>
-            <KernelFacts result={result} />
+            <KernelFacts result={shown.result} stale={shown.stale} />
             <h2>Launch</h2>
-            <LaunchPanel store={store} kernels={result?.kernels ?? []} />
+            <LaunchPanel store={store} />
             <h2>Run</h2>
-            <RunPanel store={store} kernels={result?.kernels ?? []} />
+            <RunPanel store={store} />
           </aside>
         </Panel>
       </Group>
@@ -257,6 +262,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
       />
       {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} />}
       {dialog === 'save' && <SaveAsDialog store={store} onClose={() => setDialog(null)} />}
+      <LocateFileDialog store={store} />
     </main>
   );
 }

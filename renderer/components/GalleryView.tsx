@@ -17,8 +17,10 @@ export function GalleryView({ store, onOpened }: { store: WorkbenchStore; onOpen
   const open = async (name: string, variant: 'broken' | 'fixed') => {
     try {
       const loaded = await api.invoke('gallery.load', { name, variant });
-      await store.getState().openPath(loaded.sourcePath);
-      store.getState().setLoadedPlan({ label: `${name} (${variant})`, plan: loaded.plan, planPath: loaded.planPath });
+      const docId = await store.getState().openPath(loaded.sourcePath);
+      if (!docId) return;
+      // The plan belongs to the sample's kernel file: its launch fills that file's launch panel.
+      store.getState().attachPlan(docId, { label: `${name} (${variant})`, plan: loaded.plan, planPath: loaded.planPath, sourcePaths: [loaded.sourcePath] });
       onOpened();
     } catch (e) {
       setError((e as Error).message);

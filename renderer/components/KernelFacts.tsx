@@ -1,13 +1,15 @@
 import type { CompileResult } from '../../core/compile/compile-result';
 import { formatBytes } from '../../core/format';
 import { revealPosition } from './EditorPane';
+import { StaleNote } from './StaleNote';
 
-/** Per kernel: what it takes and what it costs, from the compiler's own report. */
-export function KernelFacts({ result }: { result: CompileResult | null }) {
+/** Per kernel: what it takes and what it costs, from the compiler's own report (the last good one, marked stale, while the text does not compile). */
+export function KernelFacts({ result, stale = false }: { result: CompileResult | null; stale?: boolean }) {
   if (!result) return <p className="muted">Compiling…</p>;
   if (result.kernels.length === 0) return <p className="muted">No __global__ function in this file.</p>;
   return (
-    <div data-testid="kernel-facts">
+    <div data-testid="kernel-facts" className={stale ? 'stale' : ''}>
+      {stale && <StaleNote what="These resources are" />}
       {result.kernels.map((k) => {
         const spills = (k.spillStoreBytes ?? 0) + (k.spillLoadBytes ?? 0) > 0;
         return (

@@ -1,164 +1,149 @@
-import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 
-import type { ChannelResponse } from '../../core/api/channels';
-import type { KernelFacts } from '../../core/compile/compile-result';
-import { dimProduct, parseDim3 } from '../../core/dims';
-import { formatBytes } from '../../core/format';
-import { deviceLimits } from '../../core/validate/device-limits';
-import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
-import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
-import { getModel } from '../editor/models';
+import { dimProduct } from '../../core/dims';
+import { formatBytes, formatWaves } from '../../core/format';
+import type { Finding } from '../../core/validate/validate-launch';
+import { useLaunchView } from '../hooks/use-launch-view';
 import type { WorkbenchStore } from '../store/store';
 import { OccupancyChart } from './OccupancyChart';
+import { Prose } from './Prose';
+import { StaleNote } from './StaleNote';
 
-type Profiles = ChannelResponse<'profiles.list'>;
-
-function FieldFindings({ findings }: { findings: Finding[] }) {
+/** The validator's findings for one field; one that names a source line leads to it. */
+function FieldFindings({ findings, onLine }: { findings: Finding[]; onLine: (line: number) => void }) {
   if (findings.length === 0) return null;
   return (
     <ul className="field-findings">
       {findings.map((f, i) => (
         <li key={i} className={`finding-${f.severity}`} data-testid={`finding-${f.rule}`}>
-          <div>{f.message}</div>
+          <div>
+            <Prose text={f.message} />
+            {f.line !== undefined && (
+              <>
+                {' '}
+                <button className="link mono" onClick={() => onLine(f.line!)} title={`Show line ${f.line} in the editor`} data-testid="finding-line">
+                  line {f.line}
+                </button>
+              </>
+            )}
+          </div>
           {f.driverError && (
             <div className="muted mono">
               {f.driverError.name} ({f.driverError.code}) · {f.runtimeError?.name} ({f.runtimeError?.code})
             </div>
           )}
-          {f.fix && <div className="fix">Fix: {f.fix}</div>}
+          {f.fix && (
+            <div className="fix">
+              Fix: <Prose text={f.fix} />
+            </div>
+          )}
         </li>
       ))}
     </ul>
   );
 }
 
-/** The launch configuration, checked as it is typed against the chosen device's limits and the kernel. */
-export function LaunchPanel({ store, kernels }: { store: WorkbenchStore; kernels: KernelFacts[] }) {
-  const api = useStore(store, (s) => s.api);
-  const [profiles, setProfiles] = useState<Profiles>([]);
-  const [profileId, setProfileId] = useState<string>('');
-  const { kernel: kernelName, grid, block, smem } = useStore(store, (s) => s.launch);
+/**
+ * The launch of the plan that Run would start, checked as it is typed against the chosen device or
+ * profile and the compiled kernel. A plan from a sample or a file fills it; editing it edits that plan.
+ */
+export function LaunchPanel({ store }: { store: WorkbenchStore }) {
+  const view = useLaunchView(store);
+  const profiles = useStore(store, (s) => s.profiles);
+  const profilesError = useStore(store, (s) => s.profilesError);
+  const profileId = useStore(store, (s) => s.profileId);
+  const chooseProfile = useStore(store, (s) => s.chooseProfile);
   const setLaunch = useStore(store, (s) => s.setLaunch);
-  const setKernelName = (kernel: string) => setLaunch({ kernel });
-  const setGrid = (grid: string) => setLaunch({ grid });
-  const setBlock = (block: string) => setLaunch({ block });
-  const setSmem = (smem: string) => setLaunch({ smem });
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { doc, kernel, kernels, run, fields, validation, device, limits } = view;
 
-  useEffect(() => {
-    api.invoke('profiles.list', {}).then(
-      (p) => {
-        setProfiles(p);
-        setProfileId((current) => current || p[0]?.id || '');
-      },
-      (e: Error) => setLoadError(e.message),
-    );
-  }, [api]);
-
-  const compiled = kernels.filter((k) => k.registers !== null);
-  const kernel = compiled.find((k) => k.name === kernelName) ?? compiled[0];
-  const profile = profiles.find((p) => p.id === profileId)?.profile;
-  const device = useMemo(() => (profile ? deviceLimits(profile.device) : null), [profile]);
-  const activeId = useStore(store, (s) => s.activeId);
-  // The source names the static __shared__ arrays, for a kernel whose static memory alone is too large.
-  const limits = useMemo(
-    () => (kernel && device ? kernelLimitsFromFacts(kernel, device, activeId ? getModel(activeId)?.getValue() : undefined) : null),
-    [kernel, device, activeId],
-  );
-
-  const gridDims = parseDim3(grid, 'Grid');
-  const blockDims = parseDim3(block, 'Block');
-  const smemValue = /^\d+$/.test(smem.trim()) ? Number(smem.trim()) : NaN;
-  const smemError = Number.isFinite(smemValue) && smemValue <= 0xffffffff ? null : 'Shared memory is a whole number of bytes.';
-  const validation = useMemo(
-    () =>
-      device && limits && gridDims.ok && blockDims.ok && !smemError
-        ? validateLaunch(device, limits, { grid: gridDims.value, block: blockDims.value, sharedBytes: smemValue, raisesDynamicSharedLimit: true })
-        : null,
-    [device, limits, grid, block, smem],
-  );
+  if (profilesError) return <p className="status-fail">{profilesError}</p>;
+  if (!doc || (!kernel && !run.plan)) return <p className="muted">Compile a kernel to check its launch.</p>;
+  const edit = (change: Parameters<typeof setLaunch>[1]) => setLaunch(doc.id, change);
   const at = (field: Finding['field']) => validation?.findings.filter((f) => f.field === field) ?? [];
+  const invalid = (field: Finding['field'], parsed: { ok: boolean }) => (at(field).some((f) => f.severity === 'error') || !parsed.ok ? 'invalid' : '');
+  const step = run.plan && run.plan.launchStep !== null ? run.plan.launchStep + 1 : null;
+  const showLine = (line: number) => store.getState().revealInDocument(doc.id, line);
 
-  if (loadError) return <p className="status-fail">{loadError}</p>;
-  if (!kernel) return <p className="muted">Compile a kernel to check its launch.</p>;
   return (
-    <div className="launch-panel" data-testid="launch-panel">
+    <div className={`launch-panel${view.compile.stale ? ' stale' : ''}`} data-testid="launch-panel">
+      {view.compile.stale && <StaleNote what="The kernel's resources and these findings are" />}
       <label>
         Device{' '}
-        <select value={profileId} onChange={(e) => setProfileId(e.target.value)} aria-label="Device">
-          {profiles.map((p) => (
+        <select value={profileId ?? ''} onChange={(e) => chooseProfile(e.target.value)} aria-label="Device" disabled={!profiles}>
+          {!profiles && <option value="">Loading devices and profiles…</option>}
+          {profiles?.map((p) => (
             <option key={p.id} value={p.id}>
               {p.label}
             </option>
           ))}
         </select>
       </label>
-      {compiled.length > 1 && (
-        <label>
-          Kernel{' '}
-          <select value={kernel.name} onChange={(e) => setKernelName(e.target.value)} aria-label="Kernel">
-            {compiled.map((k) => (
-              <option key={k.name}>{k.name}</option>
-            ))}
-          </select>
-        </label>
+      {run.plan ? (
+        <p className="muted plan-launch" data-testid="plan-launch">
+          {step ? `Step ${step} of the plan ${run.plan.label}: ` : `The plan ${run.plan.label}: `}
+          <span className="mono">{run.launch.kernel}</span>
+          {!kernel && ` is not compiled from ${doc.name}: checked against the device's limits only.`}
+        </p>
+      ) : (
+        kernels.length > 1 &&
+        kernel && (
+          <label>
+            Kernel{' '}
+            <select value={kernel.name} onChange={(e) => edit({ kernel: e.target.value })} aria-label="Kernel">
+              {kernels.map((k) => (
+                <option key={k.name}>{k.name}</option>
+              ))}
+            </select>
+          </label>
+        )
       )}
       <div className="launch-fields">
         <label>
-          Grid{' '}
-          <input
-            value={grid}
-            onChange={(e) => setGrid(e.target.value)}
-            aria-label="Grid"
-            className={at('grid').some((f) => f.severity === 'error') || !gridDims.ok ? 'invalid' : ''}
-          />
+          Grid <input value={run.launch.grid} onChange={(e) => edit({ grid: e.target.value })} aria-label="Grid" className={invalid('grid', fields.grid)} />
         </label>
-        {!gridDims.ok && <div className="status-fail">{gridDims.error}</div>}
-        <FieldFindings findings={at('grid')} />
+        {!fields.grid.ok && <div className="status-fail">{fields.grid.error}</div>}
+        <FieldFindings onLine={showLine} findings={at('grid')} />
         <label>
           Block{' '}
-          <input
-            value={block}
-            onChange={(e) => setBlock(e.target.value)}
-            aria-label="Block"
-            className={at('block').some((f) => f.severity === 'error') || !blockDims.ok ? 'invalid' : ''}
-          />
+          <input value={run.launch.block} onChange={(e) => edit({ block: e.target.value })} aria-label="Block" className={invalid('block', fields.block)} />
         </label>
-        {!blockDims.ok && <div className="status-fail">{blockDims.error}</div>}
-        <FieldFindings findings={at('block')} />
+        {!fields.block.ok && <div className="status-fail">{fields.block.error}</div>}
+        <FieldFindings onLine={showLine} findings={at('block')} />
         <label>
           Shared (bytes){' '}
           <input
-            value={smem}
-            onChange={(e) => setSmem(e.target.value)}
+            value={run.launch.smem}
+            onChange={(e) => edit({ smem: e.target.value })}
             aria-label="Dynamic shared memory"
-            className={at('sharedBytes').some((f) => f.severity === 'error') || smemError ? 'invalid' : ''}
+            className={invalid('sharedBytes', fields.smem)}
           />
         </label>
-        {smemError && <div className="status-fail">{smemError}</div>}
-        <FieldFindings findings={at('sharedBytes')} />
-        <FieldFindings findings={[...at('kernel'), ...at('cluster'), ...at('launch')]} />
+        {!fields.smem.ok && <div className="status-fail">{fields.smem.error}</div>}
+        <FieldFindings onLine={showLine} findings={at('sharedBytes')} />
+        <FieldFindings onLine={showLine} findings={[...at('kernel'), ...at('cluster'), ...at('launch')]} />
       </div>
       {validation && (
         <div className="occupancy" data-testid="occupancy">
-          <strong className={validation.ok ? 'status-ok' : 'status-fail'}>{validation.ok ? '✓ would launch' : '✗ would fail'}</strong>
-          {validation.occupancy && (
+          <strong className={validation.ok ? 'status-ok' : 'status-fail'}>
+            {validation.ok ? '✓ would launch' : '✗ would fail'}
+            {view.profile ? ` on ${view.profile.label}` : ''}
+          </strong>
+          {validation.occupancy && limits && (
             <>
               <div>
                 Occupancy {(validation.occupancy.occupancy * 100).toFixed(0)}% · {validation.occupancy.activeBlocksPerSM} blocks/SM · limited by{' '}
                 {validation.occupancy.limiters.join(', ')}
               </div>
-              <div className="muted">
-                {validation.waves !== null ? `${validation.waves.toFixed(2)} waves · ` : ''}
+              <div className="muted" data-testid="occupancy-detail">
+                {validation.waves !== null ? `${formatWaves(validation.waves)} · ` : ''}
                 {formatBytes(validation.occupancy.allocatedSharedPerBlock)} shared and {validation.occupancy.allocatedRegistersPerBlock} registers allocated per
                 block
                 {validation.suggestedBlockSize ? ` · best block size ${validation.suggestedBlockSize}` : ''}
               </div>
             </>
           )}
-          {device && limits && blockDims.ok && (
-            <OccupancyChart device={device} kernel={limits} sharedBytes={Number.isFinite(smemValue) ? smemValue : 0} blockSize={dimProduct(blockDims.value)} />
+          {device && limits && fields.block.ok && (
+            <OccupancyChart device={device} kernel={limits} sharedBytes={fields.smem.ok ? fields.smem.value : 0} blockSize={dimProduct(fields.block.value)} />
           )}
         </div>
       )}

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../core/format';
+import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import type { WorkbenchStore } from '../store/store';
 import { Modal } from './Modal';
 
@@ -84,25 +85,41 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
   );
 }
 
+/** Save as: a name goes into the folder shown (the file's own, or the home folder); the full path written is shown before and after. */
 export function SaveAsDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
   const activeId = useStore(store, (s) => s.activeId);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
+  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
   const save = useStore(store, (s) => s.save);
-  const [path, setPath] = useState(doc?.path ?? `${doc?.name ?? 'kernel.cu'}`);
+  const folder = doc?.path ? dirnameOf(doc.path) : homeDir;
+  const [path, setPath] = useState(doc?.path ? basenameOf(doc.path) : (doc?.name ?? 'kernel.cu'));
+  const target = resolveShownPath(folder, path);
   return (
     <Modal label="Save as" onClose={onClose}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (activeId) void save(activeId, path.trim()).then((ok) => ok && onClose());
+          if (activeId && target) void save(activeId, target).then((ok) => ok && onClose());
         }}
       >
         <h2>Save as</h2>
+        <p className="muted">
+          In{' '}
+          <span className="mono" data-testid="save-folder">
+            {folder}
+          </span>{' '}
+          (or give a full path)
+        </p>
         <input autoFocus value={path} onChange={(e) => setPath(e.target.value)} aria-label="Save to path" />
-        <button type="submit">Save</button>
+        <button type="submit" disabled={!target}>
+          Save
+        </button>
         <button type="button" onClick={onClose}>
           Cancel
         </button>
+        <p className="shown-path" data-testid="save-target">
+          {target ? `Saves to ${target}` : 'Give a file name.'}
+        </p>
       </form>
     </Modal>
   );

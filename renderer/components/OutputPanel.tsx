@@ -6,28 +6,37 @@ import type { WorkbenchStore } from '../store/store';
 import { RunResultView } from './RunResultView';
 
 import type { CompileResult } from '../../core/compile/compile-result';
+import { shownCompile } from '../../core/compile/shown-compile';
 import { ProblemsPanel } from './ProblemsPanel';
+import { PtxView } from './PtxView';
+import { StaleNote } from './StaleNote';
 
 const VIEWS = ['Problems', 'Run', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
 export function OutputPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
   const api = useStore(store, (s) => s.api);
   const outcome = useStore(store, (s) => s.outcome);
+  const refused = useStore(store, (s) => s.runRefused);
+  const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId) ?? null);
+  const lastGood = useStore(store, (s) => (s.activeId ? (s.compiles[s.activeId]?.lastGood ?? null) : null));
+  // PTX and SASS stay from the last good compile (marked stale) while the text does not compile.
+  const shown = shownCompile(result, lastGood);
   const [view, setView] = useState<(typeof VIEWS)[number]>('Problems');
   // A new run result (or an opened one) brings its tab forward.
   useEffect(() => {
-    if (outcome) setView('Run');
-  }, [outcome]);
+    if (outcome || refused) setView('Run');
+  }, [outcome, refused]);
   const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
   // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
   useEffect(() => {
-    if (view !== 'SASS' || !result?.ok || sass?.key === result.key) return;
-    setSass({ key: result.key, text: 'Disassembling…' });
-    api.invoke('compile.sass', { key: result.key }).then(
-      (r) => setSass({ key: result.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)' }),
-      (e: Error) => setSass({ key: result.key, text: e.message }),
+    const good = shown.result;
+    if (view !== 'SASS' || !good?.ok || sass?.key === good.key) return;
+    setSass({ key: good.key, text: 'Disassembling…' });
+    api.invoke('compile.sass', { key: good.key }).then(
+      (r) => setSass({ key: good.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)' }),
+      (e: Error) => setSass({ key: good.key, text: e.message }),
     );
-  }, [view, result, api, sass?.key]);
+  }, [view, shown.result, api, sass?.key]);
   const count = result?.diagnostics.length ?? 0;
   return (
     <div className="output">
@@ -47,11 +56,16 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
         ))}
       </div>
       <div className="output-body">
-        {view === 'Problems' && <ProblemsPanel result={result} />}
+        {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} />}
         {view === 'Log' && <pre data-testid="raw-log">{result?.log.trim() || '(the compiler printed nothing)'}</pre>}
-        {view === 'PTX' && <pre>{result?.ptx ?? '(no PTX: the compile failed)'}</pre>}
-        {view === 'SASS' && <pre>{result?.ok ? (sass?.text ?? '') : '(no SASS: the compile failed)'}</pre>}
+        {view === 'PTX' && <PtxView result={shown.result} stale={shown.stale} store={store} docId={doc?.id ?? null} sourceName={doc?.name ?? ''} />}
+        {view === 'SASS' && (
+          <div className={shown.stale ? 'stale' : ''}>
+            {shown.stale && <StaleNote what="This SASS is" />}
+            <pre>{shown.result?.ok ? (sass?.text ?? '') : '(no SASS: the compile failed)'}</pre>
+          </div>
+        )}
         {view === 'Command' && (
           <pre>
             {result ? `${result.command}\n\n${result.compilerVersion} · ${result.arch} · ${result.ms.toFixed(1)} ms${result.cached ? ' (cache hit)' : ''}` : ''}

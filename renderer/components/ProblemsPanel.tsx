@@ -1,10 +1,19 @@
 import type { CompileResult } from '../../core/compile/compile-result';
 import { diagnosticPosition } from '../editor/markers';
+import type { WorkbenchStore } from '../store/store';
 import { revealPosition } from './EditorPane';
+import { Prose } from './Prose';
 
-export function ProblemsPanel({ result }: { result: CompileResult | null }) {
+/** The latest compile's diagnostics for the file on screen; each one shows (and marks) its line. */
+export function ProblemsPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
   if (!result) return <p className="muted">No compile yet.</p>;
   if (result.diagnostics.length === 0) return <p className="muted">{result.ok ? 'No problems.' : 'The compiler failed without a message: see the log.'}</p>;
+  const show = (at: { line: number; column: number } | null) => {
+    const id = store.getState().activeId;
+    if (!at || !id) return;
+    store.getState().revealInDocument(id, at.line, at.column);
+    revealPosition(at.line, at.column); // the document is on screen already: at once, so the next key lands there
+  };
   return (
     <ul className="problems" data-testid="problems">
       {result.diagnostics.map((d, i) => {
@@ -15,11 +24,11 @@ export function ProblemsPanel({ result }: { result: CompileResult | null }) {
             className={`problem-${d.severity}`}
             data-line={at?.line ?? 0}
             data-column={at?.column ?? 0}
-            onClick={() => at && revealPosition(at.line, at.column)}
+            onClick={() => show(at)}
             tabIndex={0}
             onKeyDown={(e) => {
               const row = e.currentTarget;
-              if ((e.key === 'Enter' || e.key === ' ') && at) revealPosition(at.line, at.column);
+              if (e.key === 'Enter' || e.key === ' ') show(at);
               else if (e.key === 'ArrowDown') (row.nextElementSibling as HTMLElement | null)?.focus();
               else if (e.key === 'ArrowUp') (row.previousElementSibling as HTMLElement | null)?.focus();
               else return;
@@ -27,7 +36,7 @@ export function ProblemsPanel({ result }: { result: CompileResult | null }) {
             }}
           >
             <span className={`status-${d.severity === 'error' ? 'fail' : d.severity === 'warning' ? 'warn' : 'ok'}`}>{d.severity}</span>{' '}
-            {at ? <span className="mono">{`${at.line}:${at.column}`}</span> : <span className="mono">{d.source}</span>} {d.message}
+            {at ? <span className="mono">{`${at.line}:${at.column}`}</span> : <span className="mono">{d.source}</span>} <Prose text={d.message} />
             {d.code && <span className="muted"> ({d.code})</span>}
           </li>
         );

@@ -1,96 +1,87 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
-import type { KernelFacts } from '../../core/compile/compile-result';
-import { parseDim3 } from '../../core/dims';
 import { ELEMENT_TYPE_NAMES, type ElementType } from '../../core/plan/element-types';
-import { defaultArgRows, planFromForm, type ArgRow } from '../../core/plan/form-plan';
+import { defaultArgRows, type ArgRow } from '../../core/plan/form-plan';
+import { planWithDocumentSource } from '../../core/plan/plan-launch';
+import { blockerLines } from '../../core/plan/run-readiness';
+import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { getModel } from '../editor/models';
+import { useLaunchView } from '../hooks/use-launch-view';
 import { useCommand } from '../layout/commands';
 import type { WorkbenchStore } from '../store/store';
+import { Prose } from './Prose';
 
 type BufferRow = Extract<ArgRow, { kind: 'buffer' }>;
 
 /**
- * The run form: one row per kernel parameter (from the compile), the launch configuration from the
- * Launch panel above, a time limit for the watchdog. Or a loaded plan (file, gallery), run as it is
- * with the editor's current text for its kernel's file.
+ * The Run section of the file on screen: its attached plan (from the gallery or a plan file) or the run
+ * form (one row per kernel parameter), with the launch from the Launch panel above. Run starts only a
+ * plan the validator passes on the chosen device, on a machine with a GPU; otherwise it says why not.
  */
-export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: KernelFacts[] }) {
+export function RunPanel({ store }: { store: WorkbenchStore }) {
   const s = useStore(store);
-  const doc = s.documents.find((d) => d.id === s.activeId) ?? null;
-  const kernel = kernels.find((k) => k.name === s.launch.kernel) ?? kernels.find((k) => k.symbol) ?? null;
-  const [planPath, setPlanPath] = useState('');
-  const [note, setNote] = useState<string | null>(null);
-  const rows = s.argRows && kernel && s.argRows.kernel === kernel.name ? s.argRows.rows : null;
+  const view = useLaunchView(store);
+  const { doc, kernel, run } = view;
+  const [planPathText, setPlanPathText] = useState('');
+  const [note, setNote] = useState<{ kind: 'ok' | 'fail'; text: string } | null>(null);
+  const rows = run.argRows && kernel && run.argRows.kernel === kernel.name ? run.argRows.rows : null;
+  const planFolder = run.plan?.planPath ? dirnameOf(run.plan.planPath) : doc?.path ? dirnameOf(doc.path) : (s.info?.homeDir ?? null);
+  const planTarget = planFolder ? resolveShownPath(planFolder, planPathText) : null;
 
   useEffect(() => {
-    if (kernel && s.argRows?.kernel !== kernel.name) s.setArgRows(kernel.name, defaultArgRows(kernel.params));
-  }, [kernel?.name, kernel?.params.length]);
+    if (doc && kernel && !run.plan && run.argRows?.kernel !== kernel.name) s.setArgRows(doc.id, kernel.name, defaultArgRows(kernel.params));
+  }, [doc?.id, kernel?.name, kernel?.params.length, run.plan]);
 
-  const source = () => (doc ? (getModel(doc.id)?.getValue() ?? '') : '');
-  const formPlan = () => {
-    const grid = parseDim3(s.launch.grid, 'Grid');
-    const block = parseDim3(s.launch.block, 'Block');
-    if (!grid.ok || !block.ok || !kernel || !rows || !doc) return null;
-    return planFromForm({
-      source: source(),
-      sourceName: doc.name,
-      kernel: kernel.name,
-      grid: grid.value,
-      block: block.value,
-      sharedBytes: Number(s.launch.smem) || 0,
-      rows,
-      options: s.compileOptions,
+  /** The plan as it is now: the panel's launch, and the editor's text as it is at this moment. */
+  const currentPlan = () => (doc && view.plan.ok ? planWithDocumentSource(view.plan.value, doc.name, getModel(doc.id)?.getValue() ?? '') : null);
+  const start = () => {
+    setNote(null);
+    const plan = currentPlan();
+    if (view.blockers.length) return s.refuseRun(view.blockers);
+    if (!plan || !doc) return setNote({ kind: 'fail', text: 'There is nothing to run.' });
+    void s.runPlan(plan, {
+      planPath: run.plan?.planPath ?? null,
+      sources: { documents: { [doc.name]: doc.id }, paths: run.plan?.sourcePaths ?? [], folders: run.plan?.planPath ? [dirnameOf(run.plan.planPath)] : [] },
     });
   };
-  /** A loaded plan, with the editor's current text for the kernel that came from the open file. */
-  const loadedWithEditorText = () => {
-    const plan = structuredClone(s.loadedPlan!.plan) as { kernels?: { sourceName?: string; source?: string }[] };
-    for (const k of plan.kernels ?? []) if (doc && k.sourceName === doc.name) k.source = source();
-    return plan;
-  };
-  const run = () => {
-    setNote(null);
-    if (s.loadedPlan) return void s.runPlan(loadedWithEditorText(), s.loadedPlan.planPath);
-    const plan = formPlan();
-    if (!plan) return setNote('Fix the grid and block above, and compile a kernel, to run it.');
-    void s.runPlan(plan, null);
-  };
-  useCommand('run', () => !s.running && run());
+  useCommand('run', () => !s.running && start());
   const savePlan = async () => {
-    const plan = s.loadedPlan ? loadedWithEditorText() : formPlan();
-    if (!plan || !planPath.trim()) return setNote('Give a path for the plan file.');
+    const plan = currentPlan();
+    if (!plan) return setNote({ kind: 'fail', text: view.plan.ok ? 'Open a file to save its plan.' : view.plan.error });
+    if (!planTarget) return setNote({ kind: 'fail', text: 'Give a file name or a full path for the plan.' });
     try {
-      await s.api.invoke('plans.write', { path: planPath.trim(), plan });
-      setNote(`Plan saved to ${planPath.trim()}`);
+      const saved = await s.api.invoke('plans.write', { path: planTarget, plan });
+      setNote({ kind: 'ok', text: `Plan saved to ${saved.path}` });
     } catch (error) {
-      setNote((error as Error).message);
+      setNote({ kind: 'fail', text: (error as Error).message });
     }
   };
   const loadPlan = async () => {
+    if (!planTarget) return setNote({ kind: 'fail', text: 'Give the plan file’s name or full path.' });
     try {
-      const { plan, path } = await s.api.invoke('plans.read', { path: planPath.trim() });
-      s.setLoadedPlan({ label: path, plan, planPath: path });
+      await s.openPlanFile(planTarget);
       setNote(null);
     } catch (error) {
-      setNote((error as Error).message);
+      setNote({ kind: 'fail', text: (error as Error).message });
     }
   };
   const update = (i: number, change: Partial<BufferRow> | { value: string }) => {
-    if (!rows || !kernel) return;
+    if (!rows || !kernel || !doc) return;
     s.setArgRows(
+      doc.id,
       kernel.name,
       rows.map((r, j) => (j === i ? ({ ...r, ...change } as ArgRow) : r)),
     );
   };
+  const blocked = view.blockers.length > 0;
 
   return (
     <div className="run-panel" data-testid="run-panel">
-      {s.loadedPlan ? (
-        <p>
-          Plan <span className="mono">{s.loadedPlan.label}</span>{' '}
-          <button onClick={() => s.setLoadedPlan(null)} data-testid="unload-plan">
+      {run.plan && doc ? (
+        <p data-testid="attached-plan">
+          Plan <span className="mono">{run.plan.label}</span> for <span className="mono">{doc.name}</span>{' '}
+          <button onClick={() => s.detachPlan(doc.id)} data-testid="unload-plan">
             Use the form
           </button>
         </p>
@@ -184,7 +175,13 @@ export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: K
           />{' '}
           Compare with a second run
         </label>
-        <button onClick={run} disabled={s.running} data-testid="run-button">
+        <button
+          onClick={start}
+          disabled={s.running || blocked}
+          title={blocked ? blockerLines(view.blockers).join('\n') : undefined}
+          aria-describedby={blocked ? 'run-blockers' : undefined}
+          data-testid="run-button"
+        >
           {s.running ? { checks: 'Checking…', compile: 'Compiling…', run: 'Running…', diagnose: 'Diagnosing…' }[s.runPhase ?? 'checks'] : 'Run'}
         </button>
         {s.running && (
@@ -193,14 +190,40 @@ export function RunPanel({ store, kernels }: { store: WorkbenchStore; kernels: K
           </button>
         )}
       </div>
+      {blocked && (
+        <div className="run-blockers" id="run-blockers" data-testid="run-blockers">
+          <strong>Run is off:</strong>
+          <ul>
+            {view.blockers.map((b, i) => (
+              <li key={i}>
+                {b.reason}
+                {b.details.length > 0 && (
+                  <ul>
+                    {b.details.map((d, j) => (
+                      <li key={j}>
+                        <Prose text={d} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <div className="run-actions">
-        <input aria-label="Plan file" placeholder="/path/to/plan.json" value={planPath} onChange={(e) => setPlanPath(e.target.value)} />
+        <input aria-label="Plan file" placeholder="plan.json or /path/to/plan.json" value={planPathText} onChange={(e) => setPlanPathText(e.target.value)} />
         <button onClick={() => void savePlan()}>Save plan</button>
         <button onClick={() => void loadPlan()}>Load plan</button>
       </div>
+      {planTarget && planPathText.trim() && planTarget !== planPathText.trim() && (
+        <p className="muted shown-path" data-testid="plan-path-shown">
+          {planTarget}
+        </p>
+      )}
       {note && (
-        <p className="status-fail" role="alert">
-          {note}
+        <p className={note.kind === 'ok' ? 'status-ok' : 'status-fail'} role={note.kind === 'ok' ? 'status' : 'alert'}>
+          {note.text}
         </p>
       )}
     </div>

@@ -1,19 +1,58 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
-import { formatBytes, formatMs } from '../../core/format';
+import { formatBytes, formatMs, formatNumber as fmt } from '../../core/format';
+import { formatDim3 } from '../../core/dims';
+import { formFromLaunch } from '../../core/plan/plan-launch';
 import type { Diagnosis } from '../../core/runner/diagnose';
+import { recordedLaunch } from '../../core/runner/recorded-launch';
+import type { CompileRecord } from '../../core/runner/run-outcome';
+import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-command';
+import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
+import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
+import type { OutcomeOrigin } from '../store/run-slice';
 import type { WorkbenchStore } from '../store/store';
-import { revealPosition } from './EditorPane';
+import { Prose } from './Prose';
+import { SourceLink } from './SourceLink';
 
 const PAGE = 256;
-const fmt = (n: number | null) => (n === null ? 'NaN' : Number.isInteger(n) || !Number.isFinite(n) ? String(n) : n.toPrecision(6).replace(/\.?0+$/, ''));
 
-export function DiagnosisCard({ d }: { d: Diagnosis }) {
+/** What a failed compile recorded: its errors and warnings, each on its file and line. */
+function CompileProblems({ records, store, origin }: { records: CompileRecord[]; store: WorkbenchStore; origin: OutcomeOrigin | null }) {
+  const failed = records.filter((r) => !r.ok);
+  const shown = failed.flatMap((r) => r.diagnostics.filter((d) => d.severity !== 'info'));
+  if (!failed.length) return null;
+  return (
+    <div data-testid="diagnosis-compile">
+      <h4>The compiler said</h4>
+      {shown.length === 0 ? (
+        <p className="muted">It failed without an error message: see the log below.</p>
+      ) : (
+        <ul className="compile-problems">
+          {shown.map((d, i) => (
+            <li key={i} className={`finding-${d.severity}`}>
+              <span className={d.severity === 'error' ? 'status-fail' : 'status-warn'}>{d.severity}</span>{' '}
+              {d.line > 0 && (
+                <>
+                  <SourceLink store={store} at={{ file: d.file, line: d.line, column: d.column || 1 }} context={origin?.sources ?? EMPTY_SOURCE_CONTEXT} />{' '}
+                </>
+              )}
+              <Prose text={d.message} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; store: WorkbenchStore; origin: OutcomeOrigin | null; compile: CompileRecord[] }) {
+  // A recorded result's paths are the recording machine's: its command uses this machine's plan, or says where to put it.
+  const planPath = origin && !origin.file ? origin.planPath : null;
   return (
     <section className={`diagnosis diagnosis-${d.severity}`} data-testid="diagnosis">
       <h3 data-testid="diagnosis-headline">
-        {d.severity === 'ok' ? '✓' : d.severity === 'warning' ? '!' : '✗'} {d.headline}
+        {d.severity === 'ok' ? '✓' : d.severity === 'warning' ? '!' : '✗'} <Prose text={d.headline} />
       </h3>
       {d.step && (
         <p data-testid="diagnosis-step">
@@ -24,9 +63,7 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
       {d.sourceLocation && (
         <p data-testid="diagnosis-source">
           Source:{' '}
-          <button className="link mono" onClick={() => revealPosition(d.sourceLocation!.line, 1)} title="Show this line in the editor">
-            {d.sourceLocation.file}:{d.sourceLocation.line}
-          </button>
+          <SourceLink store={store} at={{ file: d.sourceLocation.file, line: d.sourceLocation.line }} context={origin?.sources ?? EMPTY_SOURCE_CONTEXT} />
         </p>
       )}
       {d.error && (
@@ -38,23 +75,30 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
       )}
       {d.explanation && (
         <div data-testid="diagnosis-explanation">
-          <p>{d.explanation.summary}</p>
+          <p>
+            <Prose text={d.explanation.summary} />
+          </p>
           {d.explanation.causes.length > 0 && (
             <>
               <h4>Likely causes</h4>
               <ul>
                 {d.explanation.causes.map((c) => (
-                  <li key={c}>{c}</li>
+                  <li key={c}>
+                    <Prose text={c} />
+                  </li>
                 ))}
               </ul>
             </>
           )}
         </div>
       )}
+      <CompileProblems records={compile} store={store} origin={origin} />
       {d.specifics.length > 0 && (
         <ul data-testid="diagnosis-specifics">
-          {d.specifics.map((s) => (
-            <li key={s}>{s}</li>
+          {d.specifics.map((s, i) => (
+            <li key={i}>
+              <Prose text={s} />
+            </li>
           ))}
         </ul>
       )}
@@ -62,8 +106,13 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
         .filter((f) => f.severity !== 'note')
         .map((f) => (
           <p key={f.rule} className={`finding-${f.severity}`} data-testid={`diagnosis-finding-${f.rule}`}>
-            {f.message}
-            {f.fix ? ` Fix: ${f.fix}` : ''}
+            <Prose text={f.message} />
+            {f.fix && (
+              <>
+                {' '}
+                Fix: <Prose text={f.fix} />
+              </>
+            )}
           </p>
         ))}
       {d.memory && (
@@ -91,16 +140,27 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
           <button disabled title="The in-app compute-sanitizer re-run comes in a later version">
             Re-run under compute-sanitizer ({d.sanitizer.tool})
           </button>{' '}
-          <span className="muted">{d.sanitizer.why} From a terminal today:</span>
-          <pre>{d.sanitizer.command}</pre>
+          <span className="muted">
+            <Prose text={d.sanitizer.why} /> From a terminal today:
+          </span>
+          <pre data-testid="sanitizer-command">{sanitizerCommand(d.sanitizer.tool, planPath)}</pre>
+          {!planPath && (
+            <p className="muted" data-testid="sanitizer-placeholder">
+              {origin?.file
+                ? `${PLAN_PLACEHOLDER} stands for the plan's file on this machine: a recorded result names the paths of the machine that recorded it.`
+                : `${PLAN_PLACEHOLDER} stands for the plan's file: save this plan (Save plan, in the Run section) and use its path.`}
+            </p>
+          )}
         </div>
       )}
       {d.next.length > 0 && (
         <>
           <h4>What to do</h4>
           <ul>
-            {d.next.map((n) => (
-              <li key={n}>{n}</li>
+            {d.next.map((n, i) => (
+              <li key={i}>
+                <Prose text={n} />
+              </li>
             ))}
           </ul>
         </>
@@ -113,33 +173,86 @@ export function DiagnosisCard({ d }: { d: Diagnosis }) {
 export function RunResultView({ store }: { store: WorkbenchStore }) {
   const s = useStore(store);
   const [path, setPath] = useState('');
+  const [saved, setSaved] = useState<string | null>(null);
   const o = s.outcome;
   const r = o?.result ?? null;
+  const origin = s.outcomeOrigin;
+  // Typed names are shown against a folder, and the full path is what is read or written.
+  const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.homeDir ?? '/');
+  const target = resolveShownPath(folder, path);
+  const recorded = o && origin?.file ? recordedLaunch(o) : null;
+  const save = () => {
+    setSaved(null);
+    if (!target) return store.setState({ runError: 'Give a file name or a full path to save the result to.' });
+    s.api.invoke('run.save', { path: target, outcome: o }).then(
+      (done) => {
+        setSaved(done.path);
+        store.setState({ runError: null });
+      },
+      (e: Error) => store.setState({ runError: e.message }),
+    );
+  };
   return (
     <div className="run-result" data-testid="run-result">
       <div className="run-actions">
-        <input aria-label="Result file" placeholder="/path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
-        <button onClick={() => void s.openOutcome(path.trim())}>Open result</button>
-        <button
-          disabled={!o}
-          onClick={() =>
-            void s.api.invoke('run.save', { path: path.trim(), outcome: o }).then(
-              () => undefined,
-              (e: Error) => store.setState({ runError: e.message }),
-            )
-          }
-        >
+        <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
+        <button onClick={() => target && void s.openOutcome(target)}>Open result</button>
+        <button disabled={!o} onClick={save}>
           Save result
         </button>
-        {s.outcomeSource && <span className="muted">opened from {s.outcomeSource}</span>}
+        {origin?.file && <span className="muted">opened from {origin.file}</span>}
       </div>
-      {s.runError && (
-        <p className="status-fail" role="alert">
-          {s.runError}
+      {target && path.trim() && target !== path.trim() && (
+        <p className="muted shown-path" data-testid="result-path-shown">
+          {target}
         </p>
       )}
-      {!o && <p className="muted">Run a kernel (the Run section on the right), or open a saved result.</p>}
-      {o && <DiagnosisCard d={o.diagnosis} />}
+      {saved && (
+        <p className="status-ok" role="status" data-testid="result-saved">
+          Result saved to {saved}
+        </p>
+      )}
+      {s.runError && (
+        <p className="status-fail" role="alert">
+          <Prose text={s.runError} />
+        </p>
+      )}
+      {s.runRefused && (
+        <section className="run-refused" role="alert" data-testid="run-refused">
+          <h3>Run did not start</h3>
+          <ul>
+            {s.runRefused.reasons.map((b, i) => (
+              <li key={i}>
+                <Prose text={b.reason} />
+                {b.details.length > 0 && (
+                  <ul>
+                    {b.details.map((d, j) => (
+                      <li key={j}>
+                        <Prose text={d} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {!o && !s.runRefused && <p className="muted">Run a kernel (the Run section on the right), or open a saved result.</p>}
+      {recorded && (
+        <p className="recorded-launch" data-testid="recorded-launch">
+          Recorded launch:{' '}
+          <span className="mono">
+            {recorded.entry}&lt;&lt;&lt;{formatDim3(recorded.grid)}, {formatDim3(recorded.block)}
+            {recorded.sharedBytes ? `, ${recorded.sharedBytes}` : ''}&gt;&gt;&gt;
+          </span>
+          {recorded.deviceName ? ` on ${recorded.deviceName}` : ''}{' '}
+          <button onClick={() => s.locateLaunch(recorded.entry, formFromLaunch(recorded), recorded.deviceName)} data-testid="load-recorded-launch">
+            Check this launch in the editor…
+          </button>
+        </p>
+      )}
+      {o && <DiagnosisCard d={o.diagnosis} store={store} origin={origin} compile={o.compile} />}
       {r && (
         <>
           <h4>Steps</h4>
@@ -180,7 +293,7 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
             const page = s.pages[b.name];
             const offset = page?.offset ?? 0;
             const comparison = r.checks?.comparisons.find((c) => c.buffer === b.name);
-            const pageable = r.pageable?.includes(b.name) && !s.outcomeSource;
+            const pageable = r.pageable?.includes(b.name) && !origin?.file;
             return (
               <div key={b.name} className="buffer" data-testid={`buffer-${b.name}`}>
                 <h4>

@@ -1,8 +1,10 @@
 import type { StateCreator } from 'zustand';
 
-import type { DevicesResult } from '../../core/api/channels';
+import type { ChannelResponse, DevicesResult } from '../../core/api/channels';
 import type { DiscoveryReport, DoctorCheck } from '../../core/discovery';
 import type { WorkbenchState } from './store';
+
+export type ProfileEntry = ChannelResponse<'profiles.list'>[number];
 
 export interface DevicesSlice {
   devices: DevicesResult | null;
@@ -11,9 +13,18 @@ export interface DevicesSlice {
   selectedOrdinal: number;
   loadError: string | null;
   loading: boolean;
+  /** What launches are checked against: this machine's devices, the shipped profiles, the user's own. */
+  profiles: ProfileEntry[] | null;
+  profilesError: string | null;
+  /** The chosen device or profile, kept for the workspace on the host; null until the list has come. */
+  profileId: string | null;
   loadDevices(): Promise<void>;
   selectDevice(ordinal: number): void;
+  loadProfiles(): Promise<void>;
+  chooseProfile(id: string): void;
 }
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const createDevicesSlice: StateCreator<WorkbenchState, [], [], DevicesSlice> = (set, get) => ({
   devices: null,
@@ -22,6 +33,9 @@ export const createDevicesSlice: StateCreator<WorkbenchState, [], [], DevicesSli
   selectedOrdinal: 0,
   loadError: null,
   loading: false,
+  profiles: null,
+  profilesError: null,
+  profileId: null,
   loadDevices: async () => {
     set({ loading: true, loadError: null });
     try {
@@ -29,8 +43,32 @@ export const createDevicesSlice: StateCreator<WorkbenchState, [], [], DevicesSli
       const [devices, discovery, doctor] = await Promise.all([api.invoke('devices.list', {}), api.invoke('discovery.get', {}), api.invoke('doctor.get', {})]);
       set({ devices, discovery, checks: doctor.checks, loading: false });
     } catch (error) {
-      set({ loadError: error instanceof Error ? error.message : String(error), loading: false });
+      set({ loadError: message(error), loading: false });
     }
   },
   selectDevice: (ordinal) => set({ selectedOrdinal: ordinal }),
+  loadProfiles: async () => {
+    const api = get().api;
+    try {
+      const [profiles, settings] = await Promise.all([api.invoke('profiles.list', {}), api.invoke('workspace.get', {})]);
+      // The saved choice where it is still on offer (a device:N of another machine is not), else the first.
+      const current = get().profileId;
+      const wanted = [current, settings.profileId].find((id) => id && profiles.some((p) => p.id === id));
+      set({ profiles, profilesError: null, profileId: wanted ?? profiles[0]?.id ?? null });
+    } catch (error) {
+      set({ profilesError: `The device profiles could not be read: ${message(error)}` });
+    }
+  },
+  chooseProfile: (profileId) => {
+    set({ profileId });
+    get()
+      .api.invoke('workspace.set', { profileId })
+      .catch((error) => set({ notice: { kind: 'error', text: `Your choice of device could not be kept for next time: ${message(error)}` } }));
+  },
 });
+
+/** The chosen device or profile's entry, or null while the list loads. */
+export const chosenProfile = (s: Pick<DevicesSlice, 'profiles' | 'profileId'>): ProfileEntry | null => s.profiles?.find((p) => p.id === s.profileId) ?? null;
+
+/** Whether this machine has a CUDA device to run on (false while unknown). */
+export const hasGpu = (s: Pick<DevicesSlice, 'devices'>): boolean => !!s.devices?.ok && s.devices.devices.length > 0;

@@ -4,6 +4,9 @@ import type { CompileOptionsInput } from '../../core/compile/compile-options';
 import type { CompileResult } from '../../core/compile/compile-result';
 import type { Draft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
+import type { LaunchForm } from '../../core/plan/plan-launch';
+import { sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
+import { markLine } from '../editor/line-mark';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
 import type { WorkbenchState } from './store';
@@ -21,9 +24,26 @@ export interface DocumentState {
 export interface CompileState {
   status: 'compiling' | 'done' | 'stopped';
   result: CompileResult | null;
+  /** The last compile of this document that succeeded: what the panels keep showing, marked stale, while the text does not compile. */
+  lastGood: CompileResult | null;
   message: string | null;
   generation: number;
 }
+
+/** A line to show in a document: the editor moves there and focuses once that document is on screen. */
+export interface RevealRequest {
+  docId: string;
+  line: number;
+  column: number;
+  seq: number;
+}
+
+/**
+ * A file the workbench cannot find by itself, so the person is asked where it is: the file a source link
+ * names, or the file of a recorded launch's kernel (to load that launch into its panel).
+ */
+export type LocateRequest =
+  { kind: 'line'; ref: SourceRef; tried: string[] } | { kind: 'launch'; entry: string; launch: LaunchForm; deviceName: string | null };
 
 export type EditorOptions = Omit<CompileOptionsInput, 'arch'> & { arch: string | null };
 
@@ -33,8 +53,21 @@ export interface EditorSlice {
   compiles: Record<string, CompileState>;
   compileOptions: EditorOptions;
   notice: { kind: 'error' | 'info'; text: string } | null;
+  reveal: RevealRequest | null;
+  locate: LocateRequest | null;
   restoreDocuments(): Promise<void>;
-  openPath(path: string): Promise<void>;
+  /** Opens a file (or shows it, when it is open): its document's id, or null with a notice saying why not. */
+  openPath(path: string): Promise<string | null>;
+  /** Shows a line of an open document: its tab, the line marked in the gutter and highlighted, the cursor there. */
+  revealInDocument(docId: string, line: number, column?: number): void;
+  /** Opens the file a result, diagnostic or finding names and shows its line; asks where it is when it cannot be found. */
+  revealSource(ref: SourceRef, context: SourceContext): Promise<void>;
+  /** Asks which file defines a recorded launch's kernel, to load the launch into that file's panel. */
+  locateLaunch(entry: string, launch: LaunchForm, deviceName: string | null): void;
+  /** The answer to a locate request: the file's path, or an open document. */
+  locateAt(path: string): Promise<boolean>;
+  locateDocument(docId: string): void;
+  cancelLocate(): void;
   newDocument(name: string, text: string): void;
   activate(id: string): void;
   close(id: string): Promise<void>;
@@ -94,9 +127,23 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     const generation = (get().compiles[id]?.generation ?? 0) + 1; // any compile still under way is now stale
     setDiagnostics(model, known);
     const result = { ...known, cached: true, ms: performance.now() - started };
-    set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, message: null, generation } } }));
+    const lastGood = known.ok ? result : (get().compiles[id]?.lastGood ?? null);
+    set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, lastGood, message: null, generation } } }));
     return true;
   };
+
+  /** Reads a file into a new document (or finds its open one); throws what the host said. */
+  const readIntoDocument = async (path: string): Promise<string> => {
+    const existing = get().documents.find((d) => d.path === path);
+    if (existing) return existing.id;
+    const file = await get().api.invoke('files.read', { path });
+    const open = get().documents.find((d) => d.path === file.path);
+    if (open) return open.id;
+    const id = newId();
+    addDocument({ id, path: file.path, name: file.path.split('/').pop() ?? file.path, savedText: file.text, savedMtimeMs: file.mtimeMs }, file.text);
+    return id;
+  };
+  let revealSeq = 0;
 
   const addDocument = (doc: Omit<DocumentState, 'order' | 'dirty'>, text: string) => {
     const order = Math.max(-1, ...get().documents.map((d) => d.order)) + 1;
@@ -113,6 +160,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     compiles: {},
     compileOptions: { arch: null, debug: false, maxRegisters: null, defines: [], fastMath: false, std: 'c++17' },
     notice: null,
+    reveal: null,
+    locate: null,
 
     restoreDocuments: async () => {
       const api = get().api;
@@ -141,18 +190,71 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     },
 
     openPath: async (path) => {
-      const existing = get().documents.find((d) => d.path === path);
-      if (existing) return set({ activeId: existing.id });
       try {
-        const file = await get().api.invoke('files.read', { path });
-        addDocument(
-          { id: newId(), path: file.path, name: file.path.split('/').pop() ?? file.path, savedText: file.text, savedMtimeMs: file.mtimeMs },
-          file.text,
-        );
+        const id = await readIntoDocument(path);
+        set({ activeId: id });
+        return id;
       } catch (error) {
         set({ notice: { kind: 'error', text: message(error) } });
+        return null;
       }
     },
+
+    revealInDocument: (docId, line, column = 1) => {
+      const model = getModel(docId);
+      if (!model) return;
+      markLine(model, line);
+      set({ activeId: docId, reveal: { docId, line, column, seq: ++revealSeq } });
+    },
+
+    revealSource: async (ref, context) => {
+      const { documentId, paths } = sourceCandidates(ref, context);
+      if (documentId && getModel(documentId)) return get().revealInDocument(documentId, ref.line, ref.column);
+      for (const path of paths) {
+        const open = get().documents.find((d) => d.path === path);
+        if (open) return get().revealInDocument(open.id, ref.line, ref.column);
+      }
+      for (const path of paths) {
+        const id = await readIntoDocument(path).catch(() => null);
+        if (id) return get().revealInDocument(id, ref.line, ref.column);
+      }
+      set({ locate: { kind: 'line', ref, tried: paths } });
+    },
+
+    locateLaunch: (entry, launch, deviceName) => set({ locate: { kind: 'launch', entry, launch, deviceName } }),
+
+    locateAt: async (path) => {
+      if (!get().locate) return false;
+      const id = await get().openPath(path);
+      if (!id) return false;
+      set({ notice: null });
+      get().locateDocument(id);
+      return true;
+    },
+
+    locateDocument: (docId) => {
+      const request = get().locate;
+      if (!request) return;
+      set({ locate: null });
+      if (request.kind === 'line') return get().revealInDocument(docId, request.ref.line, request.ref.column);
+      // A recorded launch: into this file's panel, checked against the device that recorded it where there is a profile of it.
+      get().activate(docId);
+      get().setLaunch(docId, request.launch);
+      const profiles = get().profiles ?? [];
+      const match =
+        profiles.find((p) => p.source === 'device' && p.profile.device.name === request.deviceName) ??
+        profiles.find((p) => p.profile.device.name === request.deviceName);
+      if (match) get().chooseProfile(match.id);
+      const name = get().documents.find((d) => d.id === docId)?.name ?? 'the file';
+      set({
+        notice: {
+          kind: 'info',
+          text: `The recorded launch of ${request.entry} is in the launch panel of ${name}${match ? `, checked against ${match.label}, the device that recorded it` : request.deviceName ? `; there is no profile of ${request.deviceName} (the device that recorded it) here` : ''}.`,
+        },
+      });
+    },
+
+    cancelLocate: () => set({ locate: null }),
 
     newDocument: (name, text) => addDocument({ id: newId(), path: null, name, savedText: null, savedMtimeMs: null }, text),
 
@@ -163,7 +265,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       set((s) => {
         const documents = s.documents.filter((d) => d.id !== id);
         const { [id]: _gone, ...compiles } = s.compiles;
-        return { documents, compiles, activeId: s.activeId === id ? (documents[documents.length - 1]?.id ?? null) : s.activeId };
+        const { [id]: _run, ...runs } = s.runs;
+        return { documents, compiles, runs, activeId: s.activeId === id ? (documents[documents.length - 1]?.id ?? null) : s.activeId };
       });
       await get()
         .api.invoke('drafts.discard', { id })
@@ -193,6 +296,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
           documents: s.documents.map((d) =>
             d.id === id ? { ...d, path: saved.path, name, savedText: text, savedMtimeMs: saved.mtimeMs, dirty: model.getValue() !== text } : d,
           ),
+          // Save as names the file it wrote in full: the person at a browser cannot see the host's folders.
+          ...(path ? { notice: { kind: 'info' as const, text: `Saved to ${saved.path}` } } : {}),
         }));
         persistDraft(id);
         return true;
@@ -208,7 +313,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       if (!doc || !model) return;
       const generation = (get().compiles[id]?.generation ?? 0) + 1;
       const previous = get().compiles[id];
-      set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'compiling', result: previous?.result ?? null, message: null, generation } } }));
+      const lastGood = previous?.lastGood ?? null;
+      set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'compiling', result: previous?.result ?? null, lastGood, message: null, generation } } }));
       const options = requestOptions();
       const source = model.getValue();
       const isLatest = () => get().compiles[id]?.generation === generation && getModel(id) === model;
@@ -217,10 +323,12 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         recentCompiles.set(compileKey(source, doc.name, options), result);
         if (!isLatest()) return; // a newer edit has its own compile: this result is stale
         setDiagnostics(model, result);
-        set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, message: null, generation } } }));
+        set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, lastGood: result.ok ? result : lastGood, message: null, generation } } }));
       } catch (error) {
         if (!isLatest()) return;
-        set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'stopped', result: previous?.result ?? null, message: message(error), generation } } }));
+        set((s) => ({
+          compiles: { ...s.compiles, [id]: { status: 'stopped', result: previous?.result ?? null, lastGood, message: message(error), generation } },
+        }));
       }
     },
 

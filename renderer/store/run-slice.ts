@@ -3,106 +3,185 @@ import type { StateCreator } from 'zustand';
 import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { ArgRow } from '../../core/plan/form-plan';
+import type { RunBlocker } from '../../core/plan/run-readiness';
+import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
+import { basenameOf, dirnameOf } from '../../core/workspace/paths';
+import { EMPTY_SOURCE_CONTEXT, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
 import type { WorkbenchState } from './store';
 
-/** A plan loaded from a file or the gallery: run as it is, with the editor's text for its kernel's file. */
-export interface LoadedPlan {
+/** A plan from the gallery or a plan file, attached to the document whose kernel it launches. */
+export interface AttachedPlan {
+  /** As the Run section names it: "block-too-large (broken)", or the plan file's path. */
   label: string;
   plan: unknown;
+  /** The plan's file on this machine. */
   planPath: string | null;
+  /** The launch step the launch panel shows and edits; null when the plan has none. */
+  launchStep: number | null;
+  /** Where its kernels' files are (a sample's source), to find the files a result names. */
+  sourcePaths: string[];
+}
+
+/** Everything the Run section holds for one document. */
+export interface DocumentRun {
+  /** The launch panel's fields: the attached plan's launch (as edited), or the run form's. */
+  launch: LaunchForm;
+  plan: AttachedPlan | null;
+  argRows: { kernel: string; rows: ArgRow[] } | null;
+}
+
+/** What the shown outcome came from. */
+export interface OutcomeOrigin {
+  /** The result file it was opened from; null for a run made here. */
+  file: string | null;
+  /** The plan file that ran, on this machine; null for a recorded result or a plan built in the run form. */
+  planPath: string | null;
+  /** How to find the files it names. */
+  sources: SourceContext;
 }
 
 export interface RunSlice {
-  /** The launch configuration, shared by the launch validator and the run form. */
-  launch: { kernel: string; grid: string; block: string; smem: string };
-  argRows: { kernel: string; rows: ArgRow[] } | null;
+  runs: Record<string, DocumentRun>;
   timeoutMs: number;
   /** Run the launches a second time and compare the read-backs bit for bit (the plan's default when on). */
   determinismCheck: boolean;
-  loadedPlan: LoadedPlan | null;
   running: boolean;
   /** What the run under way is doing, from its events. */
   runPhase: 'checks' | 'compile' | 'run' | 'diagnose' | null;
   outcome: RunOutcome | null;
-  /** Where the shown outcome came from, when it was opened from a file. */
-  outcomeSource: string | null;
+  outcomeOrigin: OutcomeOrigin | null;
   runError: string | null;
+  /** Why the last Run did not start (the validator's findings, no GPU): shown where a run's result would be. */
+  runRefused: { reasons: RunBlocker[]; seq: number } | null;
   pages: Record<string, BufferPage>;
-  setLaunch(launch: Partial<RunSlice['launch']>): void;
-  setArgRows(kernel: string, rows: ArgRow[]): void;
+  setLaunch(docId: string, launch: Partial<LaunchForm>): void;
+  setArgRows(docId: string, kernel: string, rows: ArgRow[]): void;
   setTimeoutMs(ms: number): void;
   setDeterminismCheck(on: boolean): void;
-  setLoadedPlan(plan: LoadedPlan | null): void;
-  runPlan(plan: unknown, planPath: string | null): Promise<void>;
+  /** Attaches a plan to a document and loads its launch into the launch panel. */
+  attachPlan(docId: string, plan: Omit<AttachedPlan, 'launchStep'>): void;
+  detachPlan(docId: string): void;
+  /** Opens a plan file with the file its kernel comes from (beside the plan), or a new document holding its source. */
+  openPlanFile(path: string): Promise<void>;
+  runPlan(plan: unknown, origin: Omit<OutcomeOrigin, 'file'>): Promise<void>;
+  /** Run was asked for and checks said no: says why, in the Run tab. */
+  refuseRun(reasons: RunBlocker[]): void;
   /** Stops the run under way: its compile, or its runner (a fresh one takes over). */
   cancelRun(): void;
-  showOutcome(outcome: RunOutcome, source: string | null): void;
+  showOutcome(outcome: RunOutcome, origin: OutcomeOrigin): void;
   openOutcome(path: string): Promise<void>;
   page(buffer: string, offset: number, count: number): Promise<void>;
 }
+
+export const EMPTY_RUN: DocumentRun = { launch: DEFAULT_LAUNCH_FORM, plan: null, argRows: null };
+
+/** A document's Run section: what its launch panel and run form hold. */
+export const documentRun = (s: Pick<RunSlice, 'runs'>, docId: string | null): DocumentRun => (docId ? s.runs[docId] : undefined) ?? EMPTY_RUN;
 
 /** The run under way, to cancel it. */
 let runAbort: AbortController | null = null;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => ({
-  launch: { kernel: '', grid: '4', block: '256', smem: '0' },
-  argRows: null,
-  timeoutMs: 10_000,
-  determinismCheck: true,
-  loadedPlan: null,
-  running: false,
-  runPhase: null,
-  outcome: null,
-  outcomeSource: null,
-  runError: null,
-  pages: {},
-  setLaunch: (launch) => set({ launch: { ...get().launch, ...launch } }),
-  setArgRows: (kernel, rows) => set({ argRows: { kernel, rows } }),
-  setTimeoutMs: (timeoutMs) => set({ timeoutMs }),
-  setDeterminismCheck: (determinismCheck) => set({ determinismCheck }),
-  setLoadedPlan: (loadedPlan) => set({ loadedPlan }),
-  runPlan: async (plan, planPath) => {
-    const controller = new AbortController();
-    runAbort = controller;
-    set({ running: true, runError: null, runPhase: null });
-    try {
-      const outcome = await get().api.invoke(
-        'run.plan',
-        { plan, timeoutMs: get().timeoutMs, planPath, ...(get().determinismCheck ? {} : { determinismRuns: 0 }) },
-        { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
-      );
-      set({ outcome, outcomeSource: null, pages: {} });
-    } catch (error) {
-      set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });
-    } finally {
-      if (runAbort === controller) runAbort = null;
-      set({ running: false, runPhase: null });
-    }
-  },
-  cancelRun: () => runAbort?.abort(),
-  showOutcome: (outcome, outcomeSource) => set({ outcome, outcomeSource, pages: {} }),
-  openOutcome: async (path) => {
-    try {
-      get().showOutcome(await get().api.invoke('run.open', { path }), path);
-      set({ runError: null });
-    } catch (error) {
-      set({ runError: message(error) });
-    }
-  },
-  page: async (buffer, offset, count) => {
-    const result = get().outcome?.result;
-    if (!result) return;
-    try {
-      const page = await get().api.invoke('run.page', { runnerPid: result.runnerPid, runId: result.runId, buffer, offset, count });
-      if (!page) {
-        set({ runError: 'That run’s data is no longer kept (only the latest run’s is, while its runner lives): run again to page through it.' });
-        return;
+export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => {
+  const update = (docId: string, change: (run: DocumentRun) => DocumentRun) => set((s) => ({ runs: { ...s.runs, [docId]: change(documentRun(s, docId)) } }));
+
+  return {
+    runs: {},
+    timeoutMs: 10_000,
+    determinismCheck: true,
+    running: false,
+    runPhase: null,
+    outcome: null,
+    outcomeOrigin: null,
+    runError: null,
+    runRefused: null,
+    pages: {},
+    setLaunch: (docId, launch) => update(docId, (run) => ({ ...run, launch: { ...run.launch, ...launch } })),
+    setArgRows: (docId, kernel, rows) => update(docId, (run) => ({ ...run, argRows: { kernel, rows } })),
+    setTimeoutMs: (timeoutMs) => set({ timeoutMs }),
+    setDeterminismCheck: (determinismCheck) => set({ determinismCheck }),
+    attachPlan: (docId, plan) => {
+      const name = get().documents.find((d) => d.id === docId)?.name ?? '';
+      const launch = launchForDocument(plan.plan, name);
+      update(docId, (run) => ({
+        ...run,
+        plan: { ...plan, launchStep: launch?.stepIndex ?? null },
+        launch: launch ? formFromLaunch(launch) : run.launch,
+      }));
+    },
+    detachPlan: (docId) => update(docId, (run) => ({ ...run, plan: null })),
+    openPlanFile: async (path) => {
+      const { plan, path: planPath } = await get().api.invoke('plans.read', { path });
+      const launch = planLaunches(plan)[0];
+      const kernels = (plan as { kernels?: { id?: unknown; sourceName?: unknown; source?: unknown }[] }).kernels ?? [];
+      const kernel = kernels.find((k) => k.id === launch?.kernelId) ?? kernels[0];
+      const sourceName = typeof kernel?.sourceName === 'string' ? basenameOf(kernel.sourceName) : 'kernel.cu';
+      const { paths } = sourceCandidates({ file: sourceName, line: 1 }, { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(planPath)] });
+      let docId: string | null = null;
+      for (const candidate of paths) {
+        docId = get().documents.find((d) => d.path === candidate)?.id ?? null;
+        if (docId) break;
+        const file = await get()
+          .api.invoke('files.read', { path: candidate })
+          .catch(() => null);
+        if (file && file.text === kernel?.source) {
+          docId = await get().openPath(file.path);
+          break;
+        }
       }
-      set({ pages: { ...get().pages, [buffer]: page } });
-    } catch (error) {
-      set({ runError: message(error) });
-    }
-  },
-});
+      if (!docId) {
+        // The plan holds its source inline (or its file has changed since): that source, as a new document.
+        get().newDocument(sourceName, typeof kernel?.source === 'string' ? kernel.source : '');
+        docId = get().activeId;
+      }
+      if (!docId) return;
+      get().activate(docId);
+      get().attachPlan(docId, { label: planPath, plan, planPath, sourcePaths: paths });
+    },
+    runPlan: async (plan, origin) => {
+      const controller = new AbortController();
+      runAbort = controller;
+      set({ running: true, runError: null, runRefused: null, runPhase: null });
+      try {
+        const outcome = await get().api.invoke(
+          'run.plan',
+          { plan, timeoutMs: get().timeoutMs, planPath: origin.planPath, ...(get().determinismCheck ? {} : { determinismRuns: 0 }) },
+          { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
+        );
+        set({ outcome, outcomeOrigin: { ...origin, file: null }, pages: {} });
+      } catch (error) {
+        set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });
+      } finally {
+        if (runAbort === controller) runAbort = null;
+        set({ running: false, runPhase: null });
+      }
+    },
+    refuseRun: (reasons) => set((s) => ({ runRefused: { reasons, seq: (s.runRefused?.seq ?? 0) + 1 } })),
+    cancelRun: () => runAbort?.abort(),
+    showOutcome: (outcome, outcomeOrigin) => set({ outcome, outcomeOrigin, runRefused: null, pages: {} }),
+    openOutcome: async (path) => {
+      try {
+        const outcome = await get().api.invoke('run.open', { path });
+        get().showOutcome(outcome, { file: path, planPath: null, sources: { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(path)] } });
+        set({ runError: null });
+      } catch (error) {
+        set({ runError: message(error) });
+      }
+    },
+    page: async (buffer, offset, count) => {
+      const result = get().outcome?.result;
+      if (!result) return;
+      try {
+        const page = await get().api.invoke('run.page', { runnerPid: result.runnerPid, runId: result.runId, buffer, offset, count });
+        if (!page) {
+          set({ runError: 'That run’s data is no longer kept (only the latest run’s is, while its runner lives): run again to page through it.' });
+          return;
+        }
+        set({ pages: { ...get().pages, [buffer]: page } });
+      } catch (error) {
+        set({ runError: message(error) });
+      }
+    },
+  };
+};

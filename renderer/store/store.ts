@@ -4,9 +4,10 @@ import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
+import { createExplainSlice, type ExplainSlice } from './explain-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & ExplainSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -15,6 +16,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createDevicesSlice(...a),
     ...createEditorSlice(...a),
     ...createRunSlice(...a),
+    ...createExplainSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

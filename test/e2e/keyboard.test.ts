@@ -136,12 +136,12 @@ for (const viewport of VIEWPORTS) {
     await page.keyboard.press('F6');
     assert.ok((await focused(page)).inEditor);
 
-    // Ctrl+Enter runs (here: no driver, said so) and inserts no line in the editor, where Monaco would.
+    // Ctrl+Enter runs (here: no driver, so Run says why it did not start) and inserts no line in the editor, where Monaco would.
     await sample.click();
     await page.locator('.monaco-editor .view-lines').click();
     const source = await editorLines(page);
     await page.keyboard.press('Control+Enter');
-    await page.getByTestId('diagnosis-headline').filter({ hasText: 'No NVIDIA driver found' }).waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-refused').filter({ hasText: 'No NVIDIA driver found' }).waitFor({ timeout: 30_000 });
     assert.equal(await editorLines(page), source);
 
     // The shortcuts dialog lists every shortcut; Escape closes it and focus goes back.

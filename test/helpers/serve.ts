@@ -51,12 +51,12 @@ export function startServe(env: Record<string, string> = {}, via: 'npm-script' |
 
 /**
  * The real serve host and Debian's Chromium for one e2e file: started before its tests, stopped after.
- * `work` (when given) keeps the host's drafts and compile cache out of the user's own.
+ * `work` (when given) keeps the host's drafts and compile cache out of the user's own; `env` adds to the host's environment.
  */
-export function serveWithBrowser(work?: string): { readonly serve: ServeProcess; readonly browser: Browser } {
+export function serveWithBrowser(work?: string, env: Record<string, string> = {}): { readonly serve: ServeProcess; readonly browser: Browser } {
   const app = {} as { serve: ServeProcess; browser: Browser };
   before(async () => {
-    app.serve = await startServe(work ? { GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') } : {});
+    app.serve = await startServe({ ...(work ? { GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') } : {}), ...env });
     app.browser = await launchChromium();
   });
   after(async () => {

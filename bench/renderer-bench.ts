@@ -18,7 +18,6 @@ import { launchChromium } from '../test/helpers/browser';
 const KEYSTROKES = 60;
 const RELOADS = 5;
 const TARGET_MS = 50;
-const COMPILE_DEBOUNCE_MS = 250; // renderer/store/editor-slice.ts
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
@@ -116,7 +115,11 @@ export async function benchRenderer(): Promise<void> {
         `| ${what} | ${quantile(xs, 0.5).toFixed(1)} ms | ${quantile(xs, 0.95).toFixed(1)} ms | ${Math.max(...xs).toFixed(1)} ms | ${xs.length} | ${target} |`,
       );
     row('in this page (the renderer shows it at once)', times, `≤ ${TARGET_MS} ms ${quantile(times, 0.95) <= TARGET_MS ? '✓' : '✗'}`);
-    row(`after a reload (${COMPILE_DEBOUNCE_MS} ms debounce, then the host's compile cache)`, fromHost, '—');
+    row(
+      "after a reload (the host's compile cache, asked at the keystroke)",
+      fromHost,
+      `≤ ${TARGET_MS} ms ${quantile(fromHost, 0.95) <= TARGET_MS ? '✓' : '✗'}`,
+    );
   } finally {
     await browser.close();
     serve.stop();

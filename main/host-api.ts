@@ -111,6 +111,13 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         throw new ApiError(error instanceof Error ? error.message : String(error), errorCode(error) ?? 'COMPILE_FAILED');
       }
     },
+    'compile.cached': async (request) => {
+      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
+      const cached = await workbench.compiler.cached({ source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' });
+      if (!cached) return null;
+      const { image: _image, ...result } = await completeKernelFacts(cached, workbench.pool);
+      return result;
+    },
     'compile.sass': async ({ key }) => ({ sass: await workbench.compiler.disassemble(key) }),
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),

@@ -65,6 +65,18 @@ export const channels = {
       .strict(),
     response: response<CompileResult>(),
   },
+  /** What the compile cache holds for this source and these options, without compiling: null on a miss. */
+  'compile.cached': {
+    request: z
+      .object({
+        source: z.string().max(MAX_SOURCE_BYTES),
+        sourceName: z.string().min(1).max(256),
+        options: compileOptionsSchema.partial({ arch: true }),
+        backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
+      })
+      .strict(),
+    response: response<CompileResult | null>(),
+  },
   'compile.sass': { request: z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) }).strict(), response: response<{ sass: string | null }>() },
   'compile.cancel': { request: z.object({}).strict(), response: response<{ cancelled: boolean }>() },
   'files.read': { request: z.object({ path: z.string().min(1).max(4096) }).strict(), response: response<{ path: string; text: string; mtimeMs: number }>() },

@@ -20,6 +20,18 @@ export class CompileStoppedError extends Error {
 
 type Worker = SupervisedProcess<CompileWorkerStatus, CompileWorkerProtocol>;
 
+/** The cache key of a request, with the compiler the worker would use for it. */
+function cacheKey(request: CompileRequestInput, status: CompileWorkerStatus): string {
+  const backend = request.backend === 'nvcc' || (request.backend !== 'nvrtc' && !status.backends.includes('nvrtc')) ? 'nvcc' : 'nvrtc';
+  return CompileCache.key({
+    source: request.source,
+    sourceName: request.sourceName,
+    options: request.options,
+    backend,
+    compilerVersion: backend === 'nvrtc' ? `nvrtc ${status.nvrtcVersion}` : `nvcc ${status.nvccVersion}`,
+  });
+}
+
 /** A compile under way, from its call to its result. */
 interface CompileTicket {
   cancelled: boolean;
@@ -181,14 +193,7 @@ export class CompileService {
     try {
       const status = await worker.ready;
       stopIfCancelled();
-      const backend = request.backend === 'nvcc' || (request.backend !== 'nvrtc' && !status.backends.includes('nvrtc')) ? 'nvcc' : 'nvrtc';
-      const key = CompileCache.key({
-        source: request.source,
-        sourceName: request.sourceName,
-        options: request.options,
-        backend,
-        compilerVersion: backend === 'nvrtc' ? `nvrtc ${status.nvrtcVersion}` : `nvcc ${status.nvccVersion}`,
-      });
+      const key = cacheKey(request, status);
       const hit = await this.cache?.get(key);
       stopIfCancelled();
       if (hit) return { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started };
@@ -216,6 +221,17 @@ export class CompileService {
       ticket.worker = null;
       this.release(worker);
     }
+  }
+
+  /**
+   * What the cache holds for a request, without compiling or waiting in line: a keystroke that makes a
+   * source compiled before gets its markers at once. Null on a miss.
+   */
+  async cached(request: CompileRequestInput): Promise<CompiledResult | null> {
+    const started = performance.now();
+    const key = cacheKey(request, await this.status());
+    const hit = await this.cache?.get(key);
+    return hit ? { ...hit.result, image: hit.image, cached: true, key, ms: performance.now() - started } : null;
   }
 
   /** SASS for a compiled image (from its cache key), or null where no disassembler is installed. */

@@ -80,6 +80,8 @@ export interface EditorSlice {
 }
 
 const COMPILE_DEBOUNCE_MS = 250;
+/** Past this size a keystroke does not ask the host's cache (hashing the text costs more than it saves). */
+const HOST_CACHE_PROBE_LIMIT = 1024 * 1024;
 const DRAFT_DEBOUNCE_MS = 400;
 const timers = new Map<string, ReturnType<typeof setTimeout>>();
 const debounce = (key: string, ms: number, run: () => void) => {
@@ -130,6 +132,23 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     const lastGood = known.ok ? result : (get().compiles[id]?.lastGood ?? null);
     set((s) => ({ compiles: { ...s.compiles, [id]: { status: 'done', result, lastGood, message: null, generation } } }));
     return true;
+  };
+
+  /**
+   * Asks the host's compile cache for the text just typed, at once (no debounce, no compile): on a hit
+   * the markers update now and the debounced compile is called off. A miss or an error changes nothing.
+   */
+  const showHostCachedCompile = async (id: string, name: string, model: NonNullable<ReturnType<typeof getModel>>): Promise<void> => {
+    const source = model.getValue();
+    if (source.length > HOST_CACHE_PROBE_LIMIT) return;
+    const options = requestOptions();
+    const generation = get().compiles[id]?.generation ?? 0;
+    const cached = await get()
+      .api.invoke('compile.cached', { source, sourceName: name, options, backend: 'auto' })
+      .catch(() => null);
+    if (!cached || getModel(id) !== model || model.getValue() !== source || (get().compiles[id]?.generation ?? 0) !== generation) return;
+    recentCompiles.set(compileKey(source, name, options), cached);
+    showRecentCompile(id, name, model);
   };
 
   /** Reads a file into a new document (or finds its open one); throws what the host said. */
@@ -280,7 +299,9 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const dirty = model.getValue() !== doc.savedText;
       if (dirty !== doc.dirty) set((s) => ({ documents: s.documents.map((d) => (d.id === id ? { ...d, dirty } : d)) }));
       persistDraft(id);
-      if (!showRecentCompile(id, doc.name, model)) debounce(`compile:${id}`, COMPILE_DEBOUNCE_MS, () => void get().compileNow(id));
+      if (showRecentCompile(id, doc.name, model)) return;
+      debounce(`compile:${id}`, COMPILE_DEBOUNCE_MS, () => void get().compileNow(id));
+      void showHostCachedCompile(id, doc.name, model);
     },
 
     save: async (id, path) => {

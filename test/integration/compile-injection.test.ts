@@ -95,3 +95,20 @@ test('plan file: an include path with shell text is refused before anything runs
   }
   assert.equal(existsSync(marker), false);
 });
+
+test('compile.cached: null before the source is compiled, the cached result after, without compiling again', async (t) => {
+  if (!(await nvcc).found) return t.skip('nvcc is not installed here');
+  const handlers = createHandlers(workbench, 'serve');
+  const request = {
+    source: `__global__ void k(float* p) { p[0] = ${Date.now()}; }\n`,
+    sourceName: 'k.cu',
+    options: { arch: 'sm_90' },
+    backend: 'nvcc' as const,
+  };
+  const miss = (await dispatch(handlers, 'compile.cached', request)) as { ok: boolean; value?: unknown };
+  assert.deepEqual(miss, { ok: true, value: null });
+  assert.equal(((await dispatch(handlers, 'compile.run', request)) as { ok: boolean }).ok, true);
+  const hit = (await dispatch(handlers, 'compile.cached', request)) as { ok: boolean; value: { ok: boolean; cached: boolean } | null };
+  assert.equal(hit.value?.cached, true);
+  assert.equal(hit.value?.ok, true);
+});

@@ -97,8 +97,11 @@ for (const viewport of VIEWPORTS) {
     const sample = page.getByRole('tab', { name: 'vector_add.cu', exact: true });
     assert.ok(await hasFocus(sample));
     assert.equal(await sample.getAttribute('aria-selected'), 'true');
+    await page.locator('.monaco-editor .view-lines', { hasText: 'vecAdd' }).waitFor({ timeout: 5000 });
     assert.match(await editorLines(page), /vecAdd/);
     await page.keyboard.press('ArrowRight');
+    // Monaco draws the other model on its next frame: wait for it rather than read at once.
+    await page.locator('.monaco-editor .view-lines', { hasText: 'scale' }).waitFor({ timeout: 5000 });
     assert.match(await editorLines(page), /scale/);
 
     // Ctrl+Shift+M focuses the Problems list; Enter on a problem puts the cursor on it.

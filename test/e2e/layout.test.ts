@@ -123,7 +123,7 @@ for (const viewport of VIEWPORTS) {
       const said = page.getByTestId(hasDriver ? 'diagnosis-headline' : 'run-refused');
       await said.waitFor({ timeout: 30_000 });
       await assertInsideWindow(page, said, 'what Run says');
-      assert.equal(await outputSwitch.getAttribute('aria-pressed'), 'true');
+      await page.getByTestId('status-bar').getByRole('button', { name: 'Output panel', pressed: true }).waitFor({ timeout: 5000 });
     } else {
       await outputSwitch.click();
     }

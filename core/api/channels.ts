@@ -15,6 +15,14 @@ import type { SampleManifest } from '../samples/sample-manifest';
 
 const path = z.string().min(1).max(4096);
 
+/** What a compile is asked with, from the editor or anywhere else. */
+const compileRequestFields = {
+  source: z.string().max(MAX_SOURCE_BYTES),
+  sourceName: z.string().min(1).max(256),
+  options: compileOptionsSchema.partial({ arch: true }),
+  backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
+};
+
 /**
  * Every renderer -> host call, declared once (ARCHITECTURE.md §4). The host validates each request
  * with its schema whichever transport carried it (Electron IPC or the serve WebSocket).
@@ -55,10 +63,7 @@ export const channels = {
   'compile.run': {
     request: z
       .object({
-        source: z.string().max(MAX_SOURCE_BYTES),
-        sourceName: z.string().min(1).max(256),
-        options: compileOptionsSchema.partial({ arch: true }),
-        backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
+        ...compileRequestFields,
         /** The editor document it is for: a newer compile of the same document supersedes this one. */
         document: z.string().min(1).max(64).optional(),
       })
@@ -67,14 +72,7 @@ export const channels = {
   },
   /** What the compile cache holds for this source and these options, without compiling: null on a miss. */
   'compile.cached': {
-    request: z
-      .object({
-        source: z.string().max(MAX_SOURCE_BYTES),
-        sourceName: z.string().min(1).max(256),
-        options: compileOptionsSchema.partial({ arch: true }),
-        backend: z.enum(['auto', 'nvrtc', 'nvcc']).default('auto'),
-      })
-      .strict(),
+    request: z.object(compileRequestFields).strict(),
     response: response<CompileResult | null>(),
   },
   'compile.sass': { request: z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) }).strict(), response: response<{ sass: string | null }>() },

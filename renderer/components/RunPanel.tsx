@@ -10,7 +10,7 @@ import { getModel } from '../editor/models';
 import { useLaunchView } from '../hooks/use-launch-view';
 import { useCommand } from '../layout/commands';
 import type { WorkbenchStore } from '../store/store';
-import { Prose } from './Prose';
+import { RunBlockers } from './RunBlockers';
 
 type BufferRow = Extract<ArgRow, { kind: 'buffer' }>;
 
@@ -193,22 +193,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
       {blocked && (
         <div className="run-blockers" id="run-blockers" data-testid="run-blockers">
           <strong>Run is off:</strong>
-          <ul>
-            {view.blockers.map((b, i) => (
-              <li key={i}>
-                {b.reason}
-                {b.details.length > 0 && (
-                  <ul>
-                    {b.details.map((d, j) => (
-                      <li key={j}>
-                        <Prose text={d} />
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </li>
-            ))}
-          </ul>
+          <RunBlockers blockers={view.blockers} />
         </div>
       )}
       <div className="run-actions">

@@ -14,6 +14,7 @@ import type { OutcomeOrigin } from '../store/run-slice';
 import type { WorkbenchStore } from '../store/store';
 import { Prose } from './Prose';
 import { SourceLink } from './SourceLink';
+import { RunBlockers } from './RunBlockers';
 
 const PAGE = 256;
 
@@ -220,22 +221,7 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
       {s.runRefused && (
         <section className="run-refused" role="alert" data-testid="run-refused">
           <h3>Run did not start</h3>
-          <ul>
-            {s.runRefused.reasons.map((b, i) => (
-              <li key={i}>
-                <Prose text={b.reason} />
-                {b.details.length > 0 && (
-                  <ul>
-                    {b.details.map((d, j) => (
-                      <li key={j}>
-                        <Prose text={d} />
-                      </li>
-                    ))}
-                  </ul>
-                )}
-              </li>
-            ))}
-          </ul>
+          <RunBlockers blockers={s.runRefused.reasons} />
         </section>
       )}
       {!o && !s.runRefused && <p className="muted">Run a kernel (the Run section on the right), or open a saved result.</p>}

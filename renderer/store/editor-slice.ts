@@ -186,15 +186,26 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const api = get().api;
       try {
         const drafts = await api.invoke('drafts.list', {});
+        // Something may have been opened while the drafts were read (a sample from the gallery on first
+        // load): that document, its plan and its being active stay; a draft of the same file lends it its
+        // unsaved text and goes, so one file is never two tabs.
+        const openedMeanwhile = get().activeId !== null;
         for (const d of drafts) {
           if (get().documents.some((x) => x.id === d.id)) continue;
+          const same = d.path !== null ? get().documents.find((x) => x.path === d.path) : undefined;
+          if (same) {
+            const model = getModel(same.id);
+            if (model && d.text !== d.savedText && model.getValue() === same.savedText) model.setValue(d.text);
+            void api.invoke('drafts.discard', { id: d.id }).catch(() => undefined);
+            continue;
+          }
           createModel(d.id, d.text, d.name);
           set((s) => ({
             documents: [
               ...s.documents,
               { id: d.id, path: d.path, name: d.name, savedText: d.savedText, savedMtimeMs: d.savedMtimeMs, dirty: d.savedText !== d.text, order: d.order },
             ],
-            activeId: d.id,
+            activeId: openedMeanwhile ? s.activeId : d.id,
           }));
           void get().compileNow(d.id);
         }

@@ -140,3 +140,25 @@ for (const viewport of VIEWPORTS) {
     await page.close();
   });
 }
+
+test('opening a sample while the drafts of an earlier visit are still being restored: one tab for the file, showing the plan', async (t) => {
+  if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+  const viewport = VIEWPORTS[0]!;
+  const first = await openApp(app.browser, app.serve.url, viewport);
+  await openSample(first.page, 'grid-too-large');
+  await waitForCompile(first.page);
+  await first.page.waitForTimeout(800); // its draft is written
+  await first.page.close();
+  // A second visit that opens the same sample straight from the gallery, before the drafts come back.
+  const { page, errors } = await openApp(app.browser, app.serve.url, viewport, '&view=gallery');
+  await openSample(page, 'grid-too-large');
+  await waitForCompile(page);
+  await page.waitForTimeout(1000); // the drafts have been restored by now
+  const tabs = page.getByTestId('tab').filter({ hasText: 'broken.cu' });
+  assert.equal(await tabs.count(), 1, 'one tab for the file');
+  assert.match(await activeTab(page).innerText(), /broken\.cu/);
+  // The sample's plan launches 1 × 70000 blocks: its panel shows that, not the form's 4.
+  assert.equal(await page.getByTestId('launch-panel').getByLabel('Grid').inputValue(), '1,70000');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

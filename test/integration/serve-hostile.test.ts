@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
 
 import { CHANNEL_NAMES } from '../../core/api/channels';
+import { MAX_MESSAGE_BYTES } from '../../main/serve/serve-host';
 import { mulberry32 } from '../../core/plan/buffer-data';
 import { ROOT } from '../helpers/cli';
 import { startServe, type ServeProcess } from '../helpers/serve';
@@ -129,6 +130,11 @@ test('with the token: null, arrays, invalid UTF-8, binary frames and oversized i
   const binary = (await call(ws, Buffer.from('{"id":1,"channel":"app.info","request":{}}'), true)) as { envelope: { error: { code: string } } };
   assert.equal(binary.envelope.error.code, 'BAD_MESSAGE');
   assert.equal(await call(ws, Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), false), null, 'invalid UTF-8 closes the connection');
+  // A message over the size limit closes the connection before the host holds it; the host goes on.
+  const big = await open();
+  const before = rssBytes();
+  assert.equal(await call(big, 'x'.repeat(MAX_MESSAGE_BYTES + 1024)), null, 'an oversize message closes the connection');
+  assert.ok(rssBytes() - before < 256 * 2 ** 20, 'the host did not keep it');
   await alive();
 });
 

@@ -299,13 +299,11 @@ test('dynamic shared memory from 0 to the opt-in maximum, with and without the o
         const code = probe.launch[r]! || probe.sync[r]!;
         const predicted = v.findings.find((f) => f.severity === 'error')?.driverError?.code ?? 0;
         const same = v.ok === (code === 0) && predicted === code;
+        const where = { variant: variant.name, raised, block: c[3], smem: c[6] };
         if (same) agree++;
         else
           mismatches.push({
-            variant: variant.name,
-            raised,
-            block: c[3],
-            smem: c[6],
+            ...where,
             validator: v.findings.filter((f) => f.severity === 'error').map((f) => f.rule),
             predicted,
             driver: code,
@@ -315,10 +313,7 @@ test('dynamic shared memory from 0 to the opt-in maximum, with and without the o
           if (v.occupancy.activeBlocksPerSM === probe.occupancy[r]) occupancyAgree++;
           else
             mismatches.push({
-              variant: variant.name,
-              raised,
-              block: c[3],
-              smem: c[6],
+              ...where,
               occupancy: [v.occupancy.activeBlocksPerSM, probe.occupancy[r]],
               limits: v.occupancy.limits,
             });

@@ -334,12 +334,11 @@ test('run: floating-point atomics that change the last bits are reported as expe
   record('float-atomics', outcome);
   const d = outcome.diagnosis;
   console.log(`# float atomics: ${outcome.result?.checks.determinism?.differences.length} differing read-backs in 4 more runs; ${d.kind}: ${d.headline}`);
-  assert.ok(d.kind === 'nondeterministic' || d.kind === 'ok', d.headline);
-  if (d.kind === 'nondeterministic') {
-    assert.equal(d.severity, 'warning');
-    assert.match(d.specifics.join(' '), /atomic additions \(sum\.cu:3\) on a floating-point buffer/);
-    assert.equal(d.sanitizer, null);
-  }
+  // A million float atomics from 4,096 blocks into one sum: their order, and so the last bits, change run to run.
+  assert.equal(d.kind, 'nondeterministic', d.headline);
+  assert.equal(d.severity, 'warning');
+  assert.match(d.specifics.join(' '), /atomic additions \(sum\.cu:3\) on a floating-point buffer/);
+  assert.equal(d.sanitizer, null);
 });
 
 test('run: NaN a kernel computes (sqrt of a negative) is not blamed on the poison: the probe with zeroed memory says so', async () => {

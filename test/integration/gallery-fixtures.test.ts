@@ -10,7 +10,7 @@ import { listGallery, loadSample } from '../../main/services/sample-service';
 import { launchPlanSchema } from '../../core/plan/plan-schema';
 import { ROOT } from '../helpers/cli';
 
-// What each broken gallery sample produced on an H200 (recorded by the GPU suite), diagnosed again
+// What each broken gallery sample produced on an H100 (recorded by the GPU suite, determinism check included), diagnosed again
 // here: the diagnosis is pure logic over the run's data, so it must come out the same without a GPU.
 const FIXTURES = join(ROOT, 'test/fixtures/runs');
 
@@ -31,10 +31,8 @@ test('recorded GPU runs of the failure gallery diagnose the same here, and as ea
       processes: outcome.diagnosis.memory?.processes ?? null,
       planPath,
     });
-    // Runs recorded before the determinism check existed carry no report: their expectation of it waits for a re-recording.
-    const determinism = outcome.result?.checks.determinism;
-    const expected = determinism ? sample.manifest.expect.broken : { ...sample.manifest.expect.broken, determinism: undefined };
-    assert.deepEqual(compareWithExpected(again, expected, determinism ?? null), [], sample.name);
+    const determinism = outcome.result?.checks.determinism ?? null;
+    assert.deepEqual(compareWithExpected(again, sample.manifest.expect.broken, determinism), [], sample.name);
     assert.equal(again.headline, outcome.diagnosis.headline, sample.name);
     assert.deepEqual(again.error, outcome.diagnosis.error, sample.name);
   }

@@ -216,11 +216,11 @@ test('CuPy OOM against its pool limit: the limit is what it hit', () => {
 test('cudaMalloc out of memory from ctypes: no numbers, so what to measure; not sticky', () => {
   const recordedForm = recorded.get('ctypes-cudamalloc-oom')!;
   const e = explainPaste(recordedForm);
-  if (/cudaErrorMemoryAllocation/.test(recordedForm)) assert.equal(e.error?.code, 2);
-  else {
-    assert.equal(e.recognized, false);
-    assert.match(e.specifics[0]!, /ends in ModuleNotFoundError: .* a Python error, not a CUDA one/);
-  }
+  assert.deepEqual([e.source, e.error?.code, e.error?.sticky], ['runtime-api', 2, false]);
+  // A script that could not even import what it needed is a Python error, not a CUDA one.
+  const missing = explainPaste("Traceback (most recent call last):\n  File \"<string>\", line 3, in <module>\nModuleNotFoundError: No module named 'nvidia.cuda_runtime'\n");
+  assert.equal(missing.recognized, false);
+  assert.match(missing.specifics[0]!, /ends in ModuleNotFoundError: .* a Python error, not a CUDA one/);
   const typed = explainPaste(
     'Traceback (most recent call last):\n  File "alloc.py", line 9, in <module>\n    ptr = malloc(n)\nRuntimeError: cudaMalloc failed: cudaErrorMemoryAllocation (2): out of memory\n',
   );

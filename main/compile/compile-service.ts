@@ -98,9 +98,12 @@ export class CompileService {
     return new Promise((take) => this.waiting.push({ ticket, take }));
   }
 
-  /** Marks a worker busy (the oldest idle one, else a new one) and keeps a spare beside it. */
+  /**
+   * Marks a worker busy (the idle one used last, else a new one) and keeps a spare beside it. The last used
+   * is the warm one: it remembers the ptxas facts of the PTX it compiled, which a comment-only edit needs.
+   */
   private lend(): Worker {
-    const ready = this.idle.find((w) => w.alive);
+    const ready = [...this.idle].reverse().find((w) => w.alive);
     if (ready) this.idle.splice(this.idle.indexOf(ready), 1);
     const worker = ready ?? this.startWorker();
     this.busy.add(worker);

@@ -9,7 +9,7 @@ import { parseDeviceAsserts, type DeviceAssert } from './device-output';
 import { stepLabel } from '../plan/step-label';
 import type { Finding } from '../validate/validate-launch';
 import type { ExitClassification } from './protocol';
-import type { DeterminismDifference, RunResult } from './run-result';
+import type { DeterminismDifference, RunResult, UninitialisedUse } from './run-result';
 import { floatAtomicLines } from '../plan/determinism';
 import { isFloatType } from '../plan/element-types';
 import { sanitizerCommand } from './sanitizer-command';
@@ -368,9 +368,8 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
   const wrong = checks.comparisons.filter((c) => c.mismatches > 0);
   if (wrong.length) {
     const c = wrong[0]!;
-    const uninit = checks.uninitialised.filter((u) => u.buffer === c.buffer || nanIn(result, c.buffer));
-    const poisoned =
-      checks.poison && uninit.length > 0 && (nanIn(result, c.buffer) || c.first.some((m) => m.actual === null || Number.isNaN(m.actual) || m.actual === -1));
+    const uninit = poisonReachedComparison(result, c.buffer);
+    const poisoned = checks.poison && uninit.length > 0;
     const downloadStep = plan?.steps.findIndex((s) => s.op === 'download' && s.buffer === c.buffer && s.expect) ?? -1;
     if (poisoned) {
       const u = uninit[0]!;
@@ -493,6 +492,13 @@ function determinismSentences(result: RunResult, plan: DiagnosisInput['plan']): 
       (d) =>
         `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${d.differing} of ${d.count} elements; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
     );
+  for (const buffer of new Set(differences.map((x) => x.buffer))) {
+    const poison = result.buffers.find((b) => b.name === buffer)?.poison;
+    if (poison && poison.poisonCount > 0)
+      out.push(
+        `${poison.poisonCount} element(s) of ${buffer} hold the poison pattern (every byte 0xFF), the first at index ${poison.firstPoisonIndex}: memory no thread wrote, or stale memory a racing read picked up. initcheck and racecheck tell the two apart.`,
+      );
+  }
   const d = differences[0];
   const atomics = d ? floatAtomicsIn(plan, d) : [];
   if (atomics.length)
@@ -519,15 +525,17 @@ function poisonFinding(
   if (!result.checks.poison) return null;
   const reads = result.checks.uninitialised;
   const probe = result.checks.poisonProbe;
+  const differing = new Set((result.checks.determinism?.differences ?? []).map((d) => d.buffer));
   for (const b of result.buffers) {
     const p = b.poison;
-    if (!p) continue;
+    // A buffer that came back different from an identical run is a race's; the poison bytes in it may be stale memory it read.
+    if (!p || differing.has(b.name)) continue;
     const float = isFloatType(b.type);
     const computed = float ? p.nanCount - p.poisonCount : 0;
     const read = reads.find((u) => u.buffer === b.name) ?? reads[0];
     // NaN a kernel computed is blamed on the poison only when zeroing that memory made numbers of it.
     const probed = probe?.buffers.find((x) => x.buffer === b.name);
-    const fromPoison = probe?.status === 'ran' ? (probed ? probed.nanInFirst - probed.nanWithZeros : 0) : null;
+    const fromPoison = probe?.status === 'ran' ? (probed && !nondeterministic(result) ? probed.nanInFirst - probed.nanWithZeros : 0) : null;
     const suspect = computed > 0 && read !== undefined && (fromPoison === null || fromPoison > 0);
     if (p.poisonCount === 0 && !suspect) continue;
     const entry = read ? (kernelOf(read.kernel)?.entry ?? read.kernel) : null;
@@ -569,7 +577,26 @@ function poisonFinding(
   return null;
 }
 
-const nanIn = (result: RunResult, buffer: string) => (result.buffers.find((b) => b.name === buffer)?.nanCount ?? 0) > 0;
+/** Whether a second run of the same launches on the same inputs came back different. */
+const nondeterministic = (result: RunResult) => (result.checks.determinism?.differences.length ?? 0) > 0;
+
+/**
+ * The unwritten launches to blame for a wrong read-back, only on evidence that the poison reached it: the
+ * compared buffer itself was passed unwritten and still holds the exact poison bytes, or the probe (the
+ * launches again with that memory zeroed) turned its NaN into numbers. NaN alone is no evidence: a race
+ * reading stale shared memory makes NaN too, even the poison's own bytes (seen on an H100: a tile left by an
+ * earlier kernel), and a run that differs from itself is a race first, whatever its read-backs hold.
+ */
+function poisonReachedComparison(result: RunResult, buffer: string): UninitialisedUse[] {
+  if (nondeterministic(result)) return [];
+  const unwritten = result.checks.uninitialised;
+  const direct = unwritten.filter((u) => u.buffer === buffer);
+  if (direct.length && (result.buffers.find((b) => b.name === buffer)?.poison?.poisonCount ?? 0) > 0) return direct;
+  const probe = result.checks.poisonProbe;
+  const probed = probe?.status === 'ran' ? probe.buffers.find((b) => b.buffer === buffer) : undefined;
+  if (!probed || nondeterministic(result) || probed.nanInFirst <= probed.nanWithZeros) return [];
+  return direct.length ? direct : unwritten;
+}
 
 function mismatchSentence(c: Comparison): string {
   const m = c.first[0];

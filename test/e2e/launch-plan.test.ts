@@ -93,7 +93,7 @@ for (const viewport of VIEWPORTS) {
     // A recorded result: its launch, checked against the device that recorded it, in the file that defines its kernel.
     await openResult(page, join(ROOT, 'test/fixtures/runs/block-too-large.json'));
     const recorded = page.getByTestId('recorded-launch');
-    assert.match(await recorded.innerText(), /Recorded launch: addMatrices<<<\(8,16\), \(64,32\)>>> on NVIDIA H200/);
+    assert.match(await recorded.innerText(), /Recorded launch: addMatrices<<<\(8,16\), \(64,32\)>>> on NVIDIA H100 80GB HBM3/);
     await assertInViewport(page, recorded.getByRole('button'), 'the button that checks the recorded launch');
     await recorded.getByRole('button').click();
     const dialog = page.getByTestId('locate-dialog');
@@ -105,11 +105,11 @@ for (const viewport of VIEWPORTS) {
     await waitForCompile(page);
     assert.equal(await panel.getByLabel('Grid').inputValue(), '8,16');
     assert.equal(await panel.getByLabel('Block', { exact: true }).inputValue(), '64,32');
-    assert.match(await panel.getByLabel('Device').locator('option:checked').innerText(), /NVIDIA H200/);
+    assert.match(await panel.getByLabel('Device').locator('option:checked').innerText(), /NVIDIA H100 80GB HBM3/);
     assert.match(await panel.getByTestId('finding-threads-per-block').innerText(), /2048 threads per block/);
     assert.match(
       await page.locator('.banner[role=alert]').innerText(),
-      /The recorded launch of addMatrices is in the launch panel of kernel\.cu, checked against NVIDIA H200/,
+      /The recorded launch of addMatrices is in the launch panel of kernel\.cu, checked against NVIDIA H100 80GB HBM3/,
     );
     assert.deepEqual(errors, []);
     await page.close();

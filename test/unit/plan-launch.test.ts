@@ -127,7 +127,7 @@ test('a recorded result’s launch: the failing one, from its record or its labe
     grid: [8, 16, 1],
     block: [64, 32, 1],
     sharedBytes: 0,
-    deviceName: 'NVIDIA H200',
+    deviceName: 'NVIDIA H100 80GB HBM3',
   });
   const assertRun = recordedLaunch(recorded('device-assert.json'));
   assert.deepEqual([assertRun?.entry, assertRun?.grid, assertRun?.block], ['fill', [4, 1, 1], [256, 1, 1]]);

@@ -27,8 +27,14 @@ __global__ void writeThrough(float* out) { out[threadIdx.x] = 1.0f; }
 __global__ void divergentBarrier(float* out) {
   __shared__ float s[64];
   s[threadIdx.x] = threadIdx.x;
-  if (threadIdx.x < 32) __syncthreads();  // only one warp reaches the barrier: synccheck reports it
+  if (threadIdx.x % 2 == 0) __syncthreads();  // half of each warp reaches the barrier: synccheck reports it
   out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+
+__global__ void badWarpMask(float* out) {
+  // The mask names all 32 lanes, but only the first 16 call __syncwarp: synccheck reports it.
+  if (threadIdx.x % 32 < 16) __syncwarp(0xffffffffu);
+  out[threadIdx.x] = 1.0f;
 }
 
 int main(int argc, char** argv) {
@@ -44,6 +50,8 @@ int main(int argc, char** argv) {
   if (!std::strcmp(which, "uninit")) readUninitialised<<<1, 32>>>(a, b);
   if (!std::strcmp(which, "null")) writeThrough<<<1, 32>>>(nullptr);
   if (!std::strcmp(which, "sync")) divergentBarrier<<<1, 64>>>(a);
+  if (!std::strcmp(which, "syncwarp")) badWarpMask<<<1, 64>>>(a);
+  if (!std::strcmp(which, "many")) writeThrough<<<64, 1024>>>(nullptr);  // 65,536 faulting threads
   if (!std::strcmp(which, "leak")) {
     float* lost = nullptr;
     cudaMalloc(&lost, 12345);  // never freed: memcheck --leak-check full names this line

@@ -1,0 +1,17 @@
+// Sums each block of 256 floats by halving. The __syncthreads() sits inside `if (t < stride)`: the
+// threads that skip the branch never reach the barrier, so the block waits at a barrier not all of its
+// threads arrive at. What happens then is undefined; synccheck names the line.
+__global__ void blockSums(const float* in, float* out, int n) {
+  __shared__ float partial[256];
+  int t = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + t;
+  partial[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride) {
+      partial[t] += partial[t + stride];
+      __syncthreads();
+    }
+  }
+  if (t == 0) out[blockIdx.x] = partial[0];
+}

@@ -1,0 +1,107 @@
+/**
+ * What compute-sanitizer found, as the workbench holds it: one record per finding the tool printed, read
+ * from its XML (`--xml --save`), with what only the text says (the nearest allocation, how many findings
+ * `--print-limit` cut off) merged in. No schema is published; the shapes here follow the XML that
+ * compute-sanitizer 2025.3 writes (test/fixtures/sanitizer/h100).
+ */
+
+export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
+export const SANITIZER_TOOLS: readonly SanitizerTool[] = ['memcheck', 'racecheck', 'initcheck', 'synccheck'];
+
+export interface Dim3 {
+  x: number;
+  y: number;
+  z: number;
+}
+
+/** A place in device code: the kernel (or device function), and the source line when -lineinfo gave one. */
+export interface DeviceLocation {
+  func: string;
+  /** Absent when the code was built without -lineinfo (or -G). */
+  path: string | null;
+  line: number | null;
+  pc: string | null;
+}
+
+/** One frame of the host stack the tool saved (at launch, at the error, or at the allocation). */
+export interface HostFrame {
+  func: string | null;
+  module: string | null;
+  pc: string | null;
+  /** A source file and line when the frame has one (a Python frame: `<module> in leak.py:24`). */
+  file: string | null;
+  line: number | null;
+}
+
+export type FindingKind =
+  | 'memory-access' // memcheck: invalid read or write (out of bounds, misaligned, freed memory)
+  | 'leak' // memcheck --leak-check full
+  | 'api-error' // a CUDA API call returned an error
+  | 'uninitialised-read' // initcheck
+  | 'race' // racecheck: a hazard, or the analysis that sums hazards up
+  | 'barrier' // synccheck
+  | 'device-error' // a hardware exception, trap, assert, or anything else the tool reports on the device
+  | 'other';
+
+export interface SanitizerFinding {
+  tool: SanitizerTool;
+  kind: FindingKind;
+  /** The record's own kind (Precise, Leak, Api, Initcheck, Hazard, Analysis, Synccheck, …), kept as the tool wrote it. */
+  recordKind: string;
+  severity: 'error' | 'warning' | 'info';
+  /** The tool's own sentence (`Invalid __global__ write of size 4 bytes is out of bounds`). */
+  text: string;
+  where: DeviceLocation | null;
+  thread: Dim3 | null;
+  block: Dim3 | null;
+  /** memcheck and initcheck: the access. */
+  access: { direction: 'read' | 'write' | null; space: string | null; size: number | null; address: string | null; error: string | null } | null;
+  /** From the text (the XML leaves it out): where the access was against the nearest allocation. */
+  nearest: { allocation: string; allocationSize: number; distance: number; side: 'before' | 'after' | 'inside' } | null;
+  /** Leaks: the bytes and the address; api errors: the call and its result. */
+  leak: { bytes: number; address: string | null } | null;
+  api: { call: string; error: string; code: number | null; message: string | null } | null;
+  /** racecheck: both sides of the hazard, and how many hazards the record stands for. */
+  race: { type: string | null; first: RaceSide; second: RaceSide; hazards: number } | null;
+  /** synccheck's detail (`Divergent thread(s) in warp`). */
+  detail: string | null;
+  /** When the host stack was saved: 'kernel launch time', 'error', 'allocation time'. */
+  hostStackAt: string | null;
+  hostStack: HostFrame[];
+}
+
+export interface RaceSide {
+  access: string | null;
+  thread: Dim3 | null;
+  where: DeviceLocation | null;
+}
+
+/** What the tool said about the run as a whole, from its summary lines. */
+export interface SanitizerSummary {
+  /** `ERROR SUMMARY: N errors`, or the racecheck/leak summaries; null when the tool printed none. */
+  errorsReported: number | null;
+  /** Findings --print-limit kept out of the output (`N errors were not printed`). */
+  notPrinted: number;
+  leakedBytes: number | null;
+  /** Lines the tool printed about itself failing (`Error: Target application terminated before first instrumented API call`). */
+  toolErrors: string[];
+}
+
+/** Thousands of records from many threads, as one item per (tool, kind, kernel, file:line). */
+export interface FindingGroup {
+  key: string;
+  tool: SanitizerTool;
+  kind: FindingKind;
+  severity: SanitizerFinding['severity'];
+  text: string;
+  where: DeviceLocation | null;
+  count: number;
+  /** The smallest and largest thread and block indices among the group's records (per axis). */
+  threads: { min: Dim3; max: Dim3 } | null;
+  blocks: { min: Dim3; max: Dim3 } | null;
+  /** The first record, as the tool wrote it: its stack, its address, its nearest allocation. */
+  example: SanitizerFinding;
+  /** The user's own frame (not libcuda, libcudart, the interpreter or the workbench), first in the stack. */
+  userFrame: HostFrame | null;
+  leakedBytes: number;
+}

@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   console.log(`The small run right after a sticky fault or a watchdog kill (${afterFault.length} of them): ${spread(afterFault)} (target p95 ≤ 50 ms)`);
   console.log(`  after a sticky CUDA error (${afterSticky.length}): ${spread(afterSticky)}`);
   console.log(`  after a watchdog kill (${afterWatchdog.length}): ${spread(afterWatchdog)}`);
-  console.log(`  a warm spare with its context ready when the run began (${withSpare.length}): ${spread(withSpare)}; none ready (${withoutSpare.length}): ${spread(withoutSpare)}`);
+  console.log(
+    `  a warm spare with its context ready when the run began (${withSpare.length}): ${spread(withSpare)}; none ready (${withoutSpare.length}): ${spread(withoutSpare)}`,
+  );
   console.log(`The small run with no fault before it (${steady.length}): ${spread(steady)}`);
   console.log(`Every run: median ${quantile(all, 0.5).toFixed(1)} ms, p95 ${quantile(all, 0.95).toFixed(1)} ms`);
   const memoryBack = baseline !== null && after !== null && after <= baseline + 16 * 2 ** 20;

@@ -218,7 +218,9 @@ test('cudaMalloc out of memory from ctypes: no numbers, so what to measure; not 
   const e = explainPaste(recordedForm);
   assert.deepEqual([e.source, e.error?.code, e.error?.sticky], ['runtime-api', 2, false]);
   // A script that could not even import what it needed is a Python error, not a CUDA one.
-  const missing = explainPaste("Traceback (most recent call last):\n  File \"<string>\", line 3, in <module>\nModuleNotFoundError: No module named 'nvidia.cuda_runtime'\n");
+  const missing = explainPaste(
+    'Traceback (most recent call last):\n  File "<string>", line 3, in <module>\nModuleNotFoundError: No module named \'nvidia.cuda_runtime\'\n',
+  );
   assert.equal(missing.recognized, false);
   assert.match(missing.specifics[0]!, /ends in ModuleNotFoundError: .* a Python error, not a CUDA one/);
   const typed = explainPaste(

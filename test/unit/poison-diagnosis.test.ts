@@ -83,7 +83,10 @@ test('a race that reads stale shared memory (NaN in the result, not the poison b
   result.checks.comparisons[0]!.first[0]!.actual = NaN;
   const withProbe = (nanWithZeros: number): RunResult => ({
     ...result,
-    checks: { ...result.checks, poisonProbe: { status: 'ran', reason: null, buffers: [{ buffer: 'out', stepIndex: 5, nanInFirst: 3, nanWithZeros, firstIndex: 40 }] } },
+    checks: {
+      ...result.checks,
+      poisonProbe: { status: 'ran', reason: null, buffers: [{ buffer: 'out', stepIndex: 5, nanInFirst: 3, nanWithZeros, firstIndex: 40 }] },
+    },
   });
   const plan = racePlan();
   for (const r of [result, withProbe(0), withProbe(3)]) {
@@ -101,7 +104,10 @@ test('a race whose stale reads happen to be the poison bytes (seen in the H100 s
   out.poison = { poisonCount: 7, firstPoisonIndex: 96, nanCount: 7, firstNanIndex: 96 };
   const d = diagnoseRun({ status: 'ok', problem: null, result, exit: null, plan: racePlan(), launchFindings: [], processes: null });
   assert.deepEqual([d.kind, d.buffer, d.sanitizer?.tool], ['wrong-result', 'out', 'racecheck']);
-  assert.match(d.specifics.join(' '), /7 element\(s\) of out hold the poison pattern .* the first at index 96: memory no thread wrote, or stale memory a racing read picked up/);
+  assert.match(
+    d.specifics.join(' '),
+    /7 element\(s\) of out hold the poison pattern .* the first at index 96: memory no thread wrote, or stale memory a racing read picked up/,
+  );
   result.checks.comparisons = [];
   const unexpected = diagnoseRun({ status: 'ok', problem: null, result, exit: null, plan: racePlan(), launchFindings: [], processes: null });
   assert.equal(unexpected.kind, 'nondeterministic');

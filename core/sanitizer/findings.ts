@@ -61,8 +61,12 @@ export interface SanitizerFinding {
   /** Leaks: the bytes and the address; api errors: the call and its result. */
   leak: { bytes: number; address: string | null } | null;
   api: { call: string; error: string; code: number | null; message: string | null } | null;
-  /** racecheck: both sides of the hazard, and how many hazards the record stands for. */
-  race: { type: string | null; first: RaceSide; second: RaceSide; hazards: number } | null;
+  /**
+   * racecheck: both sides of the hazard, and how many hazards the record stands for (a Hazard record is one;
+   * an Analysis record sums them up). `type` is RAW, WAR or WAW: a Hazard record says it, an Analysis record's is
+   * read from the order of its two accesses. `address` is the shared-memory offset (Hazard records only).
+   */
+  race: { type: string | null; first: RaceSide; second: RaceSide; hazards: number; address: string | null } | null;
   /** synccheck's detail (`Divergent thread(s) in warp`). */
   detail: string | null;
   /** When the host stack was saved: 'kernel launch time', 'error', 'allocation time'. */
@@ -80,9 +84,17 @@ export interface RaceSide {
 export interface SanitizerSummary {
   /** `ERROR SUMMARY: N errors`, or the racecheck/leak summaries; null when the tool printed none. */
   errorsReported: number | null;
+  /** racecheck only: `RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)` gives W. */
+  warningsReported: number | null;
+  /** racecheck only: the N of `N hazards displayed` (records printed, each one or many hazards). */
+  hazardsDisplayed: number | null;
   /** Findings --print-limit kept out of the output (`N errors were not printed`). */
   notPrinted: number;
+  /** `LEAK SUMMARY: N bytes leaked in M allocations`. */
   leakedBytes: number | null;
+  leakedAllocations: number | null;
+  /** `Target application returned an error`: the program itself exited with a non-zero status. */
+  targetReturnedError: boolean;
   /** Lines the tool printed about itself failing (`Error: Target application terminated before first instrumented API call`). */
   toolErrors: string[];
 }
@@ -104,4 +116,6 @@ export interface FindingGroup {
   /** The user's own frame (not libcuda, libcudart, the interpreter or the workbench), first in the stack. */
   userFrame: HostFrame | null;
   leakedBytes: number;
+  /** racecheck: the hazards the group's records stand for (an Analysis record counts many); 0 for other kinds. */
+  hazards: number;
 }

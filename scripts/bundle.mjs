@@ -41,6 +41,7 @@ await Promise.all([
       { in: r('preload/preload.ts'), out: 'electron/preload' },
       { in: r('bench/bench.ts'), out: 'bench/bench' },
       { in: r('bench/soak.ts'), out: 'bench/soak' },
+      { in: r('bench/sanitizer-bench.ts'), out: 'bench/sanitizer-bench' },
       ...testEntries,
     ],
     outdir: r('dist'),

@@ -192,8 +192,17 @@ export function describeFrame(f: HostFrame): string {
   return `${f.func ?? '?'}${f.pc !== null ? ` (${f.pc})` : ''}${f.module !== null ? ` in ${basename(f.module)}` : ''}`;
 }
 
-/** A small address (under 64 KiB) is a null pointer plus an offset, whatever "nearest allocation" says. */
-const nullish = (address: string | null | undefined) => address != null && /^0x[0-9a-f]+$/i.test(address) && parseInt(address, 16) < 0x10000;
+/**
+ * A small global address is a null pointer plus an index, whatever "nearest allocation" says (the recording of
+ * 65,536 threads writing through null reached 0x3fffc). Under 16 MiB: device allocations live far above it.
+ * Shared and local addresses are small offsets by nature, so only global (or unnamed) spaces count.
+ */
+const nullish = (access: SanitizerFinding['access']) =>
+  access !== null &&
+  (access.space === null || access.space === '__global__') &&
+  access.address !== null &&
+  /^0x[0-9a-f]+$/i.test(access.address) &&
+  parseInt(access.address, 16) < 0x1000000;
 
 const HAZARD_WORDS: Record<string, string> = { WAR: 'a write after a read', RAW: 'a read after a write', WAW: 'two writes' };
 const STICKY = /LaunchFailure|IllegalAddress|MisalignedAddress|IllegalInstruction|Assert|HardwareStackError|InvalidPc/i;
@@ -214,7 +223,7 @@ export function describeGroup(g: FindingGroup, summary?: SanitizerSummary): stri
       const head =
         a?.direction != null && a.size !== null ? `Invalid ${a.direction} of ${plural(a.size, 'byte')}${space}${a.error ? ` ${a.error}` : ''}` : e.text;
       let tail = '';
-      if (nullish(a?.address)) tail = `; the address is ${a!.address}, a null pointer (or a small offset from one)`;
+      if (nullish(a)) tail = `; the address is ${a!.address}, a null pointer (or a small offset from one)`;
       else if (e.nearest !== null) {
         const n = e.nearest;
         const where = n.side === 'inside' ? 'inside' : `${plural(n.distance, 'byte')} ${n.side}`;

@@ -67,6 +67,16 @@ test('memcheck off-by-one: the sentence a person reads, with the nearest allocat
   assert.equal(describeGroup(leak1!), 'Leaked 4,000 bytes in 1 allocation, allocated at main (0x8ce2) in cases: nothing freed it before the program ended.');
 });
 
+test('a small global address is a null pointer; a small shared one is an offset like any other', () => {
+  const write = findings('memcheck', 'memcheck-null.xml')[0]!;
+  const far = { ...write, access: { ...write.access!, address: '0x3fffc' } };
+  assert.match(describeGroup(groupFindings([far])[0]!), /the address is 0x3fffc, a null pointer/);
+  const shared = { ...write, access: { ...write.access!, space: '__shared__', address: '0x680' } };
+  const said = describeGroup(groupFindings([shared])[0]!);
+  assert.match(said, /^Invalid write of 4 bytes in shared memory out of bounds in writeThrough/);
+  assert.doesNotMatch(said, /null/);
+});
+
 test('without -lineinfo: the group says line info is missing and how to add it, for nvcc, NVRTC, CuPy and PyTorch', () => {
   const { findings: f, summary } = run('memcheck', 'memcheck-oob-nolineinfo');
   const g = groupFindings(f)[0]!;

@@ -34,6 +34,10 @@ import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
 import { parsePort, serveUntilStopped } from '../serve/serve-command';
 import { BundleRefusedError, readBundle } from '../bundle/read-bundle';
+import { isSanitizerTool, parseEnvAssignment } from '../../core/sanitizer/sanitizer-args';
+import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
+import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-program';
+import { renderSanitize } from './render-sanitize';
 
 class UsageError extends Error {}
 
@@ -403,52 +407,11 @@ export function buildProgram(): Command {
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
-        let plan: unknown;
-        let planPath: string | null = null;
-        let timeout = opts.timeout;
-        if ([file, opts.plan, opts.sample].filter(Boolean).length > 1) throw new UsageError('Give one of a source file, --plan or --sample.');
-        if (opts.fixed && !opts.sample) throw new UsageError('--fixed goes with --sample.');
         if (!opts.determinismCheck && opts.determinismRuns !== undefined)
           throw new UsageError('--no-determinism-check and --determinism-runs contradict each other: give one.');
         const determinismRuns = opts.determinismCheck ? opts.determinismRuns : 0;
-        if (opts.plan) {
-          planPath = resolve(opts.plan);
-          plan = (await fromUserFile(() => readPlanFile(planPath!))).plan;
-        } else if (opts.sample) {
-          const sample = await fromUserFile(() => loadSample(opts.sample!, opts.fixed ? 'fixed' : 'broken'));
-          plan = sample.plan;
-          planPath = sample.planPath;
-          if (sample.manifest.timeoutMs && timeoutIsDefault) timeout = sample.manifest.timeoutMs;
-        } else {
-          if (!file) throw new UsageError('Give a .cu file to run (or --plan plan.json, or --sample NAME).');
-          if (!opts.kernel) throw new UsageError('Name the kernel to launch with --kernel NAME.');
-          const grid = parseDim3(opts.grid, '--grid');
-          if (!grid.ok) throw new UsageError(grid.error);
-          const block = parseDim3(opts.block, '--block');
-          if (!block.ok) throw new UsageError(block.error);
-          const args: ParsedArg[] = [];
-          for (const spec of opts.arg) {
-            const parsed = parseArg(spec);
-            if (!parsed.ok) throw new UsageError(parsed.error);
-            args.push(parsed.value);
-          }
-          const names = args.map((a) => (a.kind === 'buffer' ? a.buffer.name : a.name));
-          const duplicate = names.find((n, i) => names.indexOf(n) !== i);
-          if (duplicate) throw new UsageError(`--arg name "${duplicate}" is used twice; each argument needs its own name.`);
-          const source = await fromUserFile(() => readTextFile(file, 'Source file'));
-          plan = planFromArgs({
-            source,
-            sourceName: basename(file),
-            kernel: opts.kernel,
-            grid: grid.value,
-            block: block.value,
-            sharedBytes: opts.smem,
-            args,
-            device: opts.device,
-            warmup: opts.warmup,
-            repeats: opts.repeat,
-          });
-        }
+        const { plan, planPath, sampleTimeoutMs } = await gatherPlan(file, opts);
+        const timeout = sampleTimeoutMs && timeoutIsDefault ? sampleTimeoutMs : opts.timeout;
         const workbench = createWorkbench(forkLauncher, { warmSpare: false });
         try {
           const outcome = await workbench.runPlan(plan, {
@@ -515,6 +478,58 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('sanitize')
+    .description(
+      'Run a program under compute-sanitizer and say what it found, one line per place (file:line, threads, blocks). Exit 1 when it finds something, 2 without compute-sanitizer.',
+    )
+    .usage('[options] -- <command> [args...]')
+    .argument('<command...>', 'the program and its arguments, after --: python3 train.py, ./app, …')
+    .option('--tool <tool>', `${SANITIZER_TOOLS.join(', ')}`, 'memcheck')
+    .option('--print-limit <n>', 'findings the tool prints at most (0: all)', intOption('--print-limit', 0, 10_000_000), 10_000)
+    .option('--launch-timeout <s>', 'seconds one instrumented kernel may run', intOption('--launch-timeout', 1, 86_400), 60)
+    .option('--timeout <s>', 'seconds the whole run may take before it is stopped', intOption('--timeout', 1, 86_400), 600)
+    .option('--no-leak-check', 'memcheck: do not report device memory never freed')
+    .option('--cwd <dir>', 'the folder to run the program in', '.')
+    .option('--env <NAME=value>', 'set a variable for the program (repeat for more)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--json', 'machine-readable output')
+    .action(
+      async (
+        command: string[],
+        opts: { tool: string; printLimit: number; launchTimeout: number; timeout: number; leakCheck: boolean; cwd: string; env: string[]; json?: boolean },
+      ) => {
+        if (!isSanitizerTool(opts.tool)) throw new UsageError(`--tool must be one of ${SANITIZER_TOOLS.join(', ')}, not "${opts.tool}".`);
+        const env: Record<string, string> = {};
+        for (const assignment of opts.env) {
+          const parsed = parseEnvAssignment(assignment);
+          if (!parsed) throw new UsageError(`--env takes NAME=value (a name of letters, digits and _), not "${assignment}".`);
+          env[parsed.name] = parsed.value;
+        }
+        const controller = new AbortController();
+        const interrupt = () => controller.abort();
+        process.once('SIGINT', interrupt);
+        try {
+          const report = await sanitizeProgram({
+            tool: opts.tool,
+            command,
+            cwd: resolve(opts.cwd),
+            env,
+            options: { printLimit: opts.printLimit, launchTimeoutS: opts.launchTimeout, leakCheck: opts.leakCheck },
+            timeoutMs: opts.timeout * 1000,
+            signal: controller.signal,
+          });
+          print(!!opts.json, report, () => renderSanitize(report));
+          process.exitCode = report.verdict === 'clean' ? EXIT.ok : EXIT.failed;
+        } catch (error) {
+          if (!(error instanceof SanitizerUnavailableError)) throw error;
+          console.error(`✗ ${error.message}`);
+          process.exitCode = EXIT.unavailable;
+        } finally {
+          process.off('SIGINT', interrupt);
+        }
+      },
+    );
+
+  program
     .command('samples')
     .description('List the failure gallery: one sample per failure class, each with a broken and a fixed variant and the diagnosis it must produce.')
     .option('--json', 'machine-readable output')
@@ -533,6 +548,63 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+interface PlanOptions {
+  kernel?: string;
+  grid: string;
+  block: string;
+  smem: number;
+  arg: string[];
+  plan?: string;
+  sample?: string;
+  fixed?: boolean;
+  device: number;
+  warmup: number;
+  repeat: number;
+}
+
+/** The plan a command names: a plan file, a gallery sample, or a source file with launch flags (run and sanitize share this). */
+async function gatherPlan(file: string | undefined, opts: PlanOptions): Promise<{ plan: unknown; planPath: string | null; sampleTimeoutMs: number | null }> {
+  if ([file, opts.plan, opts.sample].filter(Boolean).length > 1) throw new UsageError('Give one of a source file, --plan or --sample.');
+  if (opts.fixed && !opts.sample) throw new UsageError('--fixed goes with --sample.');
+  if (opts.plan) {
+    const planPath = resolve(opts.plan);
+    return { plan: (await fromUserFile(() => readPlanFile(planPath))).plan, planPath, sampleTimeoutMs: null };
+  }
+  if (opts.sample) {
+    const sample = await fromUserFile(() => loadSample(opts.sample!, opts.fixed ? 'fixed' : 'broken'));
+    return { plan: sample.plan, planPath: sample.planPath, sampleTimeoutMs: sample.manifest.timeoutMs ?? null };
+  }
+  if (!file) throw new UsageError('Give a .cu file to run (or --plan plan.json, or --sample NAME).');
+  if (!opts.kernel) throw new UsageError('Name the kernel to launch with --kernel NAME.');
+  const grid = parseDim3(opts.grid, '--grid');
+  if (!grid.ok) throw new UsageError(grid.error);
+  const block = parseDim3(opts.block, '--block');
+  if (!block.ok) throw new UsageError(block.error);
+  const args: ParsedArg[] = [];
+  for (const spec of opts.arg) {
+    const parsed = parseArg(spec);
+    if (!parsed.ok) throw new UsageError(parsed.error);
+    args.push(parsed.value);
+  }
+  const names = args.map((a) => (a.kind === 'buffer' ? a.buffer.name : a.name));
+  const duplicate = names.find((n, i) => names.indexOf(n) !== i);
+  if (duplicate) throw new UsageError(`--arg name "${duplicate}" is used twice; each argument needs its own name.`);
+  const source = await fromUserFile(() => readTextFile(file, 'Source file'));
+  const plan = planFromArgs({
+    source,
+    sourceName: basename(file),
+    kernel: opts.kernel,
+    grid: grid.value,
+    block: block.value,
+    sharedBytes: opts.smem,
+    args,
+    device: opts.device,
+    warmup: opts.warmup,
+    repeats: opts.repeat,
+  });
+  return { plan, planPath: null, sampleTimeoutMs: null };
 }
 
 function describeExpected(e: ExpectedDiagnosis): string {

@@ -5,6 +5,11 @@ import type { NativeAddon } from '../native/addon';
 
 /** The environment variable naming the fd of the host's lifeline pipe (the fork launcher passes one). */
 export const LIFELINE_FD_ENV = 'GPU_WORKBENCH_LIFELINE_FD';
+/**
+ * Set by a launcher whose child runs under another program that leads the group (compute-sanitizer): the
+ * child stays in that group, so a stop reaches both, and dies when that program does.
+ */
+export const STAY_IN_GROUP_ENV = 'GPU_WORKBENCH_STAY_IN_GROUP';
 
 /** Waits for EOF on the lifeline (the host holds the other end: EOF means it is gone), then kills the group. */
 const PIPE_REAPER = 'cat >/dev/null; kill -KILL 0';
@@ -32,6 +37,7 @@ const leadsGroup = (): boolean => {
  */
 export function tieLifetimeToHost(addon: Pick<NativeAddon, 'leadProcessGroup' | 'dieWithParent'> | null): { leader: boolean; reaper: 'pipe' | 'poll' | null } {
   addon?.dieWithParent();
+  if (process.env[STAY_IN_GROUP_ENV] === '1') return { leader: false, reaper: null };
   const leader = addon ? addon.leadProcessGroup() : leadsGroup();
   if (!leader || process.platform !== 'linux') return { leader, reaper: null };
   const lifeline = Number(process.env[LIFELINE_FD_ENV]);

@@ -24,6 +24,8 @@ export interface RunnerPoolOptions {
   entry?: string;
   /** How long after a fault two spares are kept (FAULT_WINDOW_MS by default). */
   faultWindowMs?: number;
+  /** How long dispose lets a runner exit by itself before it is killed (STOP_GRACE_MS by default; a runner under compute-sanitizer needs time to write its report). */
+  stopGraceMs?: number;
 }
 
 /** How long the host keeps polling for a run's reply before it lets the event loop sleep. */
@@ -192,7 +194,7 @@ export class RunnerPool {
     const all = [...this.active.values(), ...[...this.spares.values()].flat()];
     this.active.clear();
     this.spares.clear();
-    await Promise.all(all.map((r) => r.stop()));
+    await Promise.all(all.map((r) => r.stop(this.options.stopGraceMs)));
   }
 
   private readonly readyStatus = new WeakMap<Runner, RunnerStatus>();

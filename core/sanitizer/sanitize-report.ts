@@ -1,0 +1,127 @@
+import type { FindingGroup, SanitizerSummary, SanitizerTool } from './findings';
+import { FOUND_EXIT_CODE } from './sanitizer-args';
+
+/** What one run under compute-sanitizer came to, for the CLI, the views and bundles. */
+export type SanitizeVerdict = 'found' | 'clean' | 'no-cuda' | 'tool-failed' | 'timed-out' | 'cancelled';
+
+export interface SanitizeReport {
+  tool: SanitizerTool;
+  /** The program as run (after `--`), and where. */
+  command: string[];
+  cwd: string;
+  /** compute-sanitizer's own path and version. */
+  sanitizer: { path: string; version: string | null };
+  verdict: SanitizeVerdict;
+  /** One sentence: what happened. */
+  headline: string;
+  /** Sentences that say why, and what to do. */
+  details: string[];
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  findings: number;
+  groups: FindingGroup[];
+  summary: SanitizerSummary;
+  /** XML files the tool wrote (one per process it followed), with their sizes. */
+  xmlFiles: { name: string; bytes: number }[];
+  /** The program's own output (the tool's lines taken out), bounded: `outputDroppedBytes` were not kept. */
+  programOutput: string;
+  toolOutput: string;
+  outputDroppedBytes: number;
+  /** What could not be read or trusted (a cut-off XML, a refused DOCTYPE, too many findings). */
+  problems: string[];
+}
+
+export interface SanitizeFacts {
+  tool: SanitizerTool;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: { afterMs: number } | null;
+  cancelled: boolean;
+  findings: number;
+  groups: FindingGroup[];
+  summary: SanitizerSummary;
+  xmlFiles: number;
+  problems: string[];
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * The verdict, and only on evidence: "clean" needs the tool to have watched the program (a report written,
+ * its summary printed) and nothing to have been cut off; a run the tool never attached to is not clean.
+ */
+export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdict' | 'headline' | 'details'> {
+  const found = `${plural(f.findings, 'finding')} in ${plural(f.groups.length, 'place')}`;
+  const cut =
+    f.summary.notPrinted > 0
+      ? [`${plural(f.summary.notPrinted, 'more finding')} were not printed (--print-limit): the counts are lower bounds; --print-limit 0 shows all.`]
+      : [];
+  if (f.cancelled)
+    return {
+      verdict: 'cancelled',
+      headline: `Cancelled: ${f.tool} was stopped${f.findings ? ` after ${found}` : ''}.`,
+      details: ['Run it again when you are ready.'],
+    };
+  if (f.timedOut)
+    return {
+      verdict: 'timed-out',
+      headline: `${f.tool} ran past ${Math.round(f.timedOut.afterMs / 1000)} s and was stopped${f.findings ? `; ${found} so far` : ''}.`,
+      details: [
+        'Instrumented programs run 10 to 100 times slower. Give it longer (--timeout), run a smaller input, or look for a kernel that never ends.',
+        ...cut,
+      ],
+    };
+  if (f.summary.toolErrors.some((e) => /before first instrumented API call/i.test(e)))
+    return {
+      verdict: 'no-cuda',
+      headline: `${f.tool} saw no CUDA call: nothing was checked.`,
+      details: [
+        `The program ended before its first CUDA call the tool could follow (it said: ${f.summary.toolErrors.join(' ')}).`,
+        'Check that the program runs without the sanitizer, that it uses the GPU at all, and that its CUDA work is not in a process the tool did not follow.',
+      ],
+    };
+  if (f.summary.toolErrors.length || (f.xmlFiles === 0 && f.findings === 0))
+    return {
+      verdict: 'tool-failed',
+      headline: `${f.tool} did not finish its check${f.exitCode !== null ? ` (exit ${f.exitCode})` : f.signal ? ` (${f.signal})` : ''}.`,
+      details: [
+        f.summary.toolErrors.length ? `It said: ${f.summary.toolErrors.join(' ')}` : 'It wrote no report and said nothing about why.',
+        'Run the same command in a terminal to see everything it printed; check the command line and that the program starts.',
+        ...f.problems,
+      ],
+    };
+  if (f.findings > 0 || f.exitCode === FOUND_EXIT_CODE) {
+    const leaks = f.groups.filter((g) => g.kind === 'leak').reduce((n, g) => n + g.leakedBytes, 0);
+    return {
+      verdict: 'found',
+      headline: `${f.tool} found ${found}${leaks ? `, ${plural(leaks, 'byte')} leaked` : ''}.`,
+      details: [...cut, ...f.problems],
+    };
+  }
+  if (f.problems.length || f.summary.errorsReported === null)
+    return {
+      verdict: 'tool-failed',
+      headline: `${f.tool} reported nothing, but its report could not be read whole: no verdict.`,
+      details: [...f.problems, ...(f.summary.errorsReported === null ? ['Its summary line (ERROR SUMMARY) is missing: the tool may have died.'] : [])],
+    };
+  return {
+    verdict: 'clean',
+    headline: `✓ ${f.tool} found nothing${f.exitCode ? `, but the program itself exited with ${f.exitCode}` : ''}.`,
+    details: [cleanScope(f.tool)],
+  };
+}
+
+/** What a clean answer covers, so silence is not read as more than it is. */
+function cleanScope(tool: SanitizerTool): string {
+  switch (tool) {
+    case 'memcheck':
+      return 'memcheck checks the accesses this run made, not every input; an allocator that pools memory (PyTorch, CuPy) hides overruns that stay inside its pool.';
+    case 'racecheck':
+      return 'racecheck checks shared-memory hazards in this run only; global-memory races are not its to find.';
+    case 'initcheck':
+      return 'initcheck checks reads of global memory in this run only.';
+    case 'synccheck':
+      return 'synccheck checks barriers and warp syncs in this run only.';
+  }
+}

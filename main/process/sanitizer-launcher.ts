@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+
+import { STAY_IN_GROUP_ENV } from './child-lifetime';
+import { signalGroup, type ChildHandle, type ProcessLauncher } from './launcher';
+
+/**
+ * The tool leads the group; a reaper in it, reading the host's end of fd 3, kills the group when the host is
+ * gone. The reaper holds none of the tool's output pipes (nor the IPC channel on fd 4), so they close with the tool.
+ */
+export const GROUP_REAPER = '{ cat >/dev/null; kill -KILL 0; } <&3 >/dev/null 2>&1 4<&- & exec 3<&-; exec "$@"';
+
+/**
+ * Starts a child (the workbench's runner) as compute-sanitizer's target: the tool is the process the host
+ * holds, the child talks to the host over the IPC channel the tool passes through (fd 4), and both share one
+ * process group with a reaper tied to the host. A stop asks the child to leave (the channel closes, it exits
+ * by itself), so the tool can write its report; a kill ends the whole group.
+ */
+export function sanitizerLauncher(sanitizerPath: string, sanitizerArgs: string[], onOutput: (chunk: Buffer) => void): ProcessLauncher {
+  return {
+    kind: 'fork',
+    launch(entry, args, name): ChildHandle {
+      const child = spawn(
+        '/bin/sh',
+        ['-c', GROUP_REAPER, `gpu-workbench-${name.replace(/\W+/g, '-')}`, sanitizerPath, ...sanitizerArgs, process.execPath, entry, ...args],
+        {
+          stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ipc'],
+          serialization: 'advanced',
+          env: { ...process.env, [STAY_IN_GROUP_ENV]: '1' },
+          detached: true,
+        },
+      );
+      const lifeline = child.stdio[3] as (NodeJS.WritableStream & { destroy?: () => void }) | null;
+      lifeline?.on('error', () => undefined);
+      child.stdout!.on('data', onOutput);
+      child.stderr!.on('data', onOutput);
+      let exited = false;
+      child.on('exit', () => {
+        exited = true;
+        signalGroup(child.pid, 'SIGKILL', false);
+        lifeline?.destroy?.();
+      });
+      return {
+        pid: child.pid,
+        send: (message) => {
+          if (!exited && child.connected) child.send(message as never);
+        },
+        onMessage: (handler) => child.on('message', handler),
+        onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
+        kill: (signal) => {
+          if (exited) return;
+          // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report.
+          if (signal === 'SIGTERM' && child.connected) child.disconnect();
+          else signalGroup(child.pid, signal);
+        },
+      };
+    },
+  };
+}

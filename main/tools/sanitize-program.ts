@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
+import { groupFindings } from '../../core/sanitizer/group';
+import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
+import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
+import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
+import type { AbortLike } from '../../core/api/channels';
+import { signalGroup } from '../process/launcher';
+import { GROUP_REAPER } from '../process/sanitizer-launcher';
+import { findComputeSanitizer } from './compute-sanitizer';
+import { BoundedOutput } from './bounded-output';
+
+export interface SanitizeProgramRequest {
+  tool: SanitizerTool;
+  /** The program and its arguments, as given after `--`: never through a shell. */
+  command: string[];
+  cwd: string;
+  /** Added to (or replacing in) the host's environment for the program. */
+  env?: Record<string, string>;
+  options?: Partial<Omit<SanitizerOptions, 'tool'>>;
+  /** The outer watchdog: the whole run, the tool included (default 10 minutes). */
+  timeoutMs?: number;
+  signal?: AbortLike;
+  /** Progress: output lines as they come, for a view that shows the run live. */
+  onOutput?: (line: string) => void;
+}
+
+/** When the tool was asked to stop: SIGTERM to its group, then SIGKILL this long after. */
+export const SANITIZER_STOP_GRACE_MS = 2_000;
+/** All of a run's XML together is read up to this size; past it, what was read is kept and the rest is said. */
+export const MAX_XML_BYTES = 512 * 2 ** 20;
+
+/** The tool's group (the program and what it started) gets a reaper tied to the host; then the tool itself is exec'd. */
+const REAPER = GROUP_REAPER;
+
+export class SanitizerUnavailableError extends Error {
+  override readonly name = 'SanitizerUnavailableError';
+}
+
+/**
+ * Runs a program under compute-sanitizer, as one action: XML saved per process, the text kept (bounded) for
+ * what the XML leaves out, an outer watchdog, Cancel through `signal`. The tool leads a process group of its
+ * own with a reaper in it tied to the host, so the program dies with the host, and a stop reaches all of it.
+ */
+export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<SanitizeReport> {
+  if (!request.command.length) throw new Error('No program to run: give it after `--`.');
+  const sanitizer = await findComputeSanitizer();
+  if (!sanitizer.found || !sanitizer.path)
+    throw new SanitizerUnavailableError(
+      `compute-sanitizer was not found (looked in ${sanitizer.searched.slice(0, 6).join(', ')}${sanitizer.searched.length > 6 ? ', …' : ''}). It comes with the CUDA toolkit: install the toolkit, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`,
+    );
+  const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
+  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
+  const started = performance.now();
+  try {
+    const args = [...sanitizerArguments(options, join(dir, 'report-%p.xml')), ...request.command];
+    const child = spawn('/bin/sh', ['-c', REAPER, 'gpu-workbench-sanitize', sanitizer.path, ...args], {
+      cwd: request.cwd,
+      env: { ...process.env, ...request.env },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const lifeline = child.stdio[3] as (NodeJS.WritableStream & { unref?: () => void; destroy?: () => void }) | null;
+    lifeline?.on('error', () => undefined);
+    const output = new BoundedOutput();
+    let partial = '';
+    const onData = (chunk: Buffer) => {
+      output.push(chunk);
+      if (!request.onOutput) return;
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop()!.slice(-4096);
+      for (const line of lines) request.onOutput(line);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+
+    let timedOut: { afterMs: number } | null = null;
+    let cancelled = false;
+    let alive = true;
+    const stop = () => {
+      if (!alive) return;
+      signalGroup(child.pid, 'SIGTERM');
+      setTimeout(() => alive && signalGroup(child.pid, 'SIGKILL'), SANITIZER_STOP_GRACE_MS).unref();
+    };
+    const timeoutMs = request.timeoutMs ?? 600_000;
+    const watchdog = setTimeout(() => {
+      timedOut = { afterMs: timeoutMs };
+      stop();
+    }, timeoutMs);
+    const onAbort = () => {
+      if (!alive) return;
+      cancelled = true;
+      stop();
+    };
+    if (request.signal?.aborted) onAbort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const exit = await new Promise<{ code: number | null; signal: string | null; spawnError: Error | null }>((resolve) => {
+      child.on('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
+      // What the tool left in its group (the reaper, a program that outlived it) goes with it; then its pipes close.
+      child.on('exit', () => signalGroup(child.pid, 'SIGKILL', false));
+      child.on('close', (code, signal) => resolve({ code, signal, spawnError: null }));
+    });
+    alive = false;
+    clearTimeout(watchdog);
+    lifeline?.destroy?.();
+    if (exit.spawnError) throw new Error(`compute-sanitizer could not be started: ${exit.spawnError.message}`);
+
+    const text = output.text();
+    const { tool: toolLines, program: programLines } = splitOutput(text);
+    const textInfo = parseSanitizerText(text);
+    const { findings, xmlFiles, problems } = await readReports(dir, request.tool);
+    const merged = mergeText(findings, textInfo);
+    const groups = groupFindings(merged);
+    const summary = textInfo.summary;
+    const judged = judgeSanitizeRun({
+      tool: request.tool,
+      exitCode: exit.code,
+      signal: exit.signal,
+      timedOut,
+      cancelled,
+      findings: merged.length,
+      groups,
+      summary,
+      xmlFiles: xmlFiles.length,
+      problems,
+    });
+    return {
+      tool: request.tool,
+      command: request.command,
+      cwd: request.cwd,
+      sanitizer: { path: sanitizer.path, version: sanitizer.version },
+      ...judged,
+      exitCode: exit.code,
+      signal: exit.signal,
+      durationMs: performance.now() - started,
+      findings: merged.length,
+      groups,
+      summary,
+      xmlFiles,
+      programOutput: programLines.join('\n'),
+      toolOutput: toolLines.join('\n'),
+      outputDroppedBytes: output.droppedBytes,
+      problems,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */
+async function readReports(
+  dir: string,
+  tool: SanitizerTool,
+): Promise<{ findings: SanitizerFinding[]; xmlFiles: { name: string; bytes: number }[]; problems: string[] }> {
+  const names = (await readdir(dir)).filter((n) => /^report-\d+\.xml$/.test(n)).sort();
+  const findings: SanitizerFinding[] = [];
+  const problems: string[] = [];
+  const xmlFiles: { name: string; bytes: number }[] = [];
+  let budget = MAX_XML_BYTES;
+  for (const name of names) {
+    const path = join(dir, name);
+    const info = await stat(path);
+    if (!info.isFile()) continue;
+    xmlFiles.push({ name, bytes: info.size });
+    if (budget <= 0) {
+      problems.push(
+        `${name} (${info.size.toLocaleString('en-US')} bytes) was not read: the reports together passed ${MAX_XML_BYTES / 2 ** 20} MiB. Lower --print-limit to keep reports small.`,
+      );
+      continue;
+    }
+    const parser = createSanitizerXmlParser(tool);
+    const end = Math.min(info.size, budget);
+    budget -= end;
+    for await (const chunk of createReadStream(path, { encoding: 'utf8', start: 0, end: Math.max(0, end - 1), highWaterMark: 2 ** 20 }))
+      parser.write(chunk as string);
+    const parsed = parser.close();
+    if (end < info.size)
+      problems.push(
+        `${name} was read for its first ${(end / 2 ** 20).toFixed(0)} MiB of ${(info.size / 2 ** 20).toFixed(0)} MiB: the findings after that are not shown.`,
+      );
+    findings.push(...parsed.findings);
+    problems.push(...parsed.problems.map((p) => (names.length > 1 ? `${name}: ${p}` : p)));
+  }
+  return { findings, xmlFiles, problems };
+}

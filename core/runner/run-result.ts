@@ -137,6 +137,15 @@ export interface RunChecksReport {
   poisonProbe?: PoisonProbe;
 }
 
+/** One allocation of a plan's buffer: its device address (the buffer's first byte, hex), its size, its steps. */
+export interface AllocationRecord {
+  buffer: string;
+  address: string;
+  bytes: number;
+  allocatedAtStep: number;
+  freedAtStep: number | null;
+}
+
 export interface RunResult {
   /** Names this run's read-back data in the runner, for paging through it afterwards. */
   runId: string;
@@ -153,6 +162,8 @@ export interface RunResult {
   buffers: (BufferSummary & { poison?: PoisonScan | null })[];
   /** Buffers still allocated when the plan ended: a leak in the plan. */
   leaks: { name: string; bytes: number }[];
+  /** Where each buffer lived on the device, and when: what names an address a tool reports (absent in older results). */
+  memory?: AllocationRecord[];
   failure: RunFailure | null;
   /** Device printf and assert text, by the step after which it appeared (absent in results saved before it was captured). */
   deviceOutput?: DeviceOutput[];

@@ -118,4 +118,6 @@ export interface FindingGroup {
   leakedBytes: number;
   /** racecheck: the hazards the group's records stand for (an Analysis record counts many); 0 for other kinds. */
   hazards: number;
+  /** For a workbench run: the example's address against the plan's buffers ("4 bytes past the end of `out` (allocated at step 2)"). */
+  addressNamed?: string | null;
 }

@@ -37,6 +37,7 @@ import { BundleRefusedError, readBundle } from '../bundle/read-bundle';
 import { isSanitizerTool, parseEnvAssignment } from '../../core/sanitizer/sanitizer-args';
 import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
 import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-program';
+import { sanitizePlan } from '../services/sanitize-plan-service';
 import { renderSanitize } from './render-sanitize';
 
 class UsageError extends Error {}
@@ -480,45 +481,95 @@ export function buildProgram(): Command {
   program
     .command('sanitize')
     .description(
-      'Run a program under compute-sanitizer and say what it found, one line per place (file:line, threads, blocks). Exit 1 when it finds something, 2 without compute-sanitizer.',
+      'Run a kernel (a .cu file with --kernel, --plan or --sample) or any program (after --) under compute-sanitizer, and say what it found, one line per place: file:line, threads, blocks, and for a kernel the buffer an address belongs to. Exit 1 when it finds something, 2 without compute-sanitizer.',
     )
-    .usage('[options] -- <command> [args...]')
-    .argument('<command...>', 'the program and its arguments, after --: python3 train.py, ./app, …')
+    .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME | -- <command> [args...])')
+    .argument('[args...]', 'a .cu file, or after --: the program and its arguments (python3 train.py, ./app, …)')
     .option('--tool <tool>', `${SANITIZER_TOOLS.join(', ')}`, 'memcheck')
+    .option('--kernel <name>', 'with a .cu file: the __global__ function to launch')
+    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
+    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
+    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
+    .option('--arg <spec>', 'a kernel argument, as for run (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--plan <plan.json>', 'a launch plan file')
+    .option('--sample <name>', 'a failure-gallery sample')
+    .option('--fixed', 'with --sample: its fixed variant')
+    .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
+    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
     .option('--print-limit <n>', 'findings the tool prints at most (0: all)', intOption('--print-limit', 0, 10_000_000), 10_000)
     .option('--launch-timeout <s>', 'seconds one instrumented kernel may run', intOption('--launch-timeout', 1, 86_400), 60)
     .option('--timeout <s>', 'seconds the whole run may take before it is stopped', intOption('--timeout', 1, 86_400), 600)
     .option('--no-leak-check', 'memcheck: do not report device memory never freed')
-    .option('--cwd <dir>', 'the folder to run the program in', '.')
-    .option('--env <NAME=value>', 'set a variable for the program (repeat for more)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--cwd <dir>', 'a program: the folder to run it in', '.')
+    .option('--env <NAME=value>', 'a program: set a variable for it (repeat for more)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--json', 'machine-readable output')
     .action(
       async (
-        command: string[],
-        opts: { tool: string; printLimit: number; launchTimeout: number; timeout: number; leakCheck: boolean; cwd: string; env: string[]; json?: boolean },
+        args: string[],
+        opts: PlanOptions & {
+          tool: string;
+          arch?: string;
+          printLimit: number;
+          launchTimeout: number;
+          timeout: number;
+          leakCheck: boolean;
+          cwd: string;
+          env: string[];
+          json?: boolean;
+        },
+        command: Command,
       ) => {
         if (!isSanitizerTool(opts.tool)) throw new UsageError(`--tool must be one of ${SANITIZER_TOOLS.join(', ')}, not "${opts.tool}".`);
-        const env: Record<string, string> = {};
-        for (const assignment of opts.env) {
-          const parsed = parseEnvAssignment(assignment);
-          if (!parsed) throw new UsageError(`--env takes NAME=value (a name of letters, digits and _), not "${assignment}".`);
-          env[parsed.name] = parsed.value;
-        }
+        const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];
+        const program = rawArgs.includes('--');
+        const options = { printLimit: opts.printLimit, launchTimeoutS: opts.launchTimeout, leakCheck: opts.leakCheck };
         const controller = new AbortController();
         const interrupt = () => controller.abort();
         process.once('SIGINT', interrupt);
         try {
-          const report = await sanitizeProgram({
-            tool: opts.tool,
-            command,
-            cwd: resolve(opts.cwd),
-            env,
-            options: { printLimit: opts.printLimit, launchTimeoutS: opts.launchTimeout, leakCheck: opts.leakCheck },
-            timeoutMs: opts.timeout * 1000,
-            signal: controller.signal,
-          });
-          print(!!opts.json, report, () => renderSanitize(report));
-          process.exitCode = report.verdict === 'clean' ? EXIT.ok : EXIT.failed;
+          if (program) {
+            if (opts.plan || opts.sample || opts.kernel)
+              throw new UsageError('Give a program after --, or a kernel (a .cu file, --plan or --sample), not both.');
+            const env: Record<string, string> = {};
+            for (const assignment of opts.env) {
+              const parsed = parseEnvAssignment(assignment);
+              if (!parsed) throw new UsageError(`--env takes NAME=value (a name of letters, digits and _), not "${assignment}".`);
+              env[parsed.name] = parsed.value;
+            }
+            const report = await sanitizeProgram({
+              tool: opts.tool,
+              command: args,
+              cwd: resolve(opts.cwd),
+              env,
+              options,
+              timeoutMs: opts.timeout * 1000,
+              signal: controller.signal,
+            });
+            print(!!opts.json, report, () => renderSanitize(report));
+            process.exitCode = report.verdict === 'clean' ? EXIT.ok : EXIT.failed;
+            return;
+          }
+          if (args.length > 1) throw new UsageError(`One .cu file at most (got ${args.join(' ')}); a program goes after --.`);
+          if (opts.env.length) throw new UsageError('--env is for a program run after --.');
+          const { plan, planPath } = await gatherPlan(args[0], opts);
+          const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+          try {
+            const { outcome, report } = await sanitizePlan(
+              { plan, planPath, tool: opts.tool, options, timeoutMs: opts.timeout * 1000, arch: opts.arch, signal: controller.signal },
+              workbench.compiler,
+            );
+            print(!!opts.json, { report, run: outcome }, () => `${renderSanitize(report)}\n\nThe run itself: ${outcome.diagnosis.headline}`);
+            process.exitCode =
+              outcome.status === 'unavailable'
+                ? EXIT.unavailable
+                : outcome.status === 'invalid'
+                  ? EXIT.usage
+                  : report.verdict === 'clean'
+                    ? EXIT.ok
+                    : EXIT.failed;
+          } finally {
+            await workbench.dispose();
+          }
         } catch (error) {
           if (!(error instanceof SanitizerUnavailableError)) throw error;
           console.error(`✗ ${error.message}`);

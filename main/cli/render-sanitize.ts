@@ -19,7 +19,10 @@ export function renderSanitize(report: SanitizeReport, shownGroups = 20): string
   if (report.outputDroppedBytes) lines.push(`  (${report.outputDroppedBytes.toLocaleString('en-US')} bytes of output in the middle were not kept)`);
   if (report.groups.length) {
     lines.push('', 'Findings, one line per place:');
-    report.groups.slice(0, shownGroups).forEach((g, i) => lines.push(`${String(i + 1).padStart(3)}. ${describeGroup(g)}`));
+    report.groups.slice(0, shownGroups).forEach((g, i) => {
+      lines.push(`${String(i + 1).padStart(3)}. ${describeGroup(g, report.summary)}`);
+      if (g.addressNamed) lines.push(`     The address: ${g.addressNamed}.`);
+    });
     if (report.groups.length > shownGroups) lines.push(`     … and ${report.groups.length - shownGroups} more places (--json has them all)`);
   }
   lines.push('', `${report.verdict === 'clean' ? '' : report.verdict === 'found' ? '✗ ' : '! '}${report.headline}`);

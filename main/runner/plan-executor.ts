@@ -23,6 +23,7 @@ import {
   type FunctionAttributes,
   type LaunchRecord,
   type RunChecksReport,
+  type AllocationRecord,
   type RunResult,
   type StepRecord,
 } from '../../core/runner/run-result';
@@ -81,6 +82,7 @@ export async function executePlan(
   const buffers = new Map<string, BufferSpec>(plan.buffers.map((b) => [b.name, b]));
   const allocations = new Map<string, Allocation>();
   const freed = new Map<string, { pointer: bigint; stepIndex: number }>();
+  const memory: AllocationRecord[] = [];
   const written = new Set<string>();
   const functions = new Map<string, { id: number; entry: string; attributes: FunctionAttributes; loaded: LoadedFunction }>();
   const steps: StepRecord[] = [];
@@ -182,6 +184,7 @@ export async function executePlan(
       launches,
       buffers: summaries,
       leaks,
+      memory,
       checks,
       pageable: [...downloads.keys()],
       failure,
@@ -200,6 +203,7 @@ export async function executePlan(
         const poison = plan.checks.poison && !uploadedBeforeUse.has(index) ? POISON_BYTE : -1;
         const base = await addon.memAllocGuarded(bytes, guard, GUARD_PATTERN, poison);
         allocations.set(step.buffer, { base, pointer: base + BigInt(guard), bytes });
+        memory.push({ buffer: step.buffer, address: `0x${(base + BigInt(guard)).toString(16)}`, bytes, allocatedAtStep: index, freedAtStep: null });
         freed.delete(step.buffer);
         if (poison === POISON_BYTE) poisoned.add(step.buffer);
         return null;
@@ -283,6 +287,8 @@ export async function executePlan(
         await addon.memFree(a.base);
         allocations.delete(step.buffer);
         freed.set(step.buffer, { pointer: a.pointer, stepIndex: index });
+        const record = [...memory].reverse().find((m) => m.buffer === step.buffer && m.freedAtStep === null);
+        if (record) record.freedAtStep = index;
         return null;
       }
     }

@@ -48,13 +48,19 @@ export class SanitizerUnavailableError extends Error {
  * what the XML leaves out, an outer watchdog, Cancel through `signal`. The tool leads a process group of its
  * own with a reaper in it tied to the host, so the program dies with the host, and a stop reaches all of it.
  */
-export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<SanitizeReport> {
-  if (!request.command.length) throw new Error('No program to run: give it after `--`.');
+/** compute-sanitizer's path and version, or a message that says where it was looked for and how to get it. */
+export async function requireSanitizer(): Promise<{ path: string; version: string | null }> {
   const sanitizer = await findComputeSanitizer();
   if (!sanitizer.found || !sanitizer.path)
     throw new SanitizerUnavailableError(
       `compute-sanitizer was not found (looked in ${sanitizer.searched.slice(0, 6).join(', ')}${sanitizer.searched.length > 6 ? ', …' : ''}). It comes with the CUDA toolkit: install the toolkit, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`,
     );
+  return { path: sanitizer.path, version: sanitizer.version };
+}
+
+export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<SanitizeReport> {
+  if (!request.command.length) throw new Error('No program to run: give it after `--`.');
+  const sanitizer = await requireSanitizer();
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
   const started = performance.now();
@@ -111,46 +117,80 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     lifeline?.destroy?.();
     if (exit.spawnError) throw new Error(`compute-sanitizer could not be started: ${exit.spawnError.message}`);
 
-    const text = output.text();
-    const { tool: toolLines, program: programLines } = splitOutput(text);
-    const textInfo = parseSanitizerText(text);
-    const { findings, xmlFiles, problems } = await readReports(dir, request.tool);
-    const merged = mergeText(findings, textInfo);
-    const groups = groupFindings(merged);
-    const summary = textInfo.summary;
-    const judged = judgeSanitizeRun({
+    return await collectReport({
       tool: request.tool,
+      command: request.command,
+      cwd: request.cwd,
+      sanitizer,
       exitCode: exit.code,
       signal: exit.signal,
       timedOut,
       cancelled,
-      findings: merged.length,
-      groups,
-      summary,
-      xmlFiles: xmlFiles.length,
-      problems,
+      started,
+      output,
+      dir,
     });
-    return {
-      tool: request.tool,
-      command: request.command,
-      cwd: request.cwd,
-      sanitizer: { path: sanitizer.path, version: sanitizer.version },
-      ...judged,
-      exitCode: exit.code,
-      signal: exit.signal,
-      durationMs: performance.now() - started,
-      findings: merged.length,
-      groups,
-      summary,
-      xmlFiles,
-      programOutput: programLines.join('\n'),
-      toolOutput: toolLines.join('\n'),
-      outputDroppedBytes: output.droppedBytes,
-      problems,
-    };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+export interface CollectedRun {
+  tool: SanitizerTool;
+  command: string[];
+  cwd: string;
+  sanitizer: SanitizeReport['sanitizer'];
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: { afterMs: number } | null;
+  cancelled: boolean;
+  started: number;
+  output: BoundedOutput;
+  /** The folder the tool saved its XML in (report-<pid>.xml). */
+  dir: string;
+}
+
+/** The tool's XML and text after a run, read, merged, grouped and judged. */
+export async function collectReport(run: CollectedRun): Promise<SanitizeReport> {
+  const text = run.output.text();
+  const { tool: toolLines, program: programLines } = splitOutput(text);
+  const textInfo = parseSanitizerText(text);
+  const { findings, xmlFiles, problems } = await readReports(run.dir, run.tool);
+  const merged = mergeText(findings, textInfo);
+  const groups = groupFindings(merged);
+  const summary = textInfo.summary;
+  if (!textInfo.ended && !run.timedOut && !run.cancelled && textInfo.toolSeen)
+    problems.push('The tool’s output stops before its summary: the tool, or the program under it, ended abruptly (a crash, or a kill).');
+  const judged = judgeSanitizeRun({
+    tool: run.tool,
+    exitCode: run.exitCode,
+    signal: run.signal,
+    timedOut: run.timedOut,
+    cancelled: run.cancelled,
+    findings: merged.length,
+    groups,
+    summary,
+    xmlFiles: xmlFiles.length,
+    problems,
+  });
+  return {
+    tool: run.tool,
+    command: run.command,
+    cwd: run.cwd,
+    sanitizer: run.sanitizer,
+    ...judged,
+    exitCode: run.exitCode,
+    signal: run.signal,
+    durationMs: performance.now() - run.started,
+    findings: merged.length,
+    groups,
+    summary,
+    xmlFiles,
+    programOutput: programLines.join('\n'),
+    toolOutput: toolLines.join('\n'),
+    outputDroppedBytes: run.output.droppedBytes,
+    problems,
+  };
 }
 
 /** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */

@@ -172,3 +172,19 @@ test('sanitize: a wrong tool or --env is a usage error', async () => {
   assert.equal((await runCli(['sanitize', '--tool', 'valgrind', '--', 'true'])).code, 64);
   assert.equal((await runCli(['sanitize', '--env', '1X=2', '--', 'true'])).code, 64);
 });
+
+test('sanitize a gallery sample with no GPU here: the run says why it could not start, exit 2, nothing pretends to be checked', async () => {
+  const r = await runCli(['sanitize', '--json', '--sample', 'oob-off-by-one'], { env: { GPU_WORKBENCH_COMPUTE_SANITIZER: tool, FAKE_MODE: 'silent' } });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  const { report, run } = parseJson<{ report: SanitizeReport; run: { status: string; diagnosis: { headline: string } } }>(r);
+  assert.equal(run.status, 'unavailable');
+  assert.notEqual(report.verdict, 'clean');
+  const human = await runCli(['sanitize', '--sample', 'oob-off-by-one'], { env: { GPU_WORKBENCH_COMPUTE_SANITIZER: tool, FAKE_MODE: 'silent' } });
+  assert.match(human.stdout, /The run itself: .*(driver|GPU)/i);
+});
+
+test('sanitize: a kernel and a program at once, or two files, are usage errors', async () => {
+  const env = { GPU_WORKBENCH_COMPUTE_SANITIZER: tool };
+  assert.equal((await runCli(['sanitize', '--sample', 'oob-off-by-one', '--', 'python3', 'x.py'], { env })).code, 64);
+  assert.equal((await runCli(['sanitize', 'a.cu', 'b.cu', '--kernel', 'k'], { env })).code, 64);
+});

@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { AbortLike } from '../../core/api/channels';
+import type { SanitizerTool } from '../../core/sanitizer/findings';
+import { nameFindingAddress } from '../../core/sanitizer/name-address';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
+import type { CompileService } from '../compile/compile-service';
+import { sanitizerLauncher } from '../process/sanitizer-launcher';
+import { RunnerPool } from '../runner/runner-pool';
+import { BoundedOutput } from '../tools/bounded-output';
+import { collectReport, requireSanitizer } from '../tools/sanitize-program';
+import { runPlan, type RunOutcome } from './run-service';
+
+export interface SanitizePlanRequest {
+  plan: unknown;
+  planPath: string | null;
+  tool: SanitizerTool;
+  options?: Partial<Omit<SanitizerOptions, 'tool'>>;
+  /** The run's own limit under the tool (instrumented runs are 10–100× slower): 10 minutes by default. */
+  timeoutMs?: number;
+  arch?: string;
+  signal?: AbortLike;
+}
+
+/** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
+const SANITIZED_READY_MS = 120_000;
+const SANITIZED_STOP_GRACE_MS = 30_000;
+
+/**
+ * Runs a plan under compute-sanitizer: the kernels compiled as for any run (NVRTC and nvcc both with
+ * -lineinfo), then a runner of its own started as the tool's target. The plan runs as a host program would:
+ * buffers of exactly their size (guard bytes would take an overrun for an access in bounds, and hide it from
+ * memcheck), no poison (initcheck would count it as written), no second run. The runner leaves when the run
+ * is done, so the tool writes its report; each finding's address is then named against the plan's buffers.
+ */
+export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
+  const sanitizer = await requireSanitizer();
+  const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
+  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
+  const started = performance.now();
+  const output = new BoundedOutput();
+  const pool = new RunnerPool({
+    launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), (chunk) => output.push(chunk)),
+    warmSpare: false,
+    readyTimeoutMs: SANITIZED_READY_MS,
+    stopGraceMs: SANITIZED_STOP_GRACE_MS,
+  });
+  try {
+    const plan = asHostProgram(request.plan);
+    const outcome = await runPlan(
+      plan,
+      { compiler, pool },
+      { timeoutMs: request.timeoutMs ?? 600_000, planPath: request.planPath, signal: request.signal, arch: request.arch },
+    );
+    await pool.dispose();
+    const report = await collectReport({
+      tool: request.tool,
+      command: ['gpu-workbench', 'run', ...(request.planPath ? ['--plan', request.planPath] : [])],
+      cwd: process.cwd(),
+      sanitizer,
+      exitCode: null,
+      signal: null,
+      timedOut: outcome.exit?.kind === 'watchdog' ? { afterMs: request.timeoutMs ?? 600_000 } : null,
+      cancelled: outcome.status === 'cancelled',
+      started,
+      output,
+      dir,
+    });
+    const memory = outcome.result?.memory ?? [];
+    report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));
+    return { outcome, report };
+  } finally {
+    await pool.dispose();
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The plan with the workbench's own checks off: what runs is what a host program would do. */
+function asHostProgram(plan: unknown): unknown {
+  if (!plan || typeof plan !== 'object' || Array.isArray(plan)) return plan;
+  const checks = (plan as { checks?: unknown }).checks;
+  return { ...plan, checks: { ...(checks && typeof checks === 'object' ? checks : {}), guardBytes: 0, poison: false, determinismRuns: 0 } };
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { test } from 'node:test';
+
+import type { FindingGroup } from '../../core/sanitizer/findings';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { listProcesses } from '../../main/process/process-state';
+import { parseJson, ROOT, runCli, type CliResult } from '../helpers/cli';
+
+// compute-sanitizer in the loop, on the real tool: every memory fault of the gallery under memcheck names its
+// line and the buffer it overran; racecheck the race's lines; initcheck the uninitialised read; synccheck the
+// divergent barrier; every fixed variant comes back clean. And for programs the workbench did not write: a
+// CuPy RawKernel that writes out of bounds, and a ctypes program that exits without cudaFree.
+const out = process.env['GPU_WORKBENCH_FIXTURES_OUT'];
+const record = (name: string, r: CliResult) => {
+  if (!out) return;
+  mkdirSync(join(out, 'sanitize'), { recursive: true });
+  writeFileSync(join(out, 'sanitize', `${name}.json`), r.stdout);
+};
+
+interface Case {
+  sample: string;
+  tool: 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
+  kind: FindingGroup['kind'];
+  file: string;
+  lines: number[];
+  /** How the address is named against the plan's buffers (null: no buffer near it, as for a null pointer). */
+  address: RegExp | null;
+}
+
+const CASES: Case[] = [
+  { sample: 'oob-off-by-one', tool: 'memcheck', kind: 'memory-access', file: 'broken.cu', lines: [5], address: /past the end of `x` \(allocated at step 1\)/ },
+  { sample: 'missing-bounds-check', tool: 'memcheck', kind: 'memory-access', file: 'broken.cu', lines: [5], address: /past the end of `(in|out)`/ },
+  { sample: 'null-pointer', tool: 'memcheck', kind: 'memory-access', file: 'kernel.cu', lines: [10], address: null },
+  { sample: 'misaligned-access', tool: 'memcheck', kind: 'memory-access', file: 'broken.cu', lines: [6], address: /into `in`/ },
+  {
+    sample: 'use-after-free',
+    tool: 'memcheck',
+    kind: 'memory-access',
+    file: 'kernel.cu',
+    lines: [4],
+    address: /into `x` \(allocated at step \d+, freed at step \d+\)/,
+  },
+  { sample: 'uninitialised-read', tool: 'initcheck', kind: 'uninitialised-read', file: 'broken.cu', lines: [5], address: /into `out`/ },
+  { sample: 'shared-memory-race', tool: 'racecheck', kind: 'race', file: 'broken.cu', lines: [7, 8], address: null },
+  { sample: 'divergent-barrier', tool: 'synccheck', kind: 'barrier', file: 'broken.cu', lines: [13], address: null },
+];
+
+const sanitize = (args: string[]) => runCli(['sanitize', '--json', ...args], { timeoutMs: 300_000 });
+
+/** A few at once: each is a tool, a node and a GPU context; the machine has cores to spare. */
+async function inBatches<T, R>(items: T[], size: number, each: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += size) results.push(...(await Promise.all(items.slice(i, i + size).map(each))));
+  return results;
+}
+
+test('sanitize every gallery fault with its tool: the line, the buffer; every fixed variant clean', async () => {
+  const failures: string[] = [];
+  await inBatches(CASES, 4, async (c) => {
+    const broken = await sanitize(['--tool', c.tool, '--sample', c.sample]);
+    record(`${c.sample}-${c.tool}-broken`, broken);
+    const { report } = parseJson<{ report: SanitizeReport }>(broken);
+    const group = report.groups.find((g) => g.kind === c.kind && g.where?.path && basename(g.where.path) === c.file);
+    const line = (g: FindingGroup | undefined) =>
+      g?.kind === 'race' ? [g.example.race?.first.where?.line, g.example.race?.second.where?.line] : [g?.where?.line];
+    console.log(
+      `# ${c.sample} (${c.tool}): ${report.verdict}, ${report.headline} ${(report.durationMs / 1000).toFixed(1)} s; ${group ? `${basename(group.where!.path!)}:${line(group).join('/')} ×${group.count}${group.addressNamed ? `, ${group.addressNamed}` : ''}` : 'no group'}`,
+    );
+    if (broken.code !== 1 || report.verdict !== 'found')
+      failures.push(`${c.sample}: exit ${broken.code}, verdict ${report.verdict}: ${report.headline} ${report.details.join(' ')}`);
+    else if (!group) failures.push(`${c.sample}: no ${c.kind} group in ${c.file}: ${JSON.stringify(report.groups.map((g) => [g.kind, g.where]))}`);
+    else {
+      if (!line(group).some((l) => typeof l === 'number' && c.lines.includes(l)))
+        failures.push(`${c.sample}: line ${line(group).join('/')}, expected ${c.lines.join(' or ')}`);
+      if (c.address && !c.address.test(group.addressNamed ?? '')) failures.push(`${c.sample}: address named "${group.addressNamed}", expected ${c.address}`);
+    }
+    const fixed = await sanitize(['--tool', c.tool, '--sample', c.sample, '--fixed']);
+    record(`${c.sample}-${c.tool}-fixed`, fixed);
+    const clean = parseJson<{ report: SanitizeReport }>(fixed).report;
+    if (fixed.code !== 0 || clean.verdict !== 'clean')
+      failures.push(`${c.sample} fixed: exit ${fixed.code}, ${clean.verdict}: ${clean.headline} ${JSON.stringify(clean.groups.map((g) => g.text))}`);
+  });
+  assert.deepEqual(failures, []);
+});
+
+test('sanitize any program: a CuPy RawKernel writing past the end — its line, and the Python line that launched it', async () => {
+  const r = await sanitize(['--', 'python3', join(ROOT, 'samples/programs/cupy-out-of-bounds/oob.py')]);
+  record('program-cupy-oob', r);
+  const report = parseJson<SanitizeReport>(r);
+  assert.equal(report.verdict, 'found', `${report.headline} ${report.details.join(' ')}`);
+  const write = report.groups.find((g) => g.kind === 'memory-access')!;
+  assert.ok(write, JSON.stringify(report.groups.map((g) => g.text)));
+  assert.equal(write.where?.func, 'scale');
+  assert.equal(write.where?.line, 4, JSON.stringify(write.where));
+  assert.equal(write.userFrame?.file && basename(write.userFrame.file), 'oob.py', JSON.stringify(write.userFrame));
+  console.log(`# CuPy: ${write.where?.path}:${write.where?.line}, launched from ${write.userFrame?.file}:${write.userFrame?.line}`);
+});
+
+test('sanitize any program: ctypes exiting without cudaFree — the leaked bytes, and the Python line that allocated them', async () => {
+  const r = await sanitize(['--', 'python3', join(ROOT, 'samples/programs/ctypes-leak/leak.py')]);
+  record('program-ctypes-leak', r);
+  const report = parseJson<SanitizeReport>(r);
+  assert.equal(report.verdict, 'found', report.headline);
+  const leak = report.groups.find((g) => g.kind === 'leak')!;
+  assert.equal(leak.leakedBytes, 1 << 20);
+  assert.deepEqual([leak.userFrame?.file && basename(leak.userFrame.file), leak.userFrame?.line], ['leak.py', 24]);
+  assert.match(report.programOutput, /exiting without cudaFree/);
+});
+
+test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {
+  const left = listProcesses().filter((p) => /compute-sanitizer|dist\/main\/runner\.js|oob\.py|leak\.py/.test(p.cmdline) && p.pid !== process.pid);
+  assert.deepEqual(left, []);
+  const r = await runCli(['run', '--sample', 'oob-off-by-one', '--fixed', '--json'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stdout.slice(-2000));
+});

@@ -28,6 +28,10 @@ import type { Workbench } from './workbench';
 import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile } from './services/plan-files';
 import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
+import type { SanitizerTool } from '../core/sanitizer/findings';
+import { sanitizePlan } from './services/sanitize-plan-service';
+import { SanitizerUnavailableError } from './tools/sanitize-program';
+import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -133,6 +137,26 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
       }),
+    'sanitize.plan': async ({ plan, planPath, tool, timeoutMs }, { signal, emit }) => {
+      try {
+        const { outcome, report } = await sanitizePlan(
+          { plan, planPath: planPath ?? null, tool: tool as SanitizerTool, timeoutMs, signal, onEvent: (event) => emit(event) },
+          workbench.compiler,
+        );
+        return { report, run: outcome };
+      } catch (error) {
+        if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
+        throw error;
+      }
+    },
+    'sanitize.open': async ({ xmlPath, textPath, tool }) => {
+      try {
+        return await importSanitizerReport(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null);
+      } catch (error) {
+        if (error instanceof SanitizerImportError) throw new ApiError(error.message, 'FILE');
+        throw error;
+      }
+    },
     'run.page': async (request) => {
       try {
         return await workbench.pool.page(request);

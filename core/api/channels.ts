@@ -12,6 +12,8 @@ import type { RunOutcome } from '../runner/run-outcome';
 import type { BufferPage } from '../runner/protocol';
 import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
 import type { SampleManifest } from '../samples/sample-manifest';
+import { SANITIZER_TOOLS } from '../sanitizer/findings';
+import type { SanitizeReport } from '../sanitizer/sanitize-report';
 
 const path = z.string().min(1).max(4096);
 
@@ -33,6 +35,9 @@ const events = <T>() => undefined as unknown as T;
 
 /** What run.plan streams: the phase it entered. */
 export type RunEvent = { kind: 'phase'; phase: 'checks' | 'compile' | 'run' | 'diagnose' };
+
+/** What sanitize.plan streams: the run's phases, and the findings the tool has printed so far. */
+export type SanitizeEvent = RunEvent | { kind: 'findings'; count: number };
 
 export type DevicesResult =
   | { ok: true; devices: DeviceInfo[]; memory: DeviceMemory[] | null; driverVersion: string | null; memoryProblem: string | null }
@@ -106,6 +111,36 @@ export const channels = {
     response: response<RunOutcome>(),
     events: events<RunEvent>(),
   },
+  /**
+   * Runs a plan under compute-sanitizer (a runner of its own, started as the tool's target): the grouped
+   * findings, each address named against the plan's buffers, and the run's own outcome.
+   */
+  'sanitize.plan': {
+    request: z
+      .object({
+        plan: z.unknown(),
+        planPath: path.nullable().default(null),
+        tool: z.enum(SANITIZER_TOOLS as unknown as [string, ...string[]]),
+        timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
+      })
+      .strict(),
+    response: response<{ report: SanitizeReport; run: RunOutcome }>(),
+    events: events<SanitizeEvent>(),
+  },
+  /** A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one: read, never run. */
+  'sanitize.open': {
+    request: z
+      .object({
+        xmlPath: path,
+        textPath: path.nullable().default(null),
+        tool: z
+          .enum(SANITIZER_TOOLS as unknown as [string, ...string[]])
+          .nullable()
+          .default(null),
+      })
+      .strict(),
+    response: response<SanitizeReport>(),
+  },
   /** A page of a buffer the last run read back; null when that runner has run again or gone. */
   'run.page': {
     request: z
@@ -171,6 +206,7 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
     return (typeof asked === 'number' ? asked : 30_000) + 150_000 * Math.max(1, Array.isArray(kernels) ? kernels.length : 1);
   }
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
+  if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   return 60_000;
 }
 

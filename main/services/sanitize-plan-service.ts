@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { AbortLike } from '../../core/api/channels';
+import type { AbortLike, SanitizeEvent } from '../../core/api/channels';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
 import { nameFindingAddress } from '../../core/sanitizer/name-address';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
@@ -23,7 +23,12 @@ export interface SanitizePlanRequest {
   timeoutMs?: number;
   arch?: string;
   signal?: AbortLike;
+  /** Progress: the run's phases, and the findings the tool has printed so far. */
+  onEvent?: (event: SanitizeEvent) => void;
 }
+
+/** The first line of each finding as the tool prints it (its text output streams while the XML waits for the end). */
+const FINDING_LINE = /^========= (Invalid |Uninitialized |Barrier error|Error: Race|Leaked |Program hit |.*hazard detected)/gm;
 
 /** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
 const SANITIZED_READY_MS = 120_000;
@@ -42,8 +47,18 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
   const started = performance.now();
   const output = new BoundedOutput();
+  let found = 0;
+  let told = 0;
+  const onOutput = (chunk: Buffer) => {
+    output.push(chunk);
+    found += chunk.toString('utf8').match(FINDING_LINE)?.length ?? 0;
+    if (found !== told && request.onEvent) {
+      told = found;
+      request.onEvent({ kind: 'findings', count: found });
+    }
+  };
   const pool = new RunnerPool({
-    launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), (chunk) => output.push(chunk)),
+    launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), onOutput),
     warmSpare: false,
     readyTimeoutMs: SANITIZED_READY_MS,
     stopGraceMs: SANITIZED_STOP_GRACE_MS,

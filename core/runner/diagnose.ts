@@ -13,6 +13,7 @@ import type { DeterminismDifference, RunResult, UninitialisedUse } from './run-r
 import { floatAtomicLines } from '../plan/determinism';
 import { isFloatType } from '../plan/element-types';
 import { sanitizerCommand } from './sanitizer-command';
+import type { SanitizerTool } from '../sanitizer/findings';
 
 export type RunStatus = 'ok' | 'cuda-error' | 'compile-error' | 'unavailable' | 'runner-died' | 'invalid' | 'cancelled';
 
@@ -36,7 +37,7 @@ export type DiagnosisKind =
   | 'nondeterministic'
   | 'wrong-result';
 
-export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
+export type { SanitizerTool } from '../sanitizer/findings';
 
 export interface Diagnosis {
   kind: DiagnosisKind;

@@ -46,6 +46,8 @@ async function main(): Promise<void> {
   const afterWatchdog: number[] = [];
   const withSpare: number[] = [];
   const withoutSpare: number[] = [];
+  /** Where a recovery run's time went: the host's checks, the compile cache, the runner (round trip), inside the runner. */
+  const parts: { ms: number; check: number; compile: number; runner: number; inside: number }[] = [];
   const steady: number[] = [];
   const all: number[] = [];
   // Recovery is timed on one small run (the off-by-one sample, fixed), after every fault and now and then without one, so
@@ -57,7 +59,16 @@ async function main(): Promise<void> {
     const outcome = await workbench.runPlan(probe.plan, { timeoutMs: 30_000, planPath: probe.planPath });
     const ms = performance.now() - t0;
     for (const list of into) list.push(ms);
-    if (into.includes(afterFault)) (ready ? withSpare : withoutSpare).push(ms);
+    if (into.includes(afterFault)) {
+      (ready ? withSpare : withoutSpare).push(ms);
+      parts.push({
+        ms,
+        check: outcome.timing.checkMs,
+        compile: outcome.timing.compileMs,
+        runner: outcome.timing.runMs,
+        inside: outcome.result?.executeMs ?? NaN,
+      });
+    }
     if (outcome.diagnosis.kind !== 'ok') wrong.push(`recovery probe: ${outcome.diagnosis.headline}`);
   };
   const started = performance.now();
@@ -102,6 +113,11 @@ async function main(): Promise<void> {
   console.log(`  after a watchdog kill (${afterWatchdog.length}): ${spread(afterWatchdog)}`);
   console.log(
     `  a warm spare with its context ready when the run began (${withSpare.length}): ${spread(withSpare)}; none ready (${withoutSpare.length}): ${spread(withoutSpare)}`,
+  );
+  const slow = [...parts].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.ceil(parts.length / 20)));
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
+  console.log(
+    `  the slowest 5% (${slow.length}), where the time went (means): checks ${mean(slow.map((p) => p.check)).toFixed(1)} ms, compile ${mean(slow.map((p) => p.compile)).toFixed(1)} ms, runner ${mean(slow.map((p) => p.runner)).toFixed(1)} ms, of which inside it ${mean(slow.map((p) => p.inside)).toFixed(1)} ms`,
   );
   console.log(`The small run with no fault before it (${steady.length}): ${spread(steady)}`);
   console.log(`Every run: median ${quantile(all, 0.5).toFixed(1)} ms, p95 ${quantile(all, 0.95).toFixed(1)} ms`);

@@ -55,6 +55,8 @@ export interface SanitizerTextFindings {
 }
 
 const PREFIX = '=========';
+/** The line BoundedOutput puts where it left output out (main/tools/bounded-output.ts): a record cannot run across it. */
+const OUTPUT_GAP = /^\[… [\d,]+ bytes of output not kept …\]$/;
 
 const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
@@ -438,7 +440,11 @@ export function parseSanitizerTextFindings(tool: SanitizerTool, text: string, li
     let raw = text.slice(start, Math.min(end, start + lim.maxLineLength + PREFIX.length + 1));
     start = end + 1;
     if (raw.endsWith('\r')) raw = raw.slice(0, -1);
-    if (!raw.startsWith(PREFIX) || (raw.length > PREFIX.length && raw[PREFIX.length] !== ' ')) continue; // the program's own output
+    if (!raw.startsWith(PREFIX) || (raw.length > PREFIX.length && raw[PREFIX.length] !== ' ')) {
+      // The program's own output, passed over; but where output was left out, the record before the gap ends there.
+      if (OUTPUT_GAP.test(raw)) finish();
+      continue;
+    }
     const line = raw.slice(PREFIX.length + 1);
     const body = line.trim();
     if (body === '') {

@@ -302,6 +302,27 @@ test('forms not in the fixtures: misaligned, an older host frame, a warning, a d
   assert.equal(mergeText(findings, parseSanitizerText(text))[0]!.nearest?.side, 'inside');
 });
 
+test('where the kept output has a gap (BoundedOutput), a record ends at it: the lines after it are not the record’s', () => {
+  const text = [
+    '========= Leaked 4 bytes at 0x10',
+    '=========     Saved host backtrace up to driver entry point at allocation time',
+    '[… 1,234 bytes of output not kept …]',
+    '=========         Host Frame: main [0x1] in app',
+    '=========     by thread (1,0,0) in block (0,0,0)',
+    '========= ',
+    '========= Leaked 8 bytes at 0x20',
+    '',
+  ].join('\n');
+  const { findings } = parseSanitizerTextFindings('memcheck', text);
+  assert.deepEqual(
+    findings.map((f) => [f.leak?.bytes, f.hostStack.length, f.thread]),
+    [
+      [4, 0, null],
+      [8, 0, null],
+    ],
+  );
+});
+
 test('withoutParameters and parseHostFrame: the last balanced group at the end, nothing else', () => {
   assert.equal(withoutParameters('offByOne(float *, int)'), 'offByOne');
   assert.equal(

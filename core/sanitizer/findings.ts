@@ -5,6 +5,9 @@
  * compute-sanitizer 2025.3 writes (test/fixtures/sanitizer/h100).
  */
 
+/** Findings kept from one run, by the XML parser and the text parser alike; past it they are counted, not kept. */
+export const DEFAULT_MAX_FINDINGS = 200_000;
+
 export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
 export const SANITIZER_TOOLS: readonly SanitizerTool[] = ['memcheck', 'racecheck', 'initcheck', 'synccheck'];
 

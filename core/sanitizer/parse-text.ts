@@ -74,7 +74,7 @@ const ERROR_SUMMARY = new RegExp(String.raw`^ERROR SUMMARY: ${N} errors?\s*$`);
 const NOT_PRINTED = new RegExp(String.raw`^ERROR SUMMARY: ${N} errors? (?:was|were) not printed`);
 const LEAK_SUMMARY = new RegExp(String.raw`^LEAK SUMMARY: ${N} bytes? leaked in ${N} allocations?`);
 const RACECHECK_SUMMARY = new RegExp(String.raw`^RACECHECK SUMMARY: ${N} hazards? displayed \(${N} errors?, ${N} warnings?\)`);
-const ACCESS = /^\s+Access to (0x[0-9a-fA-F]+)\b/;
+const ACCESS = /^\s+(?:Access to|Address) (0x[0-9a-fA-F]+)\b/;
 const BY_THREAD = /^\s+by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\)/;
 const NEAREST = new RegExp(String.raw`^\s+and is (?:${N} bytes? (before|after)|inside) the nearest allocation at (0x[0-9a-fA-F]+) of size ${N} bytes?`);
 /** A finding's first line starts with one of these even when it says `Error:` (racecheck does). */

@@ -1,6 +1,15 @@
 import { SaxesParser } from 'saxes';
 
-import type { Dim3, DeviceLocation, FindingKind, HostFrame, RaceSide, SanitizerFinding, SanitizerTool } from './findings';
+import {
+  DEFAULT_MAX_FINDINGS,
+  type Dim3,
+  type DeviceLocation,
+  type FindingKind,
+  type HostFrame,
+  type RaceSide,
+  type SanitizerFinding,
+  type SanitizerTool,
+} from './findings';
 
 /**
  * compute-sanitizer's XML (`--xml --save FILE`), read as a stream: one `<record>` at a time is turned into a
@@ -25,7 +34,7 @@ export interface SanitizerXmlLimits {
 }
 
 export const DEFAULT_SANITIZER_XML_LIMITS: SanitizerXmlLimits = {
-  maxFindings: 200_000,
+  maxFindings: DEFAULT_MAX_FINDINGS,
   maxTextLength: 65_536,
   maxDepth: 32,
   maxElementsPerRecord: 5_000,

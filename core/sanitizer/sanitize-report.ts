@@ -20,6 +20,12 @@ export interface SanitizeReport {
   signal: string | null;
   durationMs: number;
   findings: number;
+  /**
+   * Where the findings were read from: the XML report, or the tool's text output when the XML held fewer (the
+   * program under the tool crashed or was killed, so the report is missing, empty or cut off). Text findings name
+   * source files by basename and carry only the host frames the tool printed.
+   */
+  findingsFrom: 'xml' | 'text';
   groups: FindingGroup[];
   summary: SanitizerSummary;
   /** XML files the tool wrote (one per process it followed), with their sizes. */
@@ -49,7 +55,8 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 
 /**
  * The verdict, and only on evidence: "clean" needs the tool to have watched the program (a report written,
- * its summary printed) and nothing to have been cut off; a run the tool never attached to is not clean.
+ * its summary printed) and nothing to have been cut off; a run the tool never attached to is not clean. Findings,
+ * from the XML or from the text, make a run "found" whatever else went wrong with the tool or its report.
  */
 export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdict' | 'headline' | 'details'> {
   const found = `${plural(f.findings, 'finding')} in ${plural(f.groups.length, 'place')}`;
@@ -81,7 +88,18 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
         'Check that the program runs without the sanitizer, that it uses the GPU at all, and that its CUDA work is not in a process the tool did not follow.',
       ],
     };
-  if (f.summary.toolErrors.length || (f.xmlFiles === 0 && f.findings === 0))
+  const foundVerdict = (): Pick<SanitizeReport, 'verdict' | 'headline' | 'details'> => {
+    const leaks = f.groups.filter((g) => g.kind === 'leak').reduce((n, g) => n + g.leakedBytes, 0);
+    return {
+      verdict: 'found',
+      headline: `${f.tool} found ${found}${leaks ? `, ${plural(leaks, 'byte')} leaked` : ''}.`,
+      details: [...cut, ...f.problems, ...(f.summary.toolErrors.length ? [`The tool also said: ${f.summary.toolErrors.join(' ')}`] : [])],
+    };
+  };
+  // Findings are evidence wherever they were read from (the XML, or the text when the XML is missing or cut off):
+  // a tool that reported them and then failed, or wrote no report, still found them.
+  if (f.findings > 0) return foundVerdict();
+  if (f.summary.toolErrors.length || f.xmlFiles === 0)
     return {
       verdict: 'tool-failed',
       headline: `${f.tool} did not finish its check${f.exitCode !== null ? ` (exit ${f.exitCode})` : f.signal ? ` (${f.signal})` : ''}.`,
@@ -91,14 +109,7 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
         ...f.problems,
       ],
     };
-  if (f.findings > 0 || f.exitCode === FOUND_EXIT_CODE) {
-    const leaks = f.groups.filter((g) => g.kind === 'leak').reduce((n, g) => n + g.leakedBytes, 0);
-    return {
-      verdict: 'found',
-      headline: `${f.tool} found ${found}${leaks ? `, ${plural(leaks, 'byte')} leaked` : ''}.`,
-      details: [...cut, ...f.problems],
-    };
-  }
+  if (f.exitCode === FOUND_EXIT_CODE) return foundVerdict();
   if (f.problems.length || f.summary.errorsReported === null)
     return {
       verdict: 'tool-failed',

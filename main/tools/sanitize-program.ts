@@ -8,6 +8,7 @@ import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findi
 import { groupFindings } from '../../core/sanitizer/group';
 import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
+import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
@@ -150,12 +151,25 @@ export interface CollectedRun {
   dir: string;
 }
 
-/** The tool's XML and text after a run, read, merged, grouped and judged. */
+/**
+ * The tool's XML and text after a run, read, merged, grouped and judged. The XML is the source of findings while
+ * it holds at least as many as the text: when the program under the tool crashed or was killed, the tool wrote no
+ * XML, or an empty or cut-off one, but it printed every finding as it went, so the text's findings are used.
+ */
 export async function collectReport(run: CollectedRun): Promise<SanitizeReport> {
   const text = run.output.text();
   const { tool: toolLines, program: programLines } = splitOutput(text);
   const textInfo = parseSanitizerText(text);
-  const { findings, xmlFiles, problems } = await readReports(run.dir, run.tool);
+  const fromXml = await readReports(run.dir, run.tool);
+  const { xmlFiles } = fromXml;
+  const fromText = parseSanitizerTextFindings(run.tool, text);
+  const findingsFrom = fromText.findings.length > fromXml.findings.length ? 'text' : 'xml';
+  const findings = findingsFrom === 'text' ? fromText.findings : fromXml.findings;
+  const problems: string[] = [];
+  if (findingsFrom === 'text') {
+    problems.push(fromTextProblem(xmlFiles.length, fromXml.findings.length, fromText.findings.length, run.output.droppedBytes), ...fromText.problems);
+  }
+  problems.push(...fromXml.problems);
   const merged = mergeText(findings, textInfo);
   const groups = groupFindings(merged);
   const summary = textInfo.summary;
@@ -183,6 +197,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     signal: run.signal,
     durationMs: performance.now() - run.started,
     findings: merged.length,
+    findingsFrom,
     groups,
     summary,
     xmlFiles,
@@ -191,6 +206,25 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     outputDroppedBytes: run.output.droppedBytes,
     problems,
   };
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** Why the findings shown come from the tool's text output rather than its XML report. */
+function fromTextProblem(xmlFiles: number, inXml: number, inText: number, droppedBytes: number): string {
+  const report =
+    xmlFiles === 0
+      ? 'compute-sanitizer’s XML report is missing'
+      : `compute-sanitizer’s XML report is incomplete (${count(inXml, 'finding')}${inXml === 0 ? ': empty or cut off' : ''})`;
+  const gap =
+    droppedBytes > 0
+      ? ` The output was too long to keep whole (${count(droppedBytes, 'byte')} from its middle left out), so findings printed there are missing.`
+      : '';
+  return (
+    `${report}: the program under it probably crashed or was killed before the tool could write it, so the ${count(inText, 'finding')} shown come from ` +
+    `the tool’s text output, which it prints as it goes. The text names source files without their folders and prints only part of each host stack.${gap} ` +
+    `Check the program's exit status and its own output for why it ended.`
+  );
 }
 
 /** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */

@@ -86,6 +86,28 @@ test('sanitize: memcheck on the off-by-one, as the H100 wrote it: the line, the 
   assert.match(human.stdout, /memcheck found/);
 });
 
+test('sanitize: a program killed before the tool wrote its XML (the runner after a sticky error): the findings from the text, found', async () => {
+  const r = await sanitize({ FAKE_MODE: 'replay', FAKE_XML: '', FAKE_TEXT: join(FIXTURES, 'gallery-null-pointer-broken.txt'), FAKE_EXIT: '139' }, []);
+  assert.equal(r.code, 1, r.stderr);
+  const report = parseJson<SanitizeReport>(r);
+  assert.equal(report.verdict, 'found', report.headline);
+  assert.equal(report.findingsFrom, 'text');
+  assert.deepEqual(report.xmlFiles, []);
+  const atLine = report.groups.filter((g) => g.where?.path === 'kernel.cu' && g.where.line === 10);
+  assert.equal(atLine.length, 1);
+  assert.deepEqual(
+    [atLine[0]!.kind, atLine[0]!.where?.func, atLine[0]!.count, atLine[0]!.threads],
+    ['memory-access', 'writeThrough', 32, { min: { x: 0, y: 0, z: 0 }, max: { x: 31, y: 0, z: 0 } }],
+  );
+  assert.equal(atLine[0]!.userFrame, null, 'the stack is the driver, the addon and Node: none of it is the user’s');
+  assert.ok(
+    report.problems.some((p) => /XML report is missing: the program under it probably crashed or was killed .* come from the tool’s text output/.test(p)),
+    report.problems.join(' | '),
+  );
+  assert.match(report.details.join(' '), /XML report is missing/);
+  assert.match(report.programOutput, /CUDA_ERROR_LAUNCH_FAILED at step 1/);
+});
+
 test('sanitize: a clean run says what the check covers, and exits 0', async () => {
   const r = await sanitize(
     { FAKE_MODE: 'replay', FAKE_XML: join(FIXTURES, 'synccheck-clean.xml'), FAKE_TEXT: join(FIXTURES, 'synccheck-clean.xml.txt'), FAKE_EXIT: '0' },

@@ -43,6 +43,23 @@ test('findings: the count, the places, and print-limit cuts as lower bounds', ()
   assert.match(j.details.join(' '), /65,527 more findings were not printed \(--print-limit\): the counts are lower bounds; --print-limit 0 shows all/);
 });
 
+test('findings read from the text, with no XML report and the tool failing after them, are found, not a tool failure', () => {
+  const j = judgeSanitizeRun(
+    facts({
+      exitCode: null,
+      signal: 'SIGSEGV',
+      xmlFiles: 0,
+      findings: 35,
+      summary: summary({ errorsReported: null, toolErrors: ["Error: process didn't terminate successfully"] }),
+      problems: ['compute-sanitizer’s XML report is missing: …'],
+    }),
+  );
+  assert.equal(j.verdict, 'found');
+  assert.match(j.headline, /memcheck found 35 findings/);
+  assert.match(j.details.join(' '), /XML report is missing.*The tool also said: Error: process didn't terminate successfully/);
+  assert.equal(judgeSanitizeRun(facts({ xmlFiles: 0, summary: summary({ toolErrors: ['Error: x'] }) })).verdict, 'tool-failed');
+});
+
 test('arguments: XML per process, every process followed, leak check for memcheck only, our exit code for findings', () => {
   const args = sanitizerArguments({ tool: 'memcheck', printLimit: 100, launchTimeoutS: 60, leakCheck: true }, '/tmp/x/report-%p.xml');
   assert.deepEqual(args, [

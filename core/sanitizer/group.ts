@@ -1,3 +1,4 @@
+import { isStickyCode } from '../cuda/error-catalog';
 import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary } from './findings';
 import { countsAreLowerBounds, thousands } from './parse-text';
 
@@ -205,7 +206,11 @@ const nullish = (access: SanitizerFinding['access']) =>
   parseInt(access.address, 16) < 0x1000000;
 
 const HAZARD_WORDS: Record<string, string> = { WAR: 'a write after a read', RAW: 'a read after a write', WAW: 'two writes' };
-const STICKY = /LaunchFailure|IllegalAddress|MisalignedAddress|IllegalInstruction|Assert|HardwareStackError|InvalidPc/i;
+/** A sticky error, by its code where the record has one (driver and runtime share these), else by either API's name. */
+const isStickyApiError = (api: NonNullable<SanitizerFinding['api']>) =>
+  api.code !== null
+    ? isStickyCode(api.code)
+    : /launchfail|illegaladdress|misalignedaddress|illegalinstruction|assert|hardwarestackerror|invalidpc/.test(api.error.replace(/_/g, '').toLowerCase());
 
 /**
  * The sentence a person reads for a group: what happened, where, how many threads in which blocks, and what
@@ -264,7 +269,7 @@ export function describeGroup(g: FindingGroup, summary?: SanitizerSummary): stri
       if (api === null) return `${e.text}${g.count > 1 ? ` (${thousands(g.count)} times)` : ''}.`;
       const from = g.userFrame !== null ? `, called from ${describeFrame(g.userFrame)}` : '';
       const times = g.count > 1 ? ` (${thousands(g.count)} times)` : '';
-      const why = STICKY.test(api.error) ? ' This error is what a kernel fault leaves behind: fix the kernel finding first.' : '';
+      const why = isStickyApiError(api) ? ' This error is what a kernel fault leaves behind: fix the kernel finding first.' : '';
       return `${api.call} returned ${api.error}${api.code !== null ? ` (${api.code})` : ''}${api.message ? `: ${api.message}` : ''}${from}${times}.${why}`;
     }
     default:

@@ -82,6 +82,7 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     groups,
     summary,
     xmlFiles: [{ name: basename(xmlPath), bytes: info.size }],
+    findingsFrom: 'xml',
     programOutput: split.program.join('\n'),
     toolOutput: split.tool.join('\n'),
     outputDroppedBytes: 0,

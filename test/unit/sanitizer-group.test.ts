@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { HostFrame, SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { describeGroup, groupFindings, LINEINFO_ADVICE, userFrame } from '../../core/sanitizer/group';
 import { mergeText, parseSanitizerText } from '../../core/sanitizer/parse-text';
+import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
 import { ROOT } from '../helpers/cli';
 
@@ -230,4 +231,12 @@ test('100,000 findings from many blocks and two lines group into two groups with
   assert.deepEqual(groups[0]!.threads, { min: { x: 0, y: 0, z: 0 }, max: { x: 255, y: 1, z: 0 } });
   assert.deepEqual(groups[0]!.blocks, { min: { x: 0, y: 0, z: 0 }, max: { x: 390, y: 0, z: 2 } });
   assert.match(describeGroup(groups[0]!), /90,000 threads \(0–255,0–1,0\) in blocks \(0–390,0,0–2\)/);
+});
+
+test('an API error a kernel fault leaves behind says so, whichever API named it (the driver’s, from the runner; the runtime’s, from a program)', () => {
+  const text = readFileSync(join(ROOT, 'test/fixtures/sanitizer/h100/gallery-null-pointer-broken.txt'), 'utf8');
+  const groups = groupFindings(parseSanitizerTextFindings('memcheck', text).findings);
+  const api = groups.filter((g) => g.kind === 'api-error');
+  assert.ok(api.length > 0);
+  for (const g of api) assert.match(describeGroup(g), /what a kernel fault leaves behind/);
 });

@@ -42,6 +42,7 @@ await Promise.all([
       { in: r('bench/bench.ts'), out: 'bench/bench' },
       { in: r('bench/soak.ts'), out: 'bench/soak' },
       { in: r('bench/sanitizer-bench.ts'), out: 'bench/sanitizer-bench' },
+      { in: r('bench/sanitize-overhead.ts'), out: 'bench/sanitize-overhead' },
       ...testEntries,
     ],
     outdir: r('dist'),

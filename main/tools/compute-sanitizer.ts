@@ -1,10 +1,20 @@
 import type { ToolReport } from '../../core/discovery';
-import { findTool, toolCandidates } from './find-tool';
+import { findTool, firstExisting, toolCandidates, toolVersion } from './find-tool';
 
 export const computeSanitizerCandidates = (env: Record<string, string | undefined> = process.env): string[] =>
   toolCandidates('compute-sanitizer', 'GPU_WORKBENCH_COMPUTE_SANITIZER', env);
 
 /** Finds compute-sanitizer ("Version 2025.3.0.0 (build …)") and its version; absent is a report. */
 export function findComputeSanitizer(): Promise<ToolReport> {
-  return findTool(computeSanitizerCandidates(), (stdout) => /Version ([\d.]+)/.exec(stdout)?.[1] ?? null);
+  return findTool(computeSanitizerCandidates(), (stdout) => versionOf(stdout));
 }
+
+const versionOf = (stdout: string) => /Version ([\d.]+)/.exec(stdout)?.[1] ?? null;
+
+/** Where compute-sanitizer is, without running it (its --version takes a while; a run asks it alongside). */
+export function locateComputeSanitizer(): { path: string | null; searched: string[] } {
+  const searched = computeSanitizerCandidates();
+  return { path: firstExisting(searched), searched };
+}
+
+export const computeSanitizerVersion = (path: string): Promise<string | null> => toolVersion(path, versionOf);

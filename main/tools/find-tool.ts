@@ -30,6 +30,21 @@ export function toolCandidates(program: string, setting: string, env: Record<str
   return [...new Set(out)];
 }
 
+/** The first candidate that exists, without running anything (a caller that needs the version asks it beside its own work). */
+export function firstExisting(searched: string[]): string | null {
+  return searched.find((path) => existsSync(path)) ?? null;
+}
+
+/** A program's version from its --version output, bounded in time; null when it does not answer. */
+export async function toolVersion(path: string, versionOf: (output: string) => string | null): Promise<string | null> {
+  try {
+    const { stdout } = await run(path, ['--version'], { timeout: 15_000 });
+    return versionOf(stdout);
+  } catch {
+    return null;
+  }
+}
+
 /** Finds a toolkit program and asks its version (bounded in time); absent is a report, not an error. */
 export async function findTool(searched: string[], versionOf: (output: string) => string | null): Promise<ToolReport> {
   for (const path of searched) {

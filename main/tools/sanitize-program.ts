@@ -14,7 +14,7 @@ import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } 
 import type { AbortLike } from '../../core/api/channels';
 import { signalGroup } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
-import { findComputeSanitizer } from './compute-sanitizer';
+import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
 import { BoundedOutput } from './bounded-output';
 
 export interface SanitizeProgramRequest {
@@ -50,18 +50,19 @@ export class SanitizerUnavailableError extends Error {
  * own with a reaper in it tied to the host, so the program dies with the host, and a stop reaches all of it.
  */
 /** compute-sanitizer's path and version, or a message that says where it was looked for and how to get it. */
-export async function requireSanitizer(): Promise<{ path: string; version: string | null }> {
-  const sanitizer = await findComputeSanitizer();
-  if (!sanitizer.found || !sanitizer.path)
+export function requireSanitizer(): { path: string; version: Promise<string | null> } {
+  const { path, searched } = locateComputeSanitizer();
+  if (!path)
     throw new SanitizerUnavailableError(
-      `compute-sanitizer was not found (looked in ${sanitizer.searched.slice(0, 6).join(', ')}${sanitizer.searched.length > 6 ? ', …' : ''}). It comes with the CUDA toolkit: install the toolkit, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`,
+      `compute-sanitizer was not found (looked in ${searched.slice(0, 6).join(', ')}${searched.length > 6 ? ', …' : ''}). It comes with the CUDA toolkit: install the toolkit, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`,
     );
-  return { path: sanitizer.path, version: sanitizer.version };
+  // Its --version takes a while: asked beside the run, not before it (the run's overhead is measured against the bare tool).
+  return { path, version: computeSanitizerVersion(path) };
 }
 
 export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<SanitizeReport> {
   if (!request.command.length) throw new Error('No program to run: give it after `--`.');
-  const sanitizer = await requireSanitizer();
+  const sanitizer = requireSanitizer();
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
   const started = performance.now();
@@ -140,7 +141,7 @@ export interface CollectedRun {
   tool: SanitizerTool;
   command: string[];
   cwd: string;
-  sanitizer: SanitizeReport['sanitizer'];
+  sanitizer: { path: string; version: Promise<string | null> | string | null };
   exitCode: number | null;
   signal: string | null;
   timedOut: { afterMs: number } | null;
@@ -191,7 +192,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     tool: run.tool,
     command: run.command,
     cwd: run.cwd,
-    sanitizer: run.sanitizer,
+    sanitizer: { path: run.sanitizer.path, version: await run.sanitizer.version },
     ...judged,
     exitCode: run.exitCode,
     signal: run.signal,

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_FINDINGS, type Dim3, type DeviceLocation, type HostFrame, type RaceSide, type SanitizerFinding, type SanitizerTool } from './findings';
+import { hazardType } from './parse-xml';
 
 /**
  * The findings themselves from compute-sanitizer's text output: what the tool printed as it went. The XML
@@ -317,16 +318,6 @@ const KINDS: Record<Kind, SanitizerFinding['kind']> = {
   Hazard: 'race',
   Synccheck: 'barrier',
   '?': 'device-error',
-};
-
-/** RAW, WAR or WAW from the order of a race's two accesses, as the XML parser reads an Analysis record. */
-const hazardType = (first: string | null, second: string | null): string | null => {
-  const a = first?.toLowerCase();
-  const b = second?.toLowerCase();
-  if (a === 'read' && b === 'write') return 'WAR';
-  if (a === 'write' && b === 'read') return 'RAW';
-  if (a === 'write' && b === 'write') return 'WAW';
-  return null;
 };
 
 const readOrWrite = (s: string | null): 'read' | 'write' | null => {

@@ -334,7 +334,7 @@ const severityOf = (level: string | null): SanitizerFinding['severity'] => {
 };
 
 /** RAW, WAR or WAW from the order of a race's two accesses (Read then Write is a write after read). */
-const hazardType = (first: string | null, second: string | null): string | null => {
+export const hazardType = (first: string | null, second: string | null): string | null => {
   const a = first?.toLowerCase();
   const b = second?.toLowerCase();
   if (a === 'read' && b === 'write') return 'WAR';

@@ -355,25 +355,12 @@ export function buildProgram(): Command {
       process.exitCode = explanation.recognized ? EXIT.ok : EXIT.failed;
     });
 
-  program
-    .command('run')
-    .description('Compile a kernel and run it once, with buffers and scalars given by --arg (or a plan file with --plan).')
-    .argument('[file.cu]', 'CUDA C++ source file')
-    .option('--kernel <name>', 'the __global__ function to launch')
-    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
-    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
-    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
-    .option(
-      '--arg <spec>',
-      'a kernel argument, in order: name:type[count]=init or name:type=value (repeatable)',
-      (v: string, all: string[]) => [...all, v],
-      [] as string[],
-    )
-    .option('--plan <plan.json>', 'run a launch plan file instead of file + flags')
-    .option('--sample <name>', 'run a failure-gallery sample (see `gpu-workbench samples`)')
-    .option('--fixed', 'with --sample: run its fixed variant instead of the broken one')
-    .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
-    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
+  withPlanOptions(
+    program
+      .command('run')
+      .description('Compile a kernel and run it once, with buffers and scalars given by --arg (or a plan file with --plan).')
+      .argument('[file.cu]', 'CUDA C++ source file'),
+  )
     .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
     .option('--repeat <n>', 'timed launches (min/median/max reported)', intOption('--repeat', 1, 10000), 1)
     .option('--timeout <ms>', 'watchdog: kill the runner if the run takes longer', intOption('--timeout', 100, 3_600_000), 30_000)
@@ -478,24 +465,16 @@ export function buildProgram(): Command {
       }
     });
 
-  program
-    .command('sanitize')
-    .description(
-      'Run a kernel (a .cu file with --kernel, --plan or --sample) or any program (after --) under compute-sanitizer, and say what it found, one line per place: file:line, threads, blocks, and for a kernel the buffer an address belongs to. Exit 1 when it finds something, 2 without compute-sanitizer.',
-    )
-    .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME | -- <command> [args...])')
-    .argument('[args...]', 'a .cu file, or after --: the program and its arguments (python3 train.py, ./app, …)')
+  withPlanOptions(
+    program
+      .command('sanitize')
+      .description(
+        'Run a kernel (a .cu file with --kernel, --plan or --sample) or any program (after --) under compute-sanitizer, and say what it found, one line per place: file:line, threads, blocks, and for a kernel the buffer an address belongs to. Exit 1 when it finds something, 2 without compute-sanitizer.',
+      )
+      .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME | -- <command> [args...])')
+      .argument('[args...]', 'a .cu file, or after --: the program and its arguments (python3 train.py, ./app, …)'),
+  )
     .option('--tool <tool>', `${SANITIZER_TOOLS.join(', ')}`, 'memcheck')
-    .option('--kernel <name>', 'with a .cu file: the __global__ function to launch')
-    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
-    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
-    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
-    .option('--arg <spec>', 'a kernel argument, as for run (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
-    .option('--plan <plan.json>', 'a launch plan file')
-    .option('--sample <name>', 'a failure-gallery sample')
-    .option('--fixed', 'with --sample: its fixed variant')
-    .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
-    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
     .option('--print-limit <n>', 'findings the tool prints at most (0: all)', intOption('--print-limit', 0, 10_000_000), 10_000)
     .option('--launch-timeout <s>', 'seconds one instrumented kernel may run', intOption('--launch-timeout', 1, 86_400), 60)
     .option('--timeout <s>', 'seconds the whole run may take before it is stopped', intOption('--timeout', 1, 86_400), 600)
@@ -599,6 +578,26 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+/** The options that name a plan (a file with launch flags, a plan file, a sample), shared by run and sanitize. */
+function withPlanOptions(command: Command): Command {
+  return command
+    .option('--kernel <name>', 'with a .cu file: the __global__ function to launch')
+    .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
+    .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
+    .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
+    .option(
+      '--arg <spec>',
+      'a kernel argument, in order: name:type[count]=init or name:type=value (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
+    .option('--plan <plan.json>', 'a launch plan file instead of a file and flags')
+    .option('--sample <name>', 'a failure-gallery sample (see `gpu-workbench samples`)')
+    .option('--fixed', 'with --sample: its fixed variant instead of the broken one')
+    .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
+    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own');
 }
 
 interface PlanOptions {

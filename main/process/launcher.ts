@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 
 import { LIFELINE_FD_ENV } from './child-lifetime';
 
@@ -49,26 +49,38 @@ export const forkLauncher: ProcessLauncher = {
       // Its own process group, so a kill also reaches what it started (nvcc and its cicc/ptxas).
       detached: true,
     });
-    const lifeline = child.stdio[4] as (NodeJS.WritableStream & { unref?: () => void; destroy?: () => void }) | null;
-    lifeline?.on('error', () => undefined);
-    lifeline?.unref?.();
-    let exited = false;
-    child.on('exit', () => {
-      exited = true;
-      // Whatever the child left in its group (its reaper, a compiler it started) goes with it.
-      signalGroup(child.pid, 'SIGKILL', false);
-      lifeline?.destroy?.();
-    });
-    return {
-      pid: child.pid,
-      send: (message) => {
-        if (!exited && child.connected) child.send(message as never);
-      },
-      onMessage: (handler) => child.on('message', handler),
-      onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
-      kill: (signal) => {
-        if (!exited) signalGroup(child.pid, signal);
-      },
-    };
+    return groupLeaderHandle(child, child.stdio[4]);
   },
 };
+
+/**
+ * The handle of a child that leads its own process group and holds one end of a lifeline: once it exits,
+ * whatever it left in its group goes too, and the lifeline is let go. `stop` is how SIGTERM is delivered
+ * (the fork launcher signals the group; a launcher whose child must leave by itself may close its channel).
+ */
+export function groupLeaderHandle(
+  child: ChildProcess,
+  lifelineStream: unknown,
+  stop: (signal: NodeJS.Signals) => void = (signal) => signalGroup(child.pid, signal),
+): ChildHandle {
+  const lifeline = lifelineStream as (NodeJS.WritableStream & { unref?: () => void; destroy?: () => void }) | null;
+  lifeline?.on('error', () => undefined);
+  lifeline?.unref?.();
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+    signalGroup(child.pid, 'SIGKILL', false);
+    lifeline?.destroy?.();
+  });
+  return {
+    pid: child.pid,
+    send: (message) => {
+      if (!exited && child.connected) child.send(message as never);
+    },
+    onMessage: (handler) => child.on('message', handler),
+    onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
+    kill: (signal) => {
+      if (!exited) stop(signal);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 import { STAY_IN_GROUP_ENV } from './child-lifetime';
-import { signalGroup, type ChildHandle, type ProcessLauncher } from './launcher';
+import { groupLeaderHandle, signalGroup, type ChildHandle, type ProcessLauncher } from './launcher';
 
 /**
  * The tool leads the group; a reaper in it, reading the host's end of fd 3, kills the group when the host is
@@ -29,30 +29,13 @@ export function sanitizerLauncher(sanitizerPath: string, sanitizerArgs: string[]
           detached: true,
         },
       );
-      const lifeline = child.stdio[3] as (NodeJS.WritableStream & { destroy?: () => void }) | null;
-      lifeline?.on('error', () => undefined);
       child.stdout!.on('data', onOutput);
       child.stderr!.on('data', onOutput);
-      let exited = false;
-      child.on('exit', () => {
-        exited = true;
-        signalGroup(child.pid, 'SIGKILL', false);
-        lifeline?.destroy?.();
+      // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report.
+      return groupLeaderHandle(child, child.stdio[3], (signal) => {
+        if (signal === 'SIGTERM' && child.connected) child.disconnect();
+        else signalGroup(child.pid, signal);
       });
-      return {
-        pid: child.pid,
-        send: (message) => {
-          if (!exited && child.connected) child.send(message as never);
-        },
-        onMessage: (handler) => child.on('message', handler),
-        onExit: (handler) => child.on('exit', (code, signal) => handler(code, signal)),
-        kill: (signal) => {
-          if (exited) return;
-          // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report.
-          if (signal === 'SIGTERM' && child.connected) child.disconnect();
-          else signalGroup(child.pid, signal);
-        },
-      };
     },
   };
 }

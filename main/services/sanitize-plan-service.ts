@@ -42,7 +42,7 @@ const SANITIZED_STOP_GRACE_MS = 30_000;
  * is done, so the tool writes its report; each finding's address is then named against the plan's buffers.
  */
 export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
-  const sanitizer = await requireSanitizer();
+  const sanitizer = requireSanitizer();
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
   const started = performance.now();

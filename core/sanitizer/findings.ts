@@ -124,3 +124,10 @@ export interface FindingGroup {
   /** For a workbench run: the example's address against the plan's buffers ("4 bytes past the end of `out` (allocated at step 2)"). */
   addressNamed?: string | null;
 }
+
+/** A finding with what every record has; the parts only some kinds carry start empty, for the parser to fill. */
+export function newFinding(
+  base: Pick<SanitizerFinding, 'tool' | 'kind' | 'recordKind' | 'severity' | 'text' | 'where' | 'thread' | 'block' | 'hostStackAt' | 'hostStack'>,
+): SanitizerFinding {
+  return { ...base, access: null, nearest: null, leak: null, api: null, race: null, detail: null };
+}

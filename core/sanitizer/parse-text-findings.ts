@@ -1,4 +1,13 @@
-import { DEFAULT_MAX_FINDINGS, type Dim3, type DeviceLocation, type HostFrame, type RaceSide, type SanitizerFinding, type SanitizerTool } from './findings';
+import {
+  newFinding,
+  DEFAULT_MAX_FINDINGS,
+  type Dim3,
+  type DeviceLocation,
+  type HostFrame,
+  type RaceSide,
+  type SanitizerFinding,
+  type SanitizerTool,
+} from './findings';
 import { hazardType } from './parse-xml';
 
 /**
@@ -326,7 +335,7 @@ const readOrWrite = (s: string | null): 'read' | 'write' | null => {
 };
 
 function toFinding(tool: SanitizerTool, d: Draft): SanitizerFinding {
-  const finding: SanitizerFinding = {
+  const finding = newFinding({
     tool,
     kind: KINDS[d.kind],
     recordKind: d.kind,
@@ -335,15 +344,9 @@ function toFinding(tool: SanitizerTool, d: Draft): SanitizerFinding {
     where: d.where,
     thread: d.thread,
     block: d.block,
-    access: null,
-    nearest: null,
-    leak: null,
-    api: null,
-    race: null,
-    detail: null,
     hostStackAt: d.hostStackAt,
     hostStack: d.hostStack,
-  };
+  });
   switch (d.kind) {
     case 'Precise':
       // The XML's sentence is the header and the address line's verdict: `… of size 4 bytes is out of bounds`.

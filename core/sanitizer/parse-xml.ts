@@ -2,6 +2,7 @@ import { SaxesParser } from 'saxes';
 
 import {
   DEFAULT_MAX_FINDINGS,
+  newFinding,
   type Dim3,
   type DeviceLocation,
   type FindingKind,
@@ -362,7 +363,7 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
   const who = child(record, 'who');
   const stack = child(record, 'hostStack');
   const kind = Object.hasOwn(KINDS, recordKind) ? KINDS[recordKind]! : 'other';
-  const finding: SanitizerFinding = {
+  const finding = newFinding({
     tool,
     kind,
     recordKind,
@@ -371,15 +372,9 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
     where: location(child(record, 'where')),
     thread: dim3(child(who, 'threadIdx')),
     block: dim3(child(who, 'blockIdx')),
-    access: null,
-    nearest: null,
-    leak: null,
-    api: null,
-    race: null,
-    detail: null,
     hostStackAt: text(stack, 'saveLocation'),
     hostStack: frames(stack),
-  };
+  });
   switch (recordKind) {
     case 'Precise': {
       const direction = text(what, 'direction')?.toLowerCase();

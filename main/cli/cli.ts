@@ -361,8 +361,6 @@ export function buildProgram(): Command {
       .description('Compile a kernel and run it once, with buffers and scalars given by --arg (or a plan file with --plan).')
       .argument('[file.cu]', 'CUDA C++ source file'),
   )
-    .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
-    .option('--repeat <n>', 'timed launches (min/median/max reported)', intOption('--repeat', 1, 10000), 1)
     .option('--timeout <ms>', 'watchdog: kill the runner if the run takes longer', intOption('--timeout', 100, 3_600_000), 30_000)
     .option('--no-determinism-check', 'do not run the launches a second time to compare the results bit for bit')
     .option(
@@ -374,24 +372,7 @@ export function buildProgram(): Command {
     .action(
       async (
         file: string | undefined,
-        opts: {
-          determinismCheck: boolean;
-          determinismRuns?: number;
-          kernel?: string;
-          grid: string;
-          block: string;
-          smem: number;
-          arg: string[];
-          plan?: string;
-          sample?: string;
-          fixed?: boolean;
-          device: number;
-          arch?: string;
-          warmup: number;
-          repeat: number;
-          timeout: number;
-          json?: boolean;
-        },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -487,7 +468,6 @@ export function buildProgram(): Command {
         args: string[],
         opts: PlanOptions & {
           tool: string;
-          arch?: string;
           printLimit: number;
           launchTimeout: number;
           timeout: number;
@@ -597,10 +577,13 @@ function withPlanOptions(command: Command): Command {
     .option('--sample <name>', 'a failure-gallery sample (see `gpu-workbench samples`)')
     .option('--fixed', 'with --sample: its fixed variant instead of the broken one')
     .option('--device <n>', 'device ordinal', intOption('--device', 0, 1023), 0)
-    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own');
+    .option('--arch <sm_XX>', 'compile for this architecture instead of the device’s own')
+    .option('--warmup <n>', 'untimed launches before the timed ones', intOption('--warmup', 0, 10000), 0)
+    .option('--repeat <n>', 'timed launches (min/median/max reported)', intOption('--repeat', 1, 10000), 1);
 }
 
 interface PlanOptions {
+  arch?: string;
   kernel?: string;
   grid: string;
   block: string;

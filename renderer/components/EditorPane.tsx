@@ -54,6 +54,8 @@ export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveA
       minimap: { enabled: false },
       scrollBeyondLastLine: false,
       renderWhitespace: 'selection',
+      // The gutter column for compute-sanitizer's findings (a glyph per finding line, its sentence on hover).
+      glyphMargin: true,
     });
     const changes = instance.onDidChangeModelContent(() => {
       const id = store.getState().activeId;

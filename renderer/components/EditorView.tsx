@@ -43,6 +43,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   const notice = useStore(store, (s) => s.notice);
   const outcome = useStore(store, (s) => s.outcome);
   const refused = useStore(store, (s) => s.runRefused);
+  const sanitizeSeq = useStore(store, (s) => s.sanitizeSeq);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
   const { restoreDocuments, save, cancelCompile, setCompileOptions, dismissNotice, newDocument } = store.getState();
   const onSaveAs = useCallback(() => setDialog('save'), []);
@@ -87,6 +88,10 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   useEffect(() => {
     if (outcome || refused) output.current?.expand();
   }, [outcome, refused, output]);
+  // So is a sanitizer report (opened, or a re-run's), and a re-run's progress.
+  useEffect(() => {
+    if (sanitizeSeq > 0) output.current?.expand();
+  }, [sanitizeSeq, output]);
 
   const result = compile?.result ?? null;
   const shown = shownCompile(result, compile?.lastGood ?? null);

@@ -3,7 +3,9 @@ import { useStore } from 'zustand';
 
 import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import type { WorkbenchStore } from '../store/store';
+import { OpenSanitizerReportDialog } from './OpenSanitizerReportDialog';
 import { RunResultView } from './RunResultView';
+import { SanitizerView } from './SanitizerView';
 
 import type { CompileResult } from '../../core/compile/compile-result';
 import { shownCompile } from '../../core/compile/shown-compile';
@@ -11,7 +13,7 @@ import { ProblemsPanel } from './ProblemsPanel';
 import { PtxView } from './PtxView';
 import { StaleNote } from './StaleNote';
 
-const VIEWS = ['Problems', 'Run', 'Log', 'PTX', 'SASS', 'Command'] as const;
+const VIEWS = ['Problems', 'Run', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
 export function OutputPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
   const api = useStore(store, (s) => s.api);
@@ -26,6 +28,14 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
   useEffect(() => {
     if (outcome || refused) setView('Run');
   }, [outcome, refused]);
+  // So does a sanitizer report, a re-run starting, or its error.
+  const sanitizeSeq = useStore(store, (s) => s.sanitizeSeq);
+  const findings = useStore(store, (s) => s.sanitizeReport?.groups.length ?? null);
+  const sanitizing = useStore(store, (s) => s.sanitizeProgress !== null);
+  useEffect(() => {
+    if (sanitizeSeq > 0) setView('Sanitizer');
+  }, [sanitizeSeq]);
+  const [openingReport, setOpeningReport] = useState(false);
   const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
   // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
   useEffect(() => {
@@ -52,12 +62,14 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
           >
             {v}
             {v === 'Problems' && count > 0 ? ` (${count})` : ''}
+            {v === 'Sanitizer' && (sanitizing ? ' …' : findings ? ` (${findings})` : '')}
           </button>
         ))}
       </div>
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
-        {view === 'Run' && <RunResultView store={store} />}
+        {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
+        {view === 'Sanitizer' && <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} />}
         {view === 'Log' && <pre data-testid="raw-log">{result?.log.trim() || '(the compiler printed nothing)'}</pre>}
         {view === 'PTX' && <PtxView result={shown.result} stale={shown.stale} store={store} docId={doc?.id ?? null} sourceName={doc?.name ?? ''} />}
         {view === 'SASS' && (
@@ -72,6 +84,7 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
           </pre>
         )}
       </div>
+      {openingReport && <OpenSanitizerReportDialog store={store} onClose={() => setOpeningReport(false)} />}
     </div>
   );
 }

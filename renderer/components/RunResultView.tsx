@@ -11,6 +11,7 @@ import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
+import { rerunSource } from '../store/sanitizer-slice';
 import type { WorkbenchStore } from '../store/store';
 import { Prose } from './Prose';
 import { SourceLink } from './SourceLink';
@@ -47,9 +48,52 @@ function CompileProblems({ records, store, origin }: { records: CompileRecord[];
   );
 }
 
-export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; store: WorkbenchStore; origin: OutcomeOrigin | null; compile: CompileRecord[] }) {
+/**
+ * The diagnosis's offer to pin the failure to a line: the re-run under compute-sanitizer (the plan that
+ * produced this outcome, or why it is not at hand), and the same from a terminal.
+ */
+function SanitizerOffer({ offer, store, origin }: { offer: NonNullable<Diagnosis['sanitizer']>; store: WorkbenchStore; origin: OutcomeOrigin | null }) {
+  const state = useStore(store);
+  const rerun = rerunSource(state);
+  const progress = state.sanitizeProgress;
   // A recorded result's paths are the recording machine's: its command uses this machine's plan, or says where to put it.
-  const planPath = origin && !origin.file ? origin.planPath : null;
+  const planPath = rerun.ok ? rerun.planPath : origin && !origin.file ? origin.planPath : null;
+  const start = () => {
+    if (rerun.ok)
+      void store.getState().sanitizeRun({ tool: offer.tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
+  };
+  return (
+    <div className="sanitizer" data-testid="diagnosis-sanitizer">
+      <button disabled={!rerun.ok || progress !== null} onClick={start} aria-describedby="sanitizer-rerun-note" data-testid="sanitizer-rerun">
+        {progress ? `Running ${progress.tool}…` : `Re-run under compute-sanitizer (${offer.tool})`}
+      </button>{' '}
+      <span className="muted">
+        <Prose text={offer.why} />
+      </span>
+      <p id="sanitizer-rerun-note" className={rerun.ok ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
+        {rerun.ok ? (
+          <>
+            Runs <span className="mono">{rerun.label}</span> under {offer.tool} (10 to 100 times slower); its findings open in the Sanitizer tab and are marked
+            in the editor.
+          </>
+        ) : (
+          rerun.why
+        )}
+      </p>
+      <span className="muted">From a terminal:</span>
+      <pre data-testid="sanitizer-command">{sanitizerCommand(offer.tool, planPath)}</pre>
+      {!planPath && (
+        <p className="muted" data-testid="sanitizer-placeholder">
+          {origin?.file
+            ? `${PLAN_PLACEHOLDER} stands for the plan's file on this machine: a recorded result names the paths of the machine that recorded it.`
+            : `${PLAN_PLACEHOLDER} stands for the plan's file: save this plan (Save plan, in the Run section) and use its path.`}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; store: WorkbenchStore; origin: OutcomeOrigin | null; compile: CompileRecord[] }) {
   return (
     <section className={`diagnosis diagnosis-${d.severity}`} data-testid="diagnosis">
       <h3 data-testid="diagnosis-headline">
@@ -136,24 +180,7 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
           )}
         </div>
       )}
-      {d.sanitizer && (
-        <div className="sanitizer" data-testid="diagnosis-sanitizer">
-          <button disabled title="The in-app compute-sanitizer re-run comes in a later version">
-            Re-run under compute-sanitizer ({d.sanitizer.tool})
-          </button>{' '}
-          <span className="muted">
-            <Prose text={d.sanitizer.why} /> From a terminal today:
-          </span>
-          <pre data-testid="sanitizer-command">{sanitizerCommand(d.sanitizer.tool, planPath)}</pre>
-          {!planPath && (
-            <p className="muted" data-testid="sanitizer-placeholder">
-              {origin?.file
-                ? `${PLAN_PLACEHOLDER} stands for the plan's file on this machine: a recorded result names the paths of the machine that recorded it.`
-                : `${PLAN_PLACEHOLDER} stands for the plan's file: save this plan (Save plan, in the Run section) and use its path.`}
-            </p>
-          )}
-        </div>
-      )}
+      {d.sanitizer && <SanitizerOffer offer={d.sanitizer} store={store} origin={origin} />}
       {d.next.length > 0 && (
         <>
           <h4>What to do</h4>
@@ -171,7 +198,7 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
 }
 
 /** The last run (or an opened result file): diagnosis first, then steps, launches, buffers with paging. */
-export function RunResultView({ store }: { store: WorkbenchStore }) {
+export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; onOpenReport: () => void }) {
   const s = useStore(store);
   const [path, setPath] = useState('');
   const [saved, setSaved] = useState<string | null>(null);
@@ -201,6 +228,7 @@ export function RunResultView({ store }: { store: WorkbenchStore }) {
         <button disabled={!o} onClick={save}>
           Save result
         </button>
+        <button onClick={onOpenReport}>Open sanitizer report…</button>
         {origin?.file && <span className="muted">opened from {origin.file}</span>}
       </div>
       {target && path.trim() && target !== path.trim() && (

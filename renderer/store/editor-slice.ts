@@ -43,7 +43,8 @@ export interface RevealRequest {
  * names, or the file of a recorded launch's kernel (to load that launch into its panel).
  */
 export type LocateRequest =
-  { kind: 'line'; ref: SourceRef; tried: string[] } | { kind: 'launch'; entry: string; launch: LaunchForm; deviceName: string | null };
+  | { kind: 'line'; ref: SourceRef; tried: string[]; onFound?: (docId: string) => void }
+  | { kind: 'launch'; entry: string; launch: LaunchForm; deviceName: string | null };
 
 export type EditorOptions = Omit<CompileOptionsInput, 'arch'> & { arch: string | null };
 
@@ -60,8 +61,11 @@ export interface EditorSlice {
   openPath(path: string): Promise<string | null>;
   /** Shows a line of an open document: its tab, the line marked in the gutter and highlighted, the cursor there. */
   revealInDocument(docId: string, line: number, column?: number): void;
-  /** Opens the file a result, diagnostic or finding names and shows its line; asks where it is when it cannot be found. */
-  revealSource(ref: SourceRef, context: SourceContext): Promise<void>;
+  /**
+   * Opens the file a result, diagnostic or finding names and shows its line; asks where it is when it cannot
+   * be found. `onFound` hears which document it turned out to be (found, or pointed out in the dialog).
+   */
+  revealSource(ref: SourceRef, context: SourceContext, onFound?: (docId: string) => void): Promise<void>;
   /** Asks which file defines a recorded launch's kernel, to load the launch into that file's panel. */
   locateLaunch(entry: string, launch: LaunchForm, deviceName: string | null): void;
   /** The answer to a locate request: the file's path, or an open document. */
@@ -237,18 +241,22 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       set({ activeId: docId, reveal: { docId, line, column, seq: ++revealSeq } });
     },
 
-    revealSource: async (ref, context) => {
+    revealSource: async (ref, context, onFound) => {
+      const found = (docId: string) => {
+        onFound?.(docId);
+        get().revealInDocument(docId, ref.line, ref.column);
+      };
       const { documentId, paths } = sourceCandidates(ref, context);
-      if (documentId && getModel(documentId)) return get().revealInDocument(documentId, ref.line, ref.column);
+      if (documentId && getModel(documentId)) return found(documentId);
       for (const path of paths) {
         const open = get().documents.find((d) => d.path === path);
-        if (open) return get().revealInDocument(open.id, ref.line, ref.column);
+        if (open) return found(open.id);
       }
       for (const path of paths) {
         const id = await readIntoDocument(path).catch(() => null);
-        if (id) return get().revealInDocument(id, ref.line, ref.column);
+        if (id) return found(id);
       }
-      set({ locate: { kind: 'line', ref, tried: paths } });
+      set({ locate: { kind: 'line', ref, tried: paths, ...(onFound ? { onFound } : {}) } });
     },
 
     locateLaunch: (entry, launch, deviceName) => set({ locate: { kind: 'launch', entry, launch, deviceName } }),
@@ -266,7 +274,10 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const request = get().locate;
       if (!request) return;
       set({ locate: null });
-      if (request.kind === 'line') return get().revealInDocument(docId, request.ref.line, request.ref.column);
+      if (request.kind === 'line') {
+        request.onFound?.(docId);
+        return get().revealInDocument(docId, request.ref.line, request.ref.column);
+      }
       // A recorded launch: into this file's panel, checked against the device that recorded it where there is a profile of it.
       get().activate(docId);
       get().setLaunch(docId, request.launch);

@@ -38,6 +38,8 @@ export interface OutcomeOrigin {
   planPath: string | null;
   /** How to find the files it names. */
   sources: SourceContext;
+  /** The plan exactly as it ran, for a run made here (to run it again under compute-sanitizer); absent for a recorded result. */
+  plan?: unknown;
 }
 
 export interface RunSlice {
@@ -149,7 +151,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
           { plan, timeoutMs: get().timeoutMs, planPath: origin.planPath, ...(get().determinismCheck ? {} : { determinismRuns: 0 }) },
           { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
         );
-        set({ outcome, outcomeOrigin: { ...origin, file: null }, pages: {} });
+        set({ outcome, outcomeOrigin: { ...origin, file: null, plan }, pages: {} });
       } catch (error) {
         set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });
       } finally {

@@ -6,8 +6,9 @@ import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
+import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & ExplainSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -16,6 +17,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createDevicesSlice(...a),
     ...createEditorSlice(...a),
     ...createRunSlice(...a),
+    ...createSanitizerSlice(...a),
     ...createExplainSlice(...a),
   }));
 

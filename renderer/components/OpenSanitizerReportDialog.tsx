@@ -1,0 +1,78 @@
+import { useState } from 'react';
+import { useStore } from 'zustand';
+
+import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
+import type { WorkbenchStore } from '../store/store';
+import { Modal } from './Modal';
+import { Prose } from './Prose';
+
+/**
+ * Open a report compute-sanitizer saved (`--xml --save report.xml`), with the text it printed when there is
+ * one (it alone says how far past an allocation an access went, and whether findings were cut): read on the
+ * host, never run. Names go into the folder shown; a full path stands as typed.
+ */
+export function OpenSanitizerReportDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
+  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const shown = useStore(store, (s) => (s.sanitizeOrigin?.kind === 'file' ? s.sanitizeOrigin.xmlPath : (s.outcomeOrigin?.file ?? null)));
+  const folder = shown ? dirnameOf(shown) : homeDir;
+  const [xml, setXml] = useState('');
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const xmlTarget = resolveShownPath(folder, xml);
+  // The text sits beside the report in the usual case: a bare name goes into the report's folder.
+  const textTarget = resolveShownPath(xmlTarget ? dirnameOf(xmlTarget) : folder, text);
+  return (
+    <Modal label="Open a compute-sanitizer report" onClose={onClose} testId="sanitizer-open-dialog">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!xmlTarget) return setError('Give the report’s file: the .xml that compute-sanitizer --xml --save wrote.');
+          setBusy(true);
+          setError(null);
+          void store
+            .getState()
+            .openSanitizerReport(xmlTarget, textTarget)
+            .then((failed) => {
+              setBusy(false);
+              if (failed) setError(failed);
+              else onClose();
+            });
+        }}
+      >
+        <h2>Open a compute-sanitizer report</h2>
+        <p className="muted">
+          The XML that <span className="mono">compute-sanitizer --xml --save report.xml</span> wrote, in{' '}
+          <span className="mono" data-testid="sanitizer-open-folder">
+            {folder}
+          </span>{' '}
+          (or give a full path). It is read, never run.
+        </p>
+        <label className="field">
+          Report (.xml) <input autoFocus value={xml} onChange={(e) => setXml(e.target.value)} placeholder="report.xml" aria-label="Sanitizer report (XML)" />
+        </label>
+        {xmlTarget && xml.trim() !== xmlTarget && <p className="muted shown-path">{xmlTarget}</p>}
+        <label className="field">
+          What the tool printed (optional){' '}
+          <input value={text} onChange={(e) => setText(e.target.value)} placeholder="report.xml.txt" aria-label="Sanitizer text output (optional)" />
+        </label>
+        {textTarget && text.trim() !== textTarget && <p className="muted shown-path">{textTarget}</p>}
+        <p className="muted">
+          The text adds what the XML leaves out: how far an access was from the nearest allocation, and whether --print-limit cut findings (without it, the
+          counts are what the XML holds).
+        </p>
+        <button type="submit" disabled={busy || !xmlTarget}>
+          {busy ? 'Reading…' : 'Open report'}
+        </button>{' '}
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+        {error && (
+          <p className="status-fail" role="alert" data-testid="sanitizer-open-error">
+            <Prose text={error} />
+          </p>
+        )}
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,233 @@
+import type { StateCreator } from 'zustand';
+
+import type { RunEvent } from '../../core/api/channels';
+import { planMatchesOutcome } from '../../core/plan/recorded-plan';
+import type { RunOutcome } from '../../core/runner/run-outcome';
+import { recordedLaunch } from '../../core/runner/recorded-launch';
+import { documentForPlace, foldersOf, placeCandidates, type FindingPlace, type PlaceHints } from '../../core/sanitizer/finding-places';
+import type { SanitizerTool } from '../../core/sanitizer/findings';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { basenameOf, dirnameOf } from '../../core/workspace/paths';
+import { EMPTY_SOURCE_CONTEXT, type SourceContext } from '../../core/workspace/source-link';
+import { getModel } from '../editor/models';
+import { showSanitizerMarks } from '../editor/sanitizer-markers';
+import { documentRun } from './run-slice';
+import type { WorkbenchState, WorkbenchStore } from './store';
+
+/** Where the report on screen came from: a file someone saved, or a re-run of a plan made here. */
+export type SanitizeOrigin =
+  { kind: 'file'; xmlPath: string; textPath: string | null } | { kind: 'run'; label: string; planPath: string | null; sources: SourceContext; run: RunOutcome };
+
+/** A plan to run under a tool, and how to find the files its findings name. */
+export interface SanitizeRequest {
+  tool: SanitizerTool;
+  plan: unknown;
+  planPath: string | null;
+  /** As the view names it: the plan's file, or "the plan of broken.cu". */
+  label: string;
+  sources: SourceContext;
+}
+
+export interface SanitizerSlice {
+  /** The report the findings view shows, and the editor marks: one at a time. */
+  sanitizeReport: SanitizeReport | null;
+  sanitizeOrigin: SanitizeOrigin | null;
+  /** The re-run under way: its phase and how many findings the tool has printed so far. */
+  sanitizeProgress: { tool: SanitizerTool; label: string; phase: RunEvent['phase'] | null; findings: number } | null;
+  /** Why the last re-run gave no report (no compute-sanitizer, cancelled, the host's message). */
+  sanitizeError: { message: string; code: string } | null;
+  /** Files of the report the person pointed out (or a click found): the path as the report names it → document. */
+  sanitizeFiles: Record<string, string>;
+  /** Goes up whenever the findings view has news (a report, a re-run starting, its error): the view comes forward. */
+  sanitizeSeq: number;
+  /** Reads a saved report (--xml --save) and its text; null when shown, else what went wrong (the shown report stays). */
+  openSanitizerReport(xmlPath: string, textPath: string | null): Promise<string | null>;
+  sanitizeRun(request: SanitizeRequest): Promise<void>;
+  cancelSanitize(): void;
+  dismissSanitizer(): void;
+  /** Opens the file a finding names (asking where, when it cannot be told) and shows its line. */
+  revealFinding(place: Pick<FindingPlace, 'file' | 'line'>): Promise<void>;
+}
+
+/** What the re-run button would run for the outcome on screen, or why it cannot. */
+export type RerunSource = ({ ok: true } & Omit<SanitizeRequest, 'tool'>) | { ok: false; why: string };
+
+/**
+ * The plan that produced the outcome on screen: the very plan of a run made here; for a recorded result,
+ * an open plan whose steps and launches are the ones it recorded (the file's own first, on screen), since a
+ * result keeps no copy of its plan.
+ */
+export function rerunSource(s: WorkbenchState): RerunSource {
+  const outcome = s.outcome;
+  const origin = s.outcomeOrigin;
+  if (!outcome || !origin) return { ok: false, why: 'There is no run to repeat.' };
+  if (!origin.file) {
+    if (origin.plan === undefined)
+      return { ok: false, why: 'The plan of this run is no longer at hand: run it again, then re-run it under compute-sanitizer.' };
+    return {
+      ok: true,
+      plan: origin.plan,
+      planPath: origin.planPath,
+      label: origin.planPath ?? 'the plan that just ran',
+      sources: origin.sources,
+    };
+  }
+  const entry = outcome.diagnosis.kernel?.entry ?? recordedLaunch(outcome)?.entry ?? 'its kernel';
+  const ordered = [...s.documents].sort((a, b) => (a.id === s.activeId ? -1 : b.id === s.activeId ? 1 : 0));
+  for (const doc of ordered) {
+    const attached = documentRun(s, doc.id).plan;
+    if (!attached || !planMatchesOutcome(attached.plan, outcome)) continue;
+    return {
+      ok: true,
+      plan: attached.plan,
+      planPath: attached.planPath,
+      label: attached.planPath ?? attached.label,
+      sources: {
+        documents: { [doc.name]: doc.id },
+        paths: attached.sourcePaths,
+        folders: attached.planPath ? [dirnameOf(attached.planPath)] : [],
+      },
+    };
+  }
+  return {
+    ok: false,
+    why:
+      `This result was recorded elsewhere and keeps no copy of its plan, and no plan open here runs its steps (${entry}): ` +
+      'load its plan first (Load plan in the Run section, or the sample from the Failure gallery), then re-run.',
+  };
+}
+
+/** The re-run under way, to cancel it. */
+let sanitizeAbort: AbortController | null = null;
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
+/** What tells which file the report on screen means: the files pointed out, the run's documents, the report's and the plan's folders. */
+export function findingHints(s: Pick<WorkbenchState, 'sanitizeOrigin' | 'sanitizeFiles'>): PlaceHints {
+  const origin = s.sanitizeOrigin;
+  const folders =
+    origin === null
+      ? []
+      : origin.kind === 'file'
+        ? foldersOf([origin.xmlPath, origin.textPath])
+        : [...new Set([...origin.sources.folders, ...foldersOf(origin.sources.paths)])];
+  return { chosen: s.sanitizeFiles, documents: origin?.kind === 'run' ? origin.sources.documents : {}, folders };
+}
+
+/** Keeps the editor's marks in step with the store: a new report, a dismissed one, a file opened or closed. Returns the unsubscribe. */
+export function followSanitizerReport(store: WorkbenchStore): () => void {
+  const apply = (s: WorkbenchState) => showSanitizerMarks(s.sanitizeReport, s.documents, findingHints(s));
+  apply(store.getState());
+  return store.subscribe((s, previous) => {
+    if (
+      s.sanitizeReport !== previous.sanitizeReport ||
+      s.sanitizeOrigin !== previous.sanitizeOrigin ||
+      s.sanitizeFiles !== previous.sanitizeFiles ||
+      s.documents !== previous.documents
+    )
+      apply(s);
+  });
+}
+
+export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], SanitizerSlice> = (set, get) => {
+  return {
+    sanitizeReport: null,
+    sanitizeOrigin: null,
+    sanitizeProgress: null,
+    sanitizeError: null,
+    sanitizeFiles: {},
+    sanitizeSeq: 0,
+
+    openSanitizerReport: async (xmlPath, textPath) => {
+      try {
+        const report = await get().api.invoke('sanitize.open', { xmlPath, textPath, tool: null });
+        set((s) => ({
+          sanitizeReport: report,
+          sanitizeOrigin: { kind: 'file', xmlPath, textPath },
+          sanitizeError: null,
+          sanitizeFiles: {},
+          sanitizeSeq: s.sanitizeSeq + 1,
+        }));
+        return null;
+      } catch (error) {
+        return message(error);
+      }
+    },
+
+    sanitizeRun: async (request) => {
+      if (get().sanitizeProgress) return;
+      const controller = new AbortController();
+      sanitizeAbort = controller;
+      // The report on screen (and its marks) goes: what comes next is this run's.
+      set((s) => ({
+        sanitizeReport: null,
+        sanitizeOrigin: null,
+        sanitizeError: null,
+        sanitizeFiles: {},
+        sanitizeProgress: { tool: request.tool, label: request.label, phase: null, findings: 0 },
+        sanitizeSeq: s.sanitizeSeq + 1,
+      }));
+      const progress = (change: Partial<NonNullable<SanitizerSlice['sanitizeProgress']>>) =>
+        set((s) => (s.sanitizeProgress && sanitizeAbort === controller ? { sanitizeProgress: { ...s.sanitizeProgress, ...change } } : {}));
+      try {
+        const { report, run } = await get().api.invoke(
+          'sanitize.plan',
+          { plan: request.plan, planPath: request.planPath, tool: request.tool },
+          {
+            signal: controller.signal,
+            onEvent: (event) => (event.kind === 'phase' ? progress({ phase: event.phase }) : progress({ findings: event.count })),
+          },
+        );
+        set((s) => ({
+          sanitizeReport: report,
+          sanitizeOrigin: { kind: 'run', label: request.label, planPath: request.planPath, sources: request.sources, run },
+          sanitizeSeq: s.sanitizeSeq + 1,
+        }));
+      } catch (error) {
+        const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
+        set((s) => ({
+          sanitizeError: {
+            code,
+            message:
+              code === 'CANCELLED'
+                ? `Cancelled: ${request.tool} was stopped, with the program it ran. Nothing was kept from it.`
+                : `${request.tool} could not run ${request.label}: ${message(error)}`,
+          },
+          sanitizeSeq: s.sanitizeSeq + 1,
+        }));
+      } finally {
+        if (sanitizeAbort === controller) sanitizeAbort = null;
+        set({ sanitizeProgress: null });
+      }
+    },
+
+    cancelSanitize: () => sanitizeAbort?.abort(),
+
+    dismissSanitizer: () => set({ sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeFiles: {} }),
+
+    revealFinding: async (place) => {
+      const s = get();
+      const hints = findingHints(s);
+      const remember = (docId: string) => set((st) => ({ sanitizeFiles: { ...st.sanitizeFiles, [place.file]: docId } }));
+      const docId = documentForPlace(place.file, s.documents, hints);
+      if (docId && getModel(docId)) {
+        remember(docId);
+        return s.revealInDocument(docId, place.line, firstColumn(docId, place.line));
+      }
+      const paths = placeCandidates(place.file, hints.folders);
+      await s.revealSource(
+        { file: place.file.startsWith('/') ? place.file : basenameOf(place.file), line: place.line },
+        { ...EMPTY_SOURCE_CONTEXT, paths, folders: hints.folders },
+        remember,
+      );
+    },
+  };
+};
+
+/** The line's first character that is not white space: where the cursor goes, so the status bar reads the code's column. */
+function firstColumn(docId: string, line: number): number {
+  const model = getModel(docId);
+  if (!model || line < 1 || line > model.getLineCount()) return 1;
+  return model.getLineFirstNonWhitespaceColumn(line) || 1;
+}

@@ -173,7 +173,7 @@ for (const viewport of VIEWPORTS) {
       .getByTestId('cursor-position')
       .filter({ hasText: /^Ln 30,/ })
       .waitFor();
-    assert.equal((await markedLine(page)).line, 30);
+    assert.equal((await markedLine(page, 30)).line, 30);
     // Only this report's line is marked: line 12 (memcheck's) is not any more.
     for (let started = Date.now(); (await glyphLines(page)).join() !== '30' && Date.now() - started < 5000;) await page.waitForTimeout(50);
     assert.deepEqual(await glyphLines(page), [30]);

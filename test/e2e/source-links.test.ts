@@ -58,7 +58,7 @@ for (const viewport of VIEWPORTS) {
     await openResult(page, join(beside, 'device-assert.json'));
     await page.getByTestId('diagnosis-source').getByRole('button', { name: 'broken.cu:9' }).click();
     await page.locator('[data-testid="tab"][aria-selected="true"][title*="beside/broken.cu"]').waitFor();
-    assert.equal((await markedLine(page)).line, 9);
+    assert.equal((await markedLine(page, 9)).line, 9);
     assert.equal(await page.getByTestId('locate-dialog').count(), 0);
     assert.deepEqual(errors, []);
     await page.close();
@@ -83,7 +83,7 @@ for (const viewport of VIEWPORTS) {
     const problem = page.getByTestId('problems').locator('li.problem-error').first();
     const line = Number(await problem.getAttribute('data-line'));
     await problem.click();
-    shown = await markedLine(page);
+    shown = await markedLine(page, line);
     assert.equal(shown.line, line);
     await assertInViewport(page, page.locator('.monaco-editor .source-mark-line').first(), 'the marked line');
     assert.deepEqual(errors, []);

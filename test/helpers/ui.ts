@@ -65,7 +65,14 @@ export const activeTab = (page: Page): Locator => page.locator('[data-testid="ta
 /** The marked line as Monaco shows it (its number in the gutter and its text), and whether the editor has the focus. */
 export async function markedLine(
   page: Page,
+  /** The line expected: an earlier mark may still be on screen until Monaco redraws, so wait (up to 5 s) for this one. */
+  expected?: number,
 ): Promise<{ line: number; text: string; focused: boolean; box: { x: number; y: number; width: number; height: number } }> {
+  if (expected !== undefined) {
+    let shown = await markedLine(page);
+    for (const started = Date.now(); shown.line !== expected && Date.now() - started < 5_000; shown = await markedLine(page)) await page.waitForTimeout(50);
+    return shown;
+  }
   const mark = page.locator('.monaco-editor .source-mark-line').first();
   let box = null;
   // The editor draws the mark once the document is on screen: wait until it is laid out.

@@ -11,7 +11,7 @@ import {
 } from '../core/api/channels';
 import { doctorChecks } from '../core/discovery';
 import { describeIssues } from '../core/plan/plan-schema';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
@@ -30,7 +30,7 @@ import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
 import type { SanitizerTool } from '../core/sanitizer/findings';
 import { sanitizePlan } from './services/sanitize-plan-service';
-import { SanitizerUnavailableError } from './tools/sanitize-program';
+import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 
 /** File problems reach the user as their message, not as an internal error. */
@@ -72,7 +72,13 @@ async function listSamples(): Promise<{ name: string; path: string }[]> {
   return out;
 }
 
-export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve'): Handlers {
+export interface HostOptions {
+  /** Run programs the UI names (sanitize.program). Electron's user is at the machine; serve must be started with --allow-programs. */
+  runsPrograms?: boolean;
+}
+
+export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
+  const runsPrograms = options.runsPrograms ?? transport === 'electron';
   let defaultArch: string | null = null;
   const archFor = async (): Promise<string> => {
     if (defaultArch) return defaultArch;
@@ -88,6 +94,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       homeDir: homedir(),
+      runsPrograms,
     }),
     'discovery.get': () => discover(),
     'devices.list': () => listDevices(),
@@ -144,6 +151,32 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
           workbench.compiler,
         );
         return { report, run: outcome };
+      } catch (error) {
+        if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
+        throw error;
+      }
+    },
+    'sanitize.program': async ({ command, cwd, env, tool, timeoutMs }, { signal, emit }) => {
+      if (!runsPrograms)
+        throw new ApiError(
+          'This workbench does not run programs named from the browser: it was started without --allow-programs. Start it with `gpu-workbench serve --allow-programs`, or run `gpu-workbench sanitize -- <command>` in a terminal on the GPU machine.',
+          'PROGRAMS_OFF',
+        );
+      const folder = await stat(cwd).catch(() => null);
+      if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
+      let findings = 0;
+      try {
+        return await sanitizeProgram({
+          tool: tool as SanitizerTool,
+          command,
+          cwd,
+          env: env ?? {},
+          timeoutMs,
+          signal,
+          onOutput: (line) => {
+            if (/^========= (Invalid |Uninitialized |Barrier error|Error: Race|Leaked |Program hit )/.test(line)) emit({ kind: 'findings', count: ++findings });
+          },
+        });
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
         throw error;

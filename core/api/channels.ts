@@ -51,6 +51,8 @@ export interface AppInfo {
   platform: string;
   /** The host user's home folder: where a save box starts, and what a relative name is shown against. */
   homeDir: string;
+  /** Whether this host runs programs the UI names (sanitize.program): Electron does; serve only when started with --allow-programs. */
+  runsPrograms: boolean;
 }
 
 export interface RunnerPoolStatus {
@@ -125,6 +127,33 @@ export const channels = {
       })
       .strict(),
     response: response<{ report: SanitizeReport; run: RunOutcome }>(),
+    events: events<SanitizeEvent>(),
+  },
+  /**
+   * Runs a program under compute-sanitizer (any program: a Python script, a binary), as `gpu-workbench sanitize --`
+   * does. Refused unless the host was started to allow it (see AppInfo.runsPrograms): a request never chooses a
+   * program on its own authority.
+   */
+  'sanitize.program': {
+    request: z
+      .object({
+        command: z.array(z.string().min(1).max(4096)).min(1).max(256),
+        cwd: path,
+        env: z
+          .record(
+            z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+              .max(256),
+            z.string().max(32_768),
+          )
+          .refine((env) => Object.keys(env).length <= 64, 'at most 64 variables')
+          .default({}),
+        tool: z.enum(SANITIZER_TOOLS as unknown as [string, ...string[]]),
+        timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
+      })
+      .strict(),
+    response: response<SanitizeReport>(),
     events: events<SanitizeEvent>(),
   },
   /** A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one: read, never run. */
@@ -206,6 +235,7 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
     return (typeof asked === 'number' ? asked : 30_000) + 150_000 * Math.max(1, Array.isArray(kernels) ? kernels.length : 1);
   }
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
+  if (channel === 'sanitize.program') return (typeof asked === 'number' ? asked : 600_000) + 30_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   return 60_000;
 }

@@ -418,7 +418,11 @@ export function buildProgram(): Command {
       7411,
     )
     .option('--no-spare', 'do not keep a warm spare runner')
-    .action(async (opts: { port: number; spare: boolean }) => {
+    .option(
+      '--allow-programs',
+      'let the browser run programs under compute-sanitizer (Sanitize a program); off by default: a request never chooses a program otherwise',
+    )
+    .action(async (opts: { port: number; spare: boolean; allowPrograms?: boolean }) => {
       process.exitCode = await serveUntilStopped(opts);
     });
 

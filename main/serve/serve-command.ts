@@ -14,11 +14,15 @@ export function parsePort(value: string): number | null {
  * Serves the UI and the API on 127.0.0.1 until SIGINT or SIGTERM; resolves with the exit code. The one
  * path behind both `gpu-workbench serve` and `npm run serve`.
  */
-export async function serveUntilStopped(options: { port: number; spare: boolean }): Promise<number> {
+export async function serveUntilStopped(options: { port: number; spare: boolean; allowPrograms?: boolean }): Promise<number> {
   const workbench = createWorkbench(forkLauncher, { warmSpare: options.spare });
   let host;
   try {
-    host = await startServeHost({ port: options.port, rendererDir: rendererDir(), handlers: createHandlers(workbench, 'serve') });
+    host = await startServeHost({
+      port: options.port,
+      rendererDir: rendererDir(),
+      handlers: createHandlers(workbench, 'serve', { runsPrograms: options.allowPrograms ?? false }),
+    });
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     console.error(

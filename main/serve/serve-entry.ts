@@ -15,7 +15,8 @@ const program = new Command('gpu-workbench serve')
     7411,
   )
   .option('--no-spare', 'do not keep a warm spare runner')
+  .option('--allow-programs', 'let the browser run programs under compute-sanitizer (Sanitize a program)')
   .parse();
 
-const opts = program.opts<{ port: number; spare: boolean }>();
+const opts = program.opts<{ port: number; spare: boolean; allowPrograms?: boolean }>();
 void serveUntilStopped(opts).then((code) => process.exit(code));

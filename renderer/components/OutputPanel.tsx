@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import type { WorkbenchStore } from '../store/store';
 import { OpenSanitizerReportDialog } from './OpenSanitizerReportDialog';
+import { SanitizeProgramDialog } from './SanitizeProgramDialog';
 import { RunResultView } from './RunResultView';
 import { SanitizerView } from './SanitizerView';
 
@@ -36,6 +37,7 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
     if (sanitizeSeq > 0) setView('Sanitizer');
   }, [sanitizeSeq]);
   const [openingReport, setOpeningReport] = useState(false);
+  const [sanitizingProgram, setSanitizingProgram] = useState(false);
   const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
   // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
   useEffect(() => {
@@ -69,7 +71,9 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
-        {view === 'Sanitizer' && <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} />}
+        {view === 'Sanitizer' && (
+          <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} onSanitizeProgram={() => setSanitizingProgram(true)} />
+        )}
         {view === 'Log' && <pre data-testid="raw-log">{result?.log.trim() || '(the compiler printed nothing)'}</pre>}
         {view === 'PTX' && <PtxView result={shown.result} stale={shown.stale} store={store} docId={doc?.id ?? null} sourceName={doc?.name ?? ''} />}
         {view === 'SASS' && (
@@ -85,6 +89,7 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
         )}
       </div>
       {openingReport && <OpenSanitizerReportDialog store={store} onClose={() => setOpeningReport(false)} />}
+      {sanitizingProgram && <SanitizeProgramDialog store={store} onClose={() => setSanitizingProgram(false)} />}
     </div>
   );
 }

@@ -96,6 +96,7 @@ function FindingRow({ group, summary, store }: { group: FindingGroup; summary: S
 function originLine(origin: SanitizeOrigin | null): string {
   if (!origin) return '';
   if (origin.kind === 'file') return `Opened from ${origin.xmlPath}${origin.textPath ? `, with ${origin.textPath}` : ' (without the text the tool printed)'}`;
+  if (origin.kind === 'program') return `${origin.command.join(' ')}, in ${origin.cwd}`;
   return `A re-run of ${origin.label}`;
 }
 
@@ -103,7 +104,7 @@ function originLine(origin: SanitizeOrigin | null): string {
  * compute-sanitizer's report, as a person fixes it: the verdict (clean only when the report says so), what
  * could not be read, then one row per place in the code, each leading to its line; the program's own output.
  */
-export function SanitizerView({ store, onOpenReport }: { store: WorkbenchStore; onOpenReport: () => void }) {
+export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { store: WorkbenchStore; onOpenReport: () => void; onSanitizeProgram: () => void }) {
   const report = useStore(store, (s) => s.sanitizeReport);
   const origin = useStore(store, (s) => s.sanitizeOrigin);
   const progress = useStore(store, (s) => s.sanitizeProgress);
@@ -116,6 +117,9 @@ export function SanitizerView({ store, onOpenReport }: { store: WorkbenchStore; 
       <div className="run-actions">
         <button onClick={onOpenReport} data-testid="open-sanitizer-report">
           Open sanitizer report…
+        </button>
+        <button onClick={onSanitizeProgram} disabled={!!progress} data-testid="sanitize-program">
+          Sanitize a program…
         </button>
         {(report || error) && !progress && (
           <button onClick={() => store.getState().dismissSanitizer()} title="Close this report and take its marks off the editor">

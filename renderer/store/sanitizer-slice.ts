@@ -16,7 +16,17 @@ import type { WorkbenchState, WorkbenchStore } from './store';
 
 /** Where the report on screen came from: a file someone saved, or a re-run of a plan made here. */
 export type SanitizeOrigin =
-  { kind: 'file'; xmlPath: string; textPath: string | null } | { kind: 'run'; label: string; planPath: string | null; sources: SourceContext; run: RunOutcome };
+  | { kind: 'file'; xmlPath: string; textPath: string | null }
+  | { kind: 'run'; label: string; planPath: string | null; sources: SourceContext; run: RunOutcome }
+  | { kind: 'program'; command: string[]; cwd: string };
+
+/** A program to run under a tool (Sanitize a program): its words as split from the command line, where, with what. */
+export interface SanitizeProgramRequest {
+  tool: SanitizerTool;
+  command: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
 
 /** A plan to run under a tool, and how to find the files its findings name. */
 export interface SanitizeRequest {
@@ -43,6 +53,7 @@ export interface SanitizerSlice {
   /** Reads a saved report (--xml --save) and its text; null when shown, else what went wrong (the shown report stays). */
   openSanitizerReport(xmlPath: string, textPath: string | null): Promise<string | null>;
   sanitizeRun(request: SanitizeRequest): Promise<void>;
+  sanitizeProgram(request: SanitizeProgramRequest): Promise<void>;
   cancelSanitize(): void;
   dismissSanitizer(): void;
   /** Opens the file a finding names (asking where, when it cannot be told) and shows its line. */
@@ -111,7 +122,9 @@ export function findingHints(s: Pick<WorkbenchState, 'sanitizeOrigin' | 'sanitiz
       ? []
       : origin.kind === 'file'
         ? foldersOf([origin.xmlPath, origin.textPath])
-        : [...new Set([...origin.sources.folders, ...foldersOf(origin.sources.paths)])];
+        : origin.kind === 'program'
+          ? [origin.cwd]
+          : [...new Set([...origin.sources.folders, ...foldersOf(origin.sources.paths)])];
   return { chosen: s.sanitizeFiles, documents: origin?.kind === 'run' ? origin.sources.documents : {}, folders };
 }
 
@@ -193,6 +206,56 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
               code === 'CANCELLED'
                 ? `Cancelled: ${request.tool} was stopped, with the program it ran. Nothing was kept from it.`
                 : `${request.tool} could not run ${request.label}: ${message(error)}`,
+          },
+          sanitizeSeq: s.sanitizeSeq + 1,
+        }));
+      } finally {
+        if (sanitizeAbort === controller) sanitizeAbort = null;
+        set({ sanitizeProgress: null });
+      }
+    },
+
+    sanitizeProgram: async (request) => {
+      if (get().sanitizeProgress) return;
+      const controller = new AbortController();
+      sanitizeAbort = controller;
+      const label = request.command.join(' ');
+      set((s) => ({
+        sanitizeReport: null,
+        sanitizeOrigin: null,
+        sanitizeError: null,
+        sanitizeFiles: {},
+        sanitizeProgress: { tool: request.tool, label, phase: 'run', findings: 0 },
+        sanitizeSeq: s.sanitizeSeq + 1,
+      }));
+      try {
+        const report = await get().api.invoke(
+          'sanitize.program',
+          { command: request.command, cwd: request.cwd, env: request.env, tool: request.tool },
+          {
+            signal: controller.signal,
+            onEvent: (event) =>
+              set((s) =>
+                s.sanitizeProgress && sanitizeAbort === controller && event.kind === 'findings'
+                  ? { sanitizeProgress: { ...s.sanitizeProgress, findings: event.count } }
+                  : {},
+              ),
+          },
+        );
+        set((s) => ({
+          sanitizeReport: report,
+          sanitizeOrigin: { kind: 'program', command: request.command, cwd: request.cwd },
+          sanitizeSeq: s.sanitizeSeq + 1,
+        }));
+      } catch (error) {
+        const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
+        set((s) => ({
+          sanitizeError: {
+            code,
+            message:
+              code === 'CANCELLED'
+                ? `Cancelled: ${request.tool} was stopped, with ${label} and what it started.`
+                : `${request.tool} could not run ${label}: ${message(error)}`,
           },
           sanitizeSeq: s.sanitizeSeq + 1,
         }));

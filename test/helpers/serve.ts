@@ -17,9 +17,9 @@ export interface ServeProcess {
 }
 
 /** Starts the real `serve` entry on a free port and reads the URL it prints. */
-export function startServe(env: Record<string, string> = {}, via: 'npm-script' | 'cli' = 'npm-script'): Promise<ServeProcess> {
+export function startServe(env: Record<string, string> = {}, via: 'npm-script' | 'cli' = 'npm-script', extraArgs: string[] = []): Promise<ServeProcess> {
   const entry = via === 'cli' ? [join(ROOT, 'bin/gpu-workbench.js'), 'serve'] : [join(ROOT, 'dist/main/serve.js')];
-  const child = spawn(process.execPath, [...entry, '--port', '0', '--no-spare'], {
+  const child = spawn(process.execPath, [...entry, '--port', '0', '--no-spare', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
@@ -53,10 +53,18 @@ export function startServe(env: Record<string, string> = {}, via: 'npm-script' |
  * The real serve host and Debian's Chromium for one e2e file: started before its tests, stopped after.
  * `work` (when given) keeps the host's drafts and compile cache out of the user's own; `env` adds to the host's environment.
  */
-export function serveWithBrowser(work?: string, env: Record<string, string> = {}): { readonly serve: ServeProcess; readonly browser: Browser } {
+export function serveWithBrowser(
+  work?: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): { readonly serve: ServeProcess; readonly browser: Browser } {
   const app = {} as { serve: ServeProcess; browser: Browser };
   before(async () => {
-    app.serve = await startServe({ ...(work ? { GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') } : {}), ...env });
+    app.serve = await startServe(
+      { ...(work ? { GPU_WORKBENCH_STATE_DIR: join(work, 'state'), GPU_WORKBENCH_CACHE_DIR: join(work, 'cache') } : {}), ...env },
+      'npm-script',
+      args,
+    );
     app.browser = await launchChromium();
   });
   after(async () => {

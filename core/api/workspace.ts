@@ -9,6 +9,8 @@ export const workspaceSettingsSchema = z
   .object({
     /** A profiles.list id: "device:0", "shipped:nvidia-h200.json", "user:mine.json"; null before any choice. */
     profileId: z.string().min(1).max(300).nullable(),
+    /** Re-run a run that fails under the compute-sanitizer tool its diagnosis names, without being asked. Absent: off. */
+    autoSanitize: z.boolean().optional(),
   })
   .strict();
 export type WorkspaceSettings = z.infer<typeof workspaceSettingsSchema>;

@@ -175,6 +175,15 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
           />{' '}
           Compare with a second run
         </label>
+        <label title="When a run fails in a way compute-sanitizer finds (a memory fault, memory nobody wrote, results that change between runs), run it again at once under the tool its diagnosis names.">
+          <input
+            type="checkbox"
+            aria-label="Re-run failures under compute-sanitizer"
+            checked={s.autoSanitize}
+            onChange={(e) => s.setAutoSanitize(e.target.checked)}
+          />{' '}
+          Re-run failures under compute-sanitizer
+        </label>
         <button
           onClick={start}
           disabled={s.running || blocked}

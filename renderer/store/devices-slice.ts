@@ -54,7 +54,7 @@ export const createDevicesSlice: StateCreator<WorkbenchState, [], [], DevicesSli
       // The saved choice where it is still on offer (a device:N of another machine is not), else the first.
       const current = get().profileId;
       const wanted = [current, settings.profileId].find((id) => id && profiles.some((p) => p.id === id));
-      set({ profiles, profilesError: null, profileId: wanted ?? profiles[0]?.id ?? null });
+      set({ profiles, profilesError: null, profileId: wanted ?? profiles[0]?.id ?? null, autoSanitize: settings.autoSanitize ?? false });
     } catch (error) {
       set({ profilesError: `The device profiles could not be read: ${message(error)}` });
     }

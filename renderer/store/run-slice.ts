@@ -7,6 +7,7 @@ import type { RunBlocker } from '../../core/plan/run-readiness';
 import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
+import { rerunSource } from './sanitizer-slice';
 import type { WorkbenchState } from './store';
 
 /** A plan from the gallery or a plan file, attached to the document whose kernel it launches. */
@@ -152,6 +153,11 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
           { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
         );
         set({ outcome, outcomeOrigin: { ...origin, file: null, plan }, pages: {} });
+        // The setting: a failure its diagnosis says a sanitizer tool finds goes under that tool at once.
+        const tool = outcome.diagnosis.sanitizer?.tool;
+        const rerun = rerunSource(get());
+        if (tool && get().autoSanitize && rerun.ok)
+          void get().sanitizeRun({ tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
       } catch (error) {
         set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });
       } finally {

@@ -54,6 +54,9 @@ export interface SanitizerSlice {
   openSanitizerReport(xmlPath: string, textPath: string | null): Promise<string | null>;
   sanitizeRun(request: SanitizeRequest): Promise<void>;
   sanitizeProgram(request: SanitizeProgramRequest): Promise<void>;
+  /** Re-run a failed run under its diagnosis's tool at once (kept for the workspace, on the host). */
+  autoSanitize: boolean;
+  setAutoSanitize(on: boolean): void;
   cancelSanitize(): void;
   dismissSanitizer(): void;
   /** Opens the file a finding names (asking where, when it cannot be told) and shows its line. */
@@ -263,6 +266,14 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
         if (sanitizeAbort === controller) sanitizeAbort = null;
         set({ sanitizeProgress: null });
       }
+    },
+
+    autoSanitize: false,
+    setAutoSanitize: (on) => {
+      set({ autoSanitize: on });
+      get()
+        .api.invoke('workspace.set', { autoSanitize: on })
+        .catch((error) => set({ notice: { kind: 'error', text: `The setting could not be kept for next time: ${message(error)}` } }));
     },
 
     cancelSanitize: () => sanitizeAbort?.abort(),

@@ -60,6 +60,28 @@ describe('a host started without --allow-programs', () => {
   });
 });
 
+describe('the setting that re-runs failures under compute-sanitizer', () => {
+  const app = serveWithBrowser(join(work, 'setting'));
+  test('is off until asked for, and kept for the workspace on the host across a reload', async () => {
+    const { page, errors } = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
+    await page.getByTestId('output-tab-Run').click();
+    const box = page.getByLabel('Re-run failures under compute-sanitizer');
+    assert.equal(await box.isChecked(), false);
+    await box.check();
+    await page.waitForTimeout(300);
+    await page.reload();
+    await page.getByTestId('output-tab-Run').click();
+    await page.getByLabel('Re-run failures under compute-sanitizer').waitFor();
+    for (const started = Date.now(); !(await page.getByLabel('Re-run failures under compute-sanitizer').isChecked()) && Date.now() - started < 5000;)
+      await page.waitForTimeout(100);
+    assert.equal(await page.getByLabel('Re-run failures under compute-sanitizer').isChecked(), true);
+    const { readFileSync } = await import('node:fs');
+    assert.deepEqual(JSON.parse(readFileSync(join(work, 'setting', 'state', 'workspace.json'), 'utf8')).autoSanitize, true);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('a host started with --allow-programs', () => {
   const app = serveWithBrowser(join(work, 'on'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs']);
   test('the command line as typed (split as a shell would, nothing expanded), the folder and the environment reach the tool; its findings show', async () => {

@@ -90,12 +90,17 @@ class MinHeap {
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** The trace as JSON text, in chunks of roughly `chunkChars` characters. */
-export function* chromeTraceChunks(model: SnapshotModel, options: { chunkChars?: number; source?: string } = {}): Generator<string> {
+export function* chromeTraceChunks(
+  model: SnapshotModel,
+  options: { chunkChars?: number; source?: string; stats?: { events: number } } = {},
+): Generator<string> {
+  const stats = options.stats ?? { events: 0 };
   const chunkChars = options.chunkChars ?? 1 << 16;
   let buffer = `{"displayTimeUnit":"ms","otherData":${JSON.stringify({ source: options.source ?? 'PyTorch memory snapshot', exporter: 'gpu-workbench memory' })},"traceEvents":[`;
   let first = true;
   const emit = function* (event: string): Generator<string> {
     buffer += first ? event : `,${event}`;
+    stats.events++;
     first = false;
     if (buffer.length >= chunkChars) {
       yield buffer;

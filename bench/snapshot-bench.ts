@@ -298,7 +298,9 @@ async function main() {
     console.log(
       `summary: ${summaryMs.toFixed(0)} ms — peak ${formatBytes(d.peak.bytes)} with ${d.peak.allocations} allocations alive, ${d.ooms.length} OOMs, ${d.atEnd.allocations.length} alive at the end; ${last!.model.stacks.length} stacks, ${last!.model.frames.length} frames interned`,
     );
-    console.log(`peak RSS during import (worker included): ${formatBytes(peakRss)}; main heap now, model held: ${formatBytes(process.memoryUsage().heapUsed)}`);
+    console.log(
+      `peak RSS during import (worker included): ${formatBytes(peakRss)}; model held on the main thread: ${formatBytes(process.memoryUsage().heapUsed)} heap + ${formatBytes(process.memoryUsage().arrayBuffers)} in typed columns`,
+    );
     started = performance.now();
     try {
       const out = await writeChromeTrace(last!.model, join(dir, 'trace.json'));

@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { unpickle } from '../../core/memory/unpickle';
+import { importSnapshot, SnapshotImportError } from '../../main/memory/snapshot-client';
 import { TraceTooLargeError, writeChromeTrace } from '../../main/memory/write-trace';
 import { validateChromeTrace } from '../helpers/chrome-trace';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
@@ -133,5 +134,22 @@ test('a trace past the size limit is refused with the reason, and no file is lef
   assert.deepEqual(
     readdirSync(dir).filter((f) => f.includes('too-big')),
     [],
+  );
+});
+
+test('the worker hands back typed columns; a cancelled import stops; a refusal is typed', async () => {
+  const { model, timings } = await importSnapshot(join(H100, 'oom.pickle'));
+  const t = model.devices[0]!;
+  assert.ok(t.time instanceof Float64Array && t.stack instanceof Int32Array && t.action instanceof Uint8Array);
+  assert.equal(t.count, 29);
+  assert.equal(t.deviceFree.get(28), 84_196_655_104);
+  assert.equal(timings.bytes, 9105);
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(importSnapshot(join(H100, 'oom.pickle'), { signal: controller.signal }), /cancelled/);
+  await assert.rejects(importSnapshot(join(PICKLES, 'evil-reduce.pickle')), (e: unknown) => e instanceof SnapshotImportError && e.kind === 'refused');
+  await assert.rejects(
+    importSnapshot(join(H100, 'oom.pickle'), { maxBytes: 1000 }),
+    (e: unknown) => e instanceof SnapshotImportError && e.kind === 'too-large',
   );
 });

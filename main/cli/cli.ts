@@ -39,6 +39,7 @@ import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
 import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-program';
 import { sanitizePlan } from '../services/sanitize-plan-service';
 import { renderSanitize } from './render-sanitize';
+import { registerMemoryCommand } from './memory-command';
 
 class UsageError extends Error {}
 
@@ -560,6 +561,8 @@ export function buildProgram(): Command {
           ].join('\n'),
       );
     });
+
+  registerMemoryCommand(program);
 
   return program;
 }

@@ -1,0 +1,182 @@
+/**
+ * A snapshot model as Chrome Trace Event JSON (the format Perfetto and chrome://tracing open), produced as a
+ * sequence of text chunks so that a caller can stream it to disk instead of holding one giant string.
+ *
+ * Per device (one process, pid = device + 1): a counter track "memory" with allocated and reserved bytes at
+ * every entry that changed them; each allocation's lifetime as a complete event ("X") from its alloc to its
+ * free_completed (or to the end of the trace, marked alive_at_end); an instant event for each OOM; process and
+ * thread names. Complete events on one thread must not overlap (Perfetto drops or misdraws spans that overlap
+ * without nesting), while allocations on one stream do: so each stream gets as many lanes (threads) as it had
+ * allocations alive at once, and an allocation takes the lane that came free first.
+ */
+import { formatBytes as formatBytesForTrace } from '../format';
+import { A, beforeRecording, describeFrame, type SnapshotModel } from './snapshot-model';
+
+/** Perfetto's UI loads a JSON trace into the browser tab's memory; traces of a few hundred MB are the practical
+ * ceiling (a 900 MB one crashed it), so the export stops at 256 MiB: split the recording or export less. */
+export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
+/** A complete event as written here is 180–260 bytes; counters and instants fewer. Used to refuse early. */
+export const BYTES_PER_EVENT_ESTIMATE = 200;
+
+export function countTraceEvents(model: SnapshotModel): number {
+  let n = 0;
+  for (const t of model.devices) {
+    for (let i = 0; i < t.count; i++) {
+      const a = t.action[i]!;
+      if (
+        a === A.alloc ||
+        a === A.oom ||
+        a === A.free_completed ||
+        a === A.segment_alloc ||
+        a === A.segment_free ||
+        a === A.segment_map ||
+        a === A.segment_unmap
+      )
+        n++;
+    }
+  }
+  return n;
+}
+
+class MinHeap {
+  private keys: number[] = [];
+  private values: number[] = [];
+  get size() {
+    return this.keys.length;
+  }
+  peekKey() {
+    return this.keys[0]!;
+  }
+  push(key: number, value: number) {
+    const k = this.keys;
+    const v = this.values;
+    let i = k.length;
+    k.push(key);
+    v.push(value);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (k[p]! <= key) break;
+      k[i] = k[p]!;
+      v[i] = v[p]!;
+      i = p;
+    }
+    k[i] = key;
+    v[i] = value;
+  }
+  pop(): number {
+    const k = this.keys;
+    const v = this.values;
+    const top = v[0]!;
+    const lastK = k.pop()!;
+    const lastV = v.pop()!;
+    if (k.length) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= k.length) break;
+        const c = l + 1 < k.length && k[l + 1]! < k[l]! ? l + 1 : l;
+        if (k[c]! >= lastK) break;
+        k[i] = k[c]!;
+        v[i] = v[c]!;
+        i = c;
+      }
+      k[i] = lastK;
+      v[i] = lastV;
+    }
+    return top;
+  }
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** The trace as JSON text, in chunks of roughly `chunkChars` characters. */
+export function* chromeTraceChunks(
+  model: SnapshotModel,
+  options: { chunkChars?: number; source?: string; stats?: { events: number } } = {},
+): Generator<string> {
+  const stats = options.stats ?? { events: 0 };
+  const chunkChars = options.chunkChars ?? 1 << 16;
+  let buffer = `{"displayTimeUnit":"ms","otherData":${JSON.stringify({ source: options.source ?? 'PyTorch memory snapshot', exporter: 'gpu-workbench memory' })},"traceEvents":[`;
+  let first = true;
+  const emit = function* (event: string): Generator<string> {
+    buffer += first ? event : `,${event}`;
+    stats.events++;
+    first = false;
+    if (buffer.length >= chunkChars) {
+      yield buffer;
+      buffer = '';
+    }
+  };
+
+  for (const t of model.devices) {
+    const before = beforeRecording(model, t);
+    if (t.count === 0 && before.length === 0) continue;
+    const pid = t.device + 1;
+    const origin = t.count ? t.time[0]! : 0;
+    const end = t.count ? t.time[t.count - 1]! - origin : 0;
+    yield* emit(JSON.stringify({ name: 'process_name', ph: 'M', pid, tid: 0, args: { name: `cuda:${t.device} (PyTorch caching allocator)` } }));
+    yield* emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid: 0, args: { name: 'memory and OOM' } }));
+    yield* emit(JSON.stringify({ name: 'thread_sort_index', ph: 'M', pid, tid: 0, args: { sort_index: -1 } }));
+
+    // Lanes: per stream, a heap of (time the lane comes free, lane tid).
+    const lanes = new Map<number, MinHeap>();
+    let nextTid = 1;
+    const laneFor = function* (stream: number, start: number, stop: number): Generator<string, number> {
+      let heap = lanes.get(stream);
+      if (!heap) lanes.set(stream, (heap = new MinHeap()));
+      let tid: number;
+      if (heap.size && heap.peekKey() <= start) tid = heap.pop();
+      else {
+        tid = nextTid++;
+        yield* emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid, args: { name: `stream ${hex(stream)} · lane ${heap.size + 1}` } }));
+      }
+      heap.push(stop, tid);
+      return tid;
+    };
+
+    for (const b of before) {
+      const tid = yield* laneFor(b.stream, 0, end);
+      yield* emit(
+        `{"name":${JSON.stringify(`${formatBytesForTrace(b.size)} (before the recording)`)},"ph":"X","pid":${pid},"tid":${tid},"ts":0,"dur":${end},"args":{"address":"${hex(b.address)}","bytes":${b.size},"frame":${JSON.stringify(describeFrame(b.userFrame))},"before_recording":true}}`,
+      );
+    }
+
+    let lastAlloc = NaN;
+    let lastRes = NaN;
+    for (let i = 0; i < t.count; i++) {
+      const a = t.action[i]!;
+      const ts = t.time[i]! - origin;
+      if (t.allocated[i] !== lastAlloc || t.reserved[i] !== lastRes) {
+        lastAlloc = t.allocated[i]!;
+        lastRes = t.reserved[i]!;
+        yield* emit(`{"name":"memory","ph":"C","pid":${pid},"tid":0,"ts":${ts},"args":{"allocated":${lastAlloc},"reserved":${lastRes}}}`);
+      }
+      if (a === A.alloc) {
+        const freed = t.freedAt[i]!;
+        const stop = freed >= 0 ? t.time[freed]! - origin : end;
+        const tid = yield* laneFor(t.stream[i]!, ts, stop);
+        const stack = t.stack[i]!;
+        const frameId = stack >= 0 ? model.userFrame[stack]! : -1;
+        const frame = frameId >= 0 ? model.frames[frameId]! : null;
+        yield* emit(
+          `{"name":${JSON.stringify(`${formatBytesForTrace(t.size[i]!)} ${frame ? `${frame.filename}:${frame.line}` : ''}`.trim())},"ph":"X","pid":${pid},"tid":${tid},"ts":${ts},"dur":${stop - ts},"args":{"address":"${hex(t.address[i]!)}","bytes":${t.size[i]},"frame":${JSON.stringify(describeFrame(frame))}${freed < 0 ? ',"alive_at_end":true' : ''}}}`,
+        );
+      } else if (a === A.oom) {
+        const free = t.deviceFree.get(i) ?? NaN;
+        yield* emit(
+          JSON.stringify({
+            name: `OOM: asked for ${formatBytesForTrace(t.size[i]!)}, ${Number.isFinite(free) ? formatBytesForTrace(free) : 'unknown'} free`,
+            ph: 'i',
+            s: 'p',
+            pid,
+            tid: 0,
+            ts,
+            args: { requested: t.size[i], device_free: Number.isFinite(free) ? free : null, allocated: t.allocated[i], reserved: t.reserved[i] },
+          }),
+        );
+      }
+    }
+  }
+  buffer += ']}\n';
+  yield buffer;
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+import { BYTES_PER_EVENT_ESTIMATE, chromeTraceChunks, countTraceEvents, MAX_TRACE_BYTES } from '../../core/memory/chrome-trace';
+import type { SnapshotModel } from '../../core/memory/snapshot-model';
+import { formatBytes } from '../../core/format';
+
+export class TraceTooLargeError extends Error {}
+
+/**
+ * Streams the Chrome trace of a model to `path`: chunks are written as they are made (never one giant string),
+ * to a temporary file beside the target that is renamed over it at the end, so a refused or failed export
+ * leaves no half-written trace. Refused before writing when the estimate is past the limit, and stopped
+ * when the bytes written pass it.
+ */
+export async function writeChromeTrace(
+  model: SnapshotModel,
+  path: string,
+  options: { maxBytes?: number; source?: string } = {},
+): Promise<{ bytes: number; events: number }> {
+  const maxBytes = options.maxBytes ?? MAX_TRACE_BYTES;
+  const estimate = countTraceEvents(model);
+  const stats = { events: 0 };
+  const tooLarge = (what: string) =>
+    new TraceTooLargeError(
+      `The trace would be ${what}, over the ${formatBytes(maxBytes)} that Perfetto and chrome://tracing can open in a browser tab (a 900 MB JSON trace crashes Perfetto's UI). ` +
+        'Record a shorter window (torch.cuda.memory._record_memory_history with a smaller max_entries), or use the summary without --trace.',
+    );
+  if (estimate * BYTES_PER_EVENT_ESTIMATE > maxBytes) throw tooLarge(`about ${formatBytes(estimate * BYTES_PER_EVENT_ESTIMATE)} (${estimate} events)`);
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temp, 'wx', 0o644);
+  let bytes = 0;
+  try {
+    let pending: string[] = [];
+    let pendingChars = 0;
+    const flush = async () => {
+      if (!pending.length) return;
+      const data = Buffer.from(pending.join(''), 'utf8');
+      pending = [];
+      pendingChars = 0;
+      bytes += data.byteLength;
+      if (bytes > maxBytes) throw tooLarge(`more than ${formatBytes(maxBytes)}`);
+      await handle.write(data);
+    };
+    for (const chunk of chromeTraceChunks(model, { source: options.source, stats })) {
+      pending.push(chunk);
+      pendingChars += chunk.length;
+      if (pendingChars >= 1 << 20) await flush();
+    }
+    await flush();
+    await handle.close();
+    await rename(temp, path);
+    return { bytes, events: stats.events };
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}

@@ -141,8 +141,8 @@ const PRELUDE = `#include <cmath>
   do {                                                                                                  \\
     cudaError_t err_ = (call);                                                                          \\
     if (err_ != cudaSuccess) {                                                                          \\
-      std::fprintf(stderr, "repro: %s failed at %s:%d: %s (%s)\\n", #call, __FILE__, __LINE__,         \\
-                   cudaGetErrorName(err_), cudaGetErrorString(err_));                                  \\
+      std::fprintf(stderr, "repro: %s failed at %s:%d: %s (%d): %s\\n", #call, __FILE__, __LINE__,     \\
+                   cudaGetErrorName(err_), (int)err_, cudaGetErrorString(err_));                       \\
       std::exit(1);                                                                                     \\
     }                                                                                                   \\
   } while (0)
@@ -158,9 +158,8 @@ static uint64_t wrap_u64(double v) {
   if (!std::isfinite(v)) return 0;
   v = std::trunc(v);
   const double two64 = 18446744073709551616.0;
-  v = std::fmod(v, two64);
-  if (v < 0) v += two64;
-  if (v >= two64) return 0;
+  v = std::fmod(v, two64);  // now in (-2^64, 2^64), exactly
+  if (v < 0) return (uint64_t)0 - (uint64_t)(-v);
   return (uint64_t)v;
 }
 

@@ -154,7 +154,7 @@ namespace repro {
 enum ElementType { T_I8, T_U8, T_I16, T_U16, T_I32, T_U32, T_I64, T_U64, T_F16, T_BF16, T_F32, T_F64 };
 
 // JavaScript's integer conversion: truncate, wrap modulo 2^64 (NaN and infinities give 0).
-static uint64_t wrap_u64(double v) {
+inline uint64_t wrap_u64(double v) {
   if (!std::isfinite(v)) return 0;
   v = std::trunc(v);
   const double two64 = 18446744073709551616.0;
@@ -164,7 +164,7 @@ static uint64_t wrap_u64(double v) {
 }
 
 // As core/plan/element-types.ts f32ToF16Bits: from the double, round half up.
-static uint16_t f16_bits(double value) {
+inline uint16_t f16_bits(double value) {
   if (std::isnan(value)) return 0x7e00;
   const uint16_t sign = (value < 0 || (value == 0 && std::signbit(value))) ? 0x8000 : 0;
   const double a = std::fabs(value);
@@ -178,7 +178,7 @@ static uint16_t f16_bits(double value) {
 }
 
 // Round to nearest even, as __float2bfloat16_rn does (from the value rounded to float first).
-static uint16_t bf16_bits(double value) {
+inline uint16_t bf16_bits(double value) {
   const float f = (float)value;
   if (std::isnan(f)) return 0x7fc0;
   uint32_t bits;
@@ -186,7 +186,7 @@ static uint16_t bf16_bits(double value) {
   return (uint16_t)(((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16) & 0xffffu);
 }
 
-static double f16_value(uint16_t bits) {
+inline double f16_value(uint16_t bits) {
   const double sign = (bits & 0x8000) ? -1 : 1;
   const int e = (bits >> 10) & 0x1f, m = bits & 0x3ff;
   if (e == 0) return sign * m * std::ldexp(1.0, -24);
@@ -194,14 +194,14 @@ static double f16_value(uint16_t bits) {
   return sign * (1 + m / 1024.0) * std::ldexp(1.0, e - 15);
 }
 
-static double bf16_value(uint16_t bits) {
+inline double bf16_value(uint16_t bits) {
   const uint32_t b = (uint32_t)bits << 16;
   float f;
   std::memcpy(&f, &b, 4);
   return f;
 }
 
-static size_t element_size(ElementType t) {
+inline size_t element_size(ElementType t) {
   switch (t) {
     case T_I8: case T_U8: return 1;
     case T_I16: case T_U16: case T_F16: case T_BF16: return 2;
@@ -211,7 +211,7 @@ static size_t element_size(ElementType t) {
 }
 
 // Element i of little-endian host bytes p, written from a double as the workbench writes it.
-static void store_element(ElementType t, unsigned char* p, size_t i, double v) {
+inline void store_element(ElementType t, unsigned char* p, size_t i, double v) {
   unsigned char* at = p + i * element_size(t);
   switch (t) {
     case T_I8: case T_U8: { uint8_t x = (uint8_t)wrap_u64(v); std::memcpy(at, &x, 1); break; }
@@ -225,7 +225,7 @@ static void store_element(ElementType t, unsigned char* p, size_t i, double v) {
   }
 }
 
-static double load_element(ElementType t, const unsigned char* p, size_t i) {
+inline double load_element(ElementType t, const unsigned char* p, size_t i) {
   const unsigned char* at = p + i * element_size(t);
   switch (t) {
     case T_I8: { int8_t x; std::memcpy(&x, at, 1); return x; }
@@ -245,7 +245,7 @@ static double load_element(ElementType t, const unsigned char* p, size_t i) {
 }
 
 // What the element type makes of v: expected values are compared after the same rounding.
-static double round_to(ElementType t, double v) {
+inline double round_to(ElementType t, double v) {
   unsigned char tmp[8];
   store_element(t, tmp, 0, v);
   return load_element(t, tmp, 0);
@@ -264,7 +264,7 @@ struct Mulberry32 {
   }
 };
 
-static void read_file_bytes(const char* path, unsigned long long offset, std::vector<unsigned char>& out) {
+inline void read_file_bytes(const char* path, unsigned long long offset, std::vector<unsigned char>& out) {
   std::string full = path;
   if (const char* dir = std::getenv("REPRO_DATA_DIR")) {
     const char* slash = std::strrchr(path, '/');
@@ -280,7 +280,7 @@ static void read_file_bytes(const char* path, unsigned long long offset, std::ve
 
 // Compares read-back bytes with expected(i); prints the first mismatch and returns false when one differs.
 template <typename Expected>
-static bool compare(const char* name, const char* against, ElementType t, const std::vector<unsigned char>& got, size_t count,
+inline bool compare(const char* name, const char* against, ElementType t, const std::vector<unsigned char>& got, size_t count,
                     Expected expected, double abs_tol, double rel_tol, bool exact) {
   size_t mismatches = 0, first = 0;
   double first_e = 0, first_a = 0;

@@ -43,6 +43,7 @@ await Promise.all([
       { in: r('bench/soak.ts'), out: 'bench/soak' },
       { in: r('bench/sanitizer-bench.ts'), out: 'bench/sanitizer-bench' },
       { in: r('bench/sanitize-overhead.ts'), out: 'bench/sanitize-overhead' },
+      { in: r('bench/bundle-bench.ts'), out: 'bench/bundle-bench' },
       ...testEntries,
     ],
     outdir: r('dist'),

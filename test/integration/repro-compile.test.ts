@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -11,6 +11,7 @@ import { initialBytes } from '../../core/plan/buffer-data';
 import { launchPlanSchema, type BufferSpec } from '../../core/plan/plan-schema';
 import { findNvcc } from '../../main/compile/nvcc';
 import { listGallery, loadSample } from '../../main/services/sample-service';
+import { ROOT } from '../helpers/cli';
 
 // Every gallery sample, broken and fixed, gives a repro.cu that nvcc compiles for sm_90 with no GPU here
 // (running it is the GPU suite's job: test/gpu/repro.test.ts).
@@ -18,7 +19,7 @@ const run = promisify(execFile);
 const nvccFound = findNvcc();
 const dir = mkdtempSync(join(tmpdir(), 'wb-repro-'));
 
-test('repro.cu of every gallery sample, broken and fixed, compiles with nvcc', async (t) => {
+test('repro.cu of every gallery sample, broken and fixed, compiles with nvcc (or not, where the recorded run did not)', async (t) => {
   const nvcc = await nvccFound;
   if (!nvcc.found || !nvcc.path) return t.skip('nvcc is not installed here');
   const gallery = await listGallery();
@@ -32,12 +33,14 @@ test('repro.cu of every gallery sample, broken and fixed, compiles with nvcc', a
         const files = generateRepro(plan, { arch: 'sm_90', origin: `sample ${sample.name} (${variant})` });
         const source = join(dir, `${sample.name}-${variant}.cu`);
         writeFileSync(source, files.get('repro/repro.cu')!);
-        try {
-          await run(nvcc.path!, ['-arch=sm_90', '-lineinfo', '-o', source.replace(/\.cu$/, ''), source], { timeout: 120_000 });
-        } catch (error) {
-          const e = error as { stderr?: string; message: string };
-          assert.fail(`nvcc refused ${source}:\n${(e.stderr ?? e.message).slice(0, 4000)}`);
-        }
+        const refused = await run(nvcc.path!, ['-arch=sm_90', '-lineinfo', '-o', source.replace(/\.cu$/, ''), source], { timeout: 120_000 }).then(
+          () => null,
+          (error: { stderr?: string; message: string }) => error.stderr ?? error.message,
+        );
+        // A sample whose recorded run did not compile (static-shared-too-large) must not compile as a repro either.
+        const recorded = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs', `${sample.name}.json`), 'utf8')) as { status: string };
+        if (variant === 'broken' && recorded.status === 'compile-error') assert.ok(refused !== null, `${source} compiled, but its recorded run did not`);
+        else assert.equal(refused, null, `nvcc refused ${source}:\n${(refused ?? '').slice(0, 4000)}`);
       }),
     ),
   );

@@ -45,6 +45,7 @@ await Promise.all([
       { in: r('bench/sanitizer-bench.ts'), out: 'bench/sanitizer-bench' },
       { in: r('bench/sanitize-overhead.ts'), out: 'bench/sanitize-overhead' },
       { in: r('bench/snapshot-bench.ts'), out: 'bench/snapshot-bench' },
+      { in: r('bench/bundle-bench.ts'), out: 'bench/bundle-bench' },
       ...testEntries,
     ],
     outdir: r('dist'),

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 
 import { DEFAULT_BUNDLE_LIMITS, entryNameProblem, type BundleLimits } from '../../core/bundle/bundle-limits';
-import { bundleManifestSchema, schemaProblem, type BundleManifest } from '../../core/bundle/manifest';
+import { bundleManifestSchema, namedEntries, schemaProblem, type BundleManifest } from '../../core/bundle/manifest';
 import { describeIssues, launchPlanSchema } from '../../core/plan/plan-schema';
 
 /** A bundle refused: what is wrong with it, in words; nothing was written anywhere. */
@@ -90,8 +90,7 @@ export async function readBundle(path: string, limits: BundleLimits = DEFAULT_BU
       zip.readEntry();
     });
     const manifest = parseManifest(entries, refuse);
-    for (const name of [manifest.contents.plan, manifest.contents.result, ...manifest.contents.sources].filter((n): n is string => n !== null))
-      if (!entries.has(name)) throw refuse(`the manifest names "${name}", which the bundle does not hold`);
+    for (const name of namedEntries(manifest)) if (!entries.has(name)) throw refuse(`the manifest names "${name}", which the bundle does not hold`);
     if (manifest.contents.plan) {
       const plan = json(entries.get(manifest.contents.plan)!, manifest.contents.plan, refuse);
       const parsed = launchPlanSchema.safeParse(plan);

@@ -34,6 +34,7 @@ import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
 import { parsePort, serveUntilStopped } from '../serve/serve-command';
 import { BundleRefusedError, readBundle } from '../bundle/read-bundle';
+import { registerBundleExport } from './bundle-export-command';
 import { isSanitizerTool, parseEnvAssignment } from '../../core/sanitizer/sanitizer-args';
 import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
 import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-program';
@@ -428,6 +429,7 @@ export function buildProgram(): Command {
     });
 
   const bundle = program.command('bundle').description('Diagnostic bundles: one zip that carries a run, its sources and what was seen.');
+  registerBundleExport(bundle);
   bundle
     .command('inspect')
     .description('Open a bundle read-only and print what it holds; nothing in it runs. Exit 64 when it is refused.')

@@ -34,6 +34,11 @@ export interface RedactionFacts {
 export interface Redactor {
   readonly enabled: boolean;
   text(value: string): string;
+  /**
+   * Source code: paths (home folders, other people's), GPU UUIDs and serials only. A user or host name is a
+   * word like any other in code — a variable called `root` is not the root user — so code keeps its words.
+   */
+  code(value: string): string;
   /** A JSON-able value with every string redacted; a key named like a serial or UUID gets its placeholder. */
   json<T>(value: T): T;
 }
@@ -43,7 +48,7 @@ const GPU_UUID = /\b(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /** Other people's home folders: the name in them is a user name too. */
 const OTHER_HOME = /(^|[\s:="'(])(\/home|\/Users)\/[^/\s:"']+/g;
 
-export const NO_REDACTION: Redactor = { enabled: false, text: (v) => v, json: (v) => v };
+export const NO_REDACTION: Redactor = { enabled: false, text: (v) => v, code: (v) => v, json: (v) => v };
 
 export function makeRedactor(facts: RedactionFacts): Redactor {
   const uuids = new Map<string, string>();
@@ -71,11 +76,14 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
   const userRule = word(users);
   const serialRule = knownSerials.length ? new RegExp(knownSerials.map(escape).join('|'), 'g') : null;
 
-  const text = (value: string): string => {
+  const code = (value: string): string => {
     let out = value.replace(GPU_UUID, uuidPlaceholder);
     if (serialRule) out = out.replace(serialRule, serialPlaceholder);
     if (homeRule) out = out.replace(homeRule, '~');
-    out = out.replace(OTHER_HOME, (_m, lead: string, root: string) => `${lead}${root}/<user>`);
+    return out.replace(OTHER_HOME, (_m, lead: string, root: string) => `${lead}${root}/<user>`);
+  };
+  const text = (value: string): string => {
+    let out = code(value);
     if (hostRule) out = out.replace(hostRule, '<host>');
     if (userRule) out = out.replace(userRule, '<user>');
     return out;
@@ -92,7 +100,7 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
     };
     return walk(value, null) as T;
   };
-  return { enabled: true, text, json };
+  return { enabled: true, text, code, json };
 }
 
 /** The allow-listed variables that are set, redacted: exactly what a bundle's environment.json holds. */

@@ -73,14 +73,15 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
       const name = sourceEntryName(k.sourceName, taken);
       bySource.set(k.source, name);
       sources.push(name);
-      files.set(name, new TextEncoder().encode(r.text(k.source)));
+      files.set(name, new TextEncoder().encode(r.code(k.source)));
     }
   }
   // Without sources the plan keeps its shape, its kernels' text emptied (a valid plan, not a runnable one).
-  const plan: LaunchPlan = r.json({
-    ...input.plan,
-    kernels: input.plan.kernels.map((k) => ({ ...k, source: input.includeSources ? k.source : '' })),
-  });
+  const redacted: LaunchPlan = r.json({ ...input.plan, kernels: input.plan.kernels.map((k) => ({ ...k, source: '' })) });
+  const plan: LaunchPlan = {
+    ...redacted,
+    kernels: redacted.kernels.map((k, i) => ({ ...k, source: input.includeSources ? r.code(input.plan.kernels[i]!.source) : '' })),
+  };
   files.set('plan.json', encode(plan));
   files.set('result.json', encode(r.json(input.outcome)));
   const environment = bundleEnvironment(input.env, r);

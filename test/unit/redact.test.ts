@@ -38,3 +38,10 @@ test('names too short or generic to hide safely are left alone', () => {
   const r = makeRedactor({ userNames: ['a'], hostNames: ['localhost'], homeDirs: ['/'] });
   assert.equal(r.text('a localhost /usr/a'), 'a localhost /usr/a');
 });
+
+test('code keeps its words: a user called root and a kernel with a variable called root', () => {
+  const r = makeRedactor({ homeDirs: ['/root'], userNames: ['root'], hostNames: ['gpu-box'], gpuSerials: [] });
+  const source = '// the square root, from /root/data/in.bin\n__global__ void k(float* root) { root[0] = sqrtf(root[0]); }\n';
+  assert.equal(r.code(source), '// the square root, from ~/data/in.bin\n__global__ void k(float* root) { root[0] = sqrtf(root[0]); }\n');
+  assert.equal(r.text('user root on gpu-box'), 'user <user> on <host>');
+});

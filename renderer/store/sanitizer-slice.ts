@@ -147,6 +147,50 @@ export function followSanitizerReport(store: WorkbenchStore): () => void {
 }
 
 export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], SanitizerSlice> = (set, get) => {
+  type Progress = (change: Partial<NonNullable<SanitizerSlice['sanitizeProgress']>>) => void;
+  /**
+   * One run under a tool, whatever it runs: the report on screen (and its marks) goes, progress shows, Cancel
+   * reaches it, and it ends in a report or in the reason there is none.
+   */
+  const underTool = async (
+    tool: SanitizerTool,
+    label: string,
+    stopped: string,
+    work: (signal: AbortSignal, progress: Progress) => Promise<{ report: SanitizeReport; origin: SanitizeOrigin }>,
+  ): Promise<void> => {
+    if (get().sanitizeProgress) return;
+    const controller = new AbortController();
+    sanitizeAbort = controller;
+    set((s) => ({
+      sanitizeReport: null,
+      sanitizeOrigin: null,
+      sanitizeError: null,
+      sanitizeFiles: {},
+      sanitizeProgress: { tool, label, phase: null, findings: 0 },
+      sanitizeSeq: s.sanitizeSeq + 1,
+    }));
+    const progress: Progress = (change) =>
+      set((s) => (s.sanitizeProgress && sanitizeAbort === controller ? { sanitizeProgress: { ...s.sanitizeProgress, ...change } } : {}));
+    try {
+      const { report, origin } = await work(controller.signal, progress);
+      set((s) => ({ sanitizeReport: report, sanitizeOrigin: origin, sanitizeSeq: s.sanitizeSeq + 1 }));
+    } catch (error) {
+      const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
+      set((s) => ({
+        sanitizeError: {
+          code,
+          message:
+            code === 'CANCELLED'
+              ? `Cancelled: ${tool} was stopped, with ${stopped}. Nothing was kept from it.`
+              : `${tool} could not run ${label}: ${message(error)}`,
+        },
+        sanitizeSeq: s.sanitizeSeq + 1,
+      }));
+    } finally {
+      if (sanitizeAbort === controller) sanitizeAbort = null;
+      set({ sanitizeProgress: null });
+    }
+  };
   return {
     sanitizeReport: null,
     sanitizeOrigin: null,
@@ -171,101 +215,27 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
       }
     },
 
-    sanitizeRun: async (request) => {
-      if (get().sanitizeProgress) return;
-      const controller = new AbortController();
-      sanitizeAbort = controller;
-      // The report on screen (and its marks) goes: what comes next is this run's.
-      set((s) => ({
-        sanitizeReport: null,
-        sanitizeOrigin: null,
-        sanitizeError: null,
-        sanitizeFiles: {},
-        sanitizeProgress: { tool: request.tool, label: request.label, phase: null, findings: 0 },
-        sanitizeSeq: s.sanitizeSeq + 1,
-      }));
-      const progress = (change: Partial<NonNullable<SanitizerSlice['sanitizeProgress']>>) =>
-        set((s) => (s.sanitizeProgress && sanitizeAbort === controller ? { sanitizeProgress: { ...s.sanitizeProgress, ...change } } : {}));
-      try {
+    sanitizeRun: (request) =>
+      underTool(request.tool, request.label, 'the program it ran', async (signal, progress) => {
         const { report, run } = await get().api.invoke(
           'sanitize.plan',
           { plan: request.plan, planPath: request.planPath, tool: request.tool },
-          {
-            signal: controller.signal,
-            onEvent: (event) => (event.kind === 'phase' ? progress({ phase: event.phase }) : progress({ findings: event.count })),
-          },
+          { signal, onEvent: (event) => (event.kind === 'phase' ? progress({ phase: event.phase }) : progress({ findings: event.count })) },
         );
-        set((s) => ({
-          sanitizeReport: report,
-          sanitizeOrigin: { kind: 'run', label: request.label, planPath: request.planPath, sources: request.sources, run },
-          sanitizeSeq: s.sanitizeSeq + 1,
-        }));
-      } catch (error) {
-        const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
-        set((s) => ({
-          sanitizeError: {
-            code,
-            message:
-              code === 'CANCELLED'
-                ? `Cancelled: ${request.tool} was stopped, with the program it ran. Nothing was kept from it.`
-                : `${request.tool} could not run ${request.label}: ${message(error)}`,
-          },
-          sanitizeSeq: s.sanitizeSeq + 1,
-        }));
-      } finally {
-        if (sanitizeAbort === controller) sanitizeAbort = null;
-        set({ sanitizeProgress: null });
-      }
-    },
+        return { report, origin: { kind: 'run', label: request.label, planPath: request.planPath, sources: request.sources, run } };
+      }),
 
-    sanitizeProgram: async (request) => {
-      if (get().sanitizeProgress) return;
-      const controller = new AbortController();
-      sanitizeAbort = controller;
+    sanitizeProgram: (request) => {
       const label = request.command.join(' ');
-      set((s) => ({
-        sanitizeReport: null,
-        sanitizeOrigin: null,
-        sanitizeError: null,
-        sanitizeFiles: {},
-        sanitizeProgress: { tool: request.tool, label, phase: 'run', findings: 0 },
-        sanitizeSeq: s.sanitizeSeq + 1,
-      }));
-      try {
+      return underTool(request.tool, label, `${label} and what it started`, async (signal, progress) => {
+        progress({ phase: 'run' });
         const report = await get().api.invoke(
           'sanitize.program',
           { command: request.command, cwd: request.cwd, env: request.env, tool: request.tool },
-          {
-            signal: controller.signal,
-            onEvent: (event) =>
-              set((s) =>
-                s.sanitizeProgress && sanitizeAbort === controller && event.kind === 'findings'
-                  ? { sanitizeProgress: { ...s.sanitizeProgress, findings: event.count } }
-                  : {},
-              ),
-          },
+          { signal, onEvent: (event) => event.kind === 'findings' && progress({ findings: event.count }) },
         );
-        set((s) => ({
-          sanitizeReport: report,
-          sanitizeOrigin: { kind: 'program', command: request.command, cwd: request.cwd },
-          sanitizeSeq: s.sanitizeSeq + 1,
-        }));
-      } catch (error) {
-        const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
-        set((s) => ({
-          sanitizeError: {
-            code,
-            message:
-              code === 'CANCELLED'
-                ? `Cancelled: ${request.tool} was stopped, with ${label} and what it started.`
-                : `${request.tool} could not run ${label}: ${message(error)}`,
-          },
-          sanitizeSeq: s.sanitizeSeq + 1,
-        }));
-      } finally {
-        if (sanitizeAbort === controller) sanitizeAbort = null;
-        set({ sanitizeProgress: null });
-      }
+        return { report, origin: { kind: 'program', command: request.command, cwd: request.cwd } };
+      });
     },
 
     autoSanitize: false,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 
 import { processRuns } from '../process/process-state';
 
@@ -21,13 +22,9 @@ export class FileRefusedError extends Error {
  * checked; the read stops at the bound even if the file grows meanwhile.
  */
 export async function readRegularFile(path: string, maxBytes: number): Promise<{ bytes: Buffer; mtimeMs: number }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const { handle, size, mtimeMs } = await openRegularFile(path, maxBytes);
   try {
-    const info = await handle.stat();
-    if (info.isDirectory()) throw Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' });
-    if (!info.isFile()) throw new FileRefusedError(`${path} is not a regular file (a device, a pipe or a socket): only files on disk are read.`, 'NOT_A_FILE');
-    if (info.size > maxBytes) throw new FileRefusedError(`${path} is ${info.size} bytes, over the limit of ${maxBytes}.`, 'TOO_LARGE');
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, info.size + 1));
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, size + 1));
     let length = 0;
     while (length < buffer.length) {
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
@@ -35,7 +32,57 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<{
       length += bytesRead;
     }
     if (length > maxBytes) throw new FileRefusedError(`${path} grew past the limit of ${maxBytes} bytes while it was read.`, 'TOO_LARGE');
-    return { bytes: buffer.subarray(0, length), mtimeMs: info.mtimeMs };
+    return { bytes: buffer.subarray(0, length), mtimeMs };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens a regular file for reading: non-blocking, so a FIFO or a device answers at once instead of holding
+ * one of the host's I/O threads, and checked on the open handle, so what is read is what was checked. With
+ * `maxBytes`, a larger file is refused; the caller reads and closes the handle.
+ */
+export async function openRegularFile(path: string, maxBytes = Infinity): Promise<{ handle: FileHandle; size: number; mtimeMs: number }> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) throw Object.assign(new Error(`${path} is a folder`), { code: 'EISDIR' });
+    if (!info.isFile()) throw new FileRefusedError(`${path} is not a regular file (a device, a pipe or a socket): only files on disk are read.`, 'NOT_A_FILE');
+    if (info.size > maxBytes) throw new FileRefusedError(`${path} is ${info.size} bytes, over the limit of ${maxBytes}.`, 'TOO_LARGE');
+    return { handle, size: info.size, mtimeMs: info.mtimeMs };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
+ * A regular file's text in chunks (UTF-8 split only between characters), its first `maxBytes` — or, with
+ * `fromEnd`, its last. Returns the file's size and the bytes read, so a caller can say what it left out.
+ */
+export async function streamRegularFile(
+  path: string,
+  maxBytes: number,
+  onText: (text: string) => void,
+  options: { fromEnd?: boolean; chunkBytes?: number } = {},
+): Promise<{ size: number; read: number }> {
+  const { handle, size } = await openRegularFile(path);
+  try {
+    const length = Math.min(size, maxBytes);
+    const start = options.fromEnd ? size - length : 0;
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.alloc(Math.min(length, options.chunkBytes ?? 2 ** 20) || 1);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, length - read), start + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+      onText(decoder.write(buffer.subarray(0, bytesRead)));
+    }
+    const rest = decoder.end();
+    if (rest) onText(rest);
+    return { size, read };
   } finally {
     await handle.close();
   }

@@ -1,13 +1,11 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { groupFindings } from '../../core/sanitizer/group';
-import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { emptySummary, mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
-import { MAX_XML_BYTES } from './sanitize-program';
+import { FileRefusedError, streamRegularFile } from '../services/safe-fs';
+import { MAX_XML_BYTES, parseReportFile } from './sanitize-program';
 
 /** The text beside an imported report is read up to this much (its summary is at the end: the end is kept). */
 export const MAX_IMPORTED_TEXT_BYTES = 16 * 2 ** 20;
@@ -32,22 +30,11 @@ export function toolFromRecordKinds(findings: readonly SanitizerFinding[]): Sani
  */
 export async function importSanitizerReport(xmlPath: string, textPath: string | null, tool: SanitizerTool | null): Promise<SanitizeReport> {
   const started = performance.now();
-  const info = await stat(xmlPath).catch((e: NodeJS.ErrnoException) => {
-    throw new SanitizerImportError(`Cannot open ${xmlPath}: ${e.code === 'ENOENT' ? 'there is no such file' : e.message}.`);
+  const parsed = await parseReportFile(xmlPath, tool ?? 'memcheck', MAX_XML_BYTES).catch((error: unknown) => {
+    throw new SanitizerImportError(refusal(xmlPath, error, 'give the .xml compute-sanitizer saved (--xml --save FILE)'));
   });
-  if (!info.isFile()) throw new SanitizerImportError(`${xmlPath} is not a file: give the .xml compute-sanitizer saved (--xml --save FILE).`);
-  const problems: string[] = [];
-  const parser = createSanitizerXmlParser(tool ?? 'memcheck');
-  const end = Math.min(info.size, MAX_XML_BYTES);
-  for await (const chunk of createReadStream(xmlPath, { encoding: 'utf8', start: 0, end: Math.max(0, end - 1), highWaterMark: 2 ** 20 }))
-    parser.write(chunk as string);
-  const parsed = parser.close();
-  if (end < info.size)
-    problems.push(
-      `Only the first ${(end / 2 ** 20).toFixed(0)} MiB of ${(info.size / 2 ** 20).toFixed(0)} MiB were read: the findings after that are not shown.`,
-    );
-  problems.push(...parsed.problems);
-  const text = textPath ? await readTail(textPath, MAX_IMPORTED_TEXT_BYTES) : '';
+  const problems = [...parsed.problems];
+  const text = textPath ? await readTail(textPath) : '';
   const textInfo = text ? parseSanitizerText(text) : null;
   const findings = textInfo ? mergeText(parsed.findings, textInfo) : parsed.findings;
   const chosen = tool ?? toolFromRecordKinds(findings);
@@ -81,7 +68,7 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     findings: retagged.length,
     groups,
     summary,
-    xmlFiles: [{ name: basename(xmlPath), bytes: info.size }],
+    xmlFiles: [{ name: basename(xmlPath), bytes: parsed.size }],
     findingsFrom: 'xml',
     programOutput: split.program.join('\n'),
     toolOutput: split.tool.join('\n'),
@@ -90,17 +77,20 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
   };
 }
 
-async function readTail(path: string, limit: number): Promise<string> {
-  const file = await open(path, 'r').catch((e: NodeJS.ErrnoException) => {
-    throw new SanitizerImportError(`Cannot open ${path}: ${e.code === 'ENOENT' ? 'there is no such file' : e.message}.`);
+/** The last MAX_IMPORTED_TEXT_BYTES of the text the tool printed: its summary is at the end. */
+async function readTail(path: string): Promise<string> {
+  let text = '';
+  await streamRegularFile(path, MAX_IMPORTED_TEXT_BYTES, (t) => (text += t), { fromEnd: true }).catch((error: unknown) => {
+    throw new SanitizerImportError(refusal(path, error, 'give the text compute-sanitizer printed, or leave it out'));
   });
-  try {
-    const { size } = await file.stat();
-    const length = Math.min(size, limit);
-    const buffer = Buffer.alloc(length);
-    await file.read(buffer, 0, length, size - length);
-    return buffer.toString('utf8');
-  } finally {
-    await file.close();
-  }
+  return text;
+}
+
+/** Why a file the user named was not read, in words. */
+function refusal(path: string, error: unknown, what: string): string {
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === 'ENOENT') return `Cannot open ${path}: there is no such file.`;
+  if (e.code === 'EISDIR') return `${path} is a folder: ${what}.`;
+  if (error instanceof FileRefusedError) return `${error.message} ${what[0]!.toUpperCase()}${what.slice(1)}.`;
+  return `Cannot open ${path}: ${e.message}.`;
 }

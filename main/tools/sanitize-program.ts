@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,6 +15,7 @@ import { signalGroup } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
 import { BoundedOutput } from './bounded-output';
+import { streamRegularFile } from '../services/safe-fs';
 
 export interface SanitizeProgramRequest {
   tool: SanitizerTool;
@@ -228,6 +228,25 @@ function fromTextProblem(xmlFiles: number, inXml: number, inText: number, droppe
   );
 }
 
+/**
+ * One XML report streamed through the parser, its first `maxBytes` at most: the findings, what could not be
+ * read, the file's size. Only a regular file is read (a FIFO or a device is refused at once).
+ */
+export async function parseReportFile(
+  path: string,
+  tool: SanitizerTool,
+  maxBytes: number,
+): Promise<{ findings: SanitizerFinding[]; problems: string[]; size: number }> {
+  const parser = createSanitizerXmlParser(tool);
+  const { size, read } = await streamRegularFile(path, maxBytes, (text) => parser.write(text));
+  const parsed = parser.close();
+  const cut =
+    read < size
+      ? [`Only the first ${(read / 2 ** 20).toFixed(0)} MiB of ${(size / 2 ** 20).toFixed(0)} MiB were read: the findings after that are not shown.`]
+      : [];
+  return { findings: parsed.findings, problems: [...cut, ...parsed.problems], size };
+}
+
 /** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */
 async function readReports(
   dir: string,
@@ -239,26 +258,14 @@ async function readReports(
   const xmlFiles: { name: string; bytes: number }[] = [];
   let budget = MAX_XML_BYTES;
   for (const name of names) {
-    const path = join(dir, name);
-    const info = await stat(path);
-    if (!info.isFile()) continue;
-    xmlFiles.push({ name, bytes: info.size });
     if (budget <= 0) {
-      problems.push(
-        `${name} (${info.size.toLocaleString('en-US')} bytes) was not read: the reports together passed ${MAX_XML_BYTES / 2 ** 20} MiB. Lower --print-limit to keep reports small.`,
-      );
+      problems.push(`${name} was not read: the reports together passed ${MAX_XML_BYTES / 2 ** 20} MiB. Lower --print-limit to keep reports small.`);
       continue;
     }
-    const parser = createSanitizerXmlParser(tool);
-    const end = Math.min(info.size, budget);
-    budget -= end;
-    for await (const chunk of createReadStream(path, { encoding: 'utf8', start: 0, end: Math.max(0, end - 1), highWaterMark: 2 ** 20 }))
-      parser.write(chunk as string);
-    const parsed = parser.close();
-    if (end < info.size)
-      problems.push(
-        `${name} was read for its first ${(end / 2 ** 20).toFixed(0)} MiB of ${(info.size / 2 ** 20).toFixed(0)} MiB: the findings after that are not shown.`,
-      );
+    const parsed = await parseReportFile(join(dir, name), tool, budget).catch(() => null);
+    if (!parsed) continue;
+    xmlFiles.push({ name, bytes: parsed.size });
+    budget -= Math.min(parsed.size, budget);
     findings.push(...parsed.findings);
     problems.push(...parsed.problems.map((p) => (names.length > 1 ? `${name}: ${p}` : p)));
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -32,7 +33,18 @@ test('racecheck and synccheck reports are told by their records; 32 barrier find
 test('hostile or wrong files: a clear message, never an expansion or a crash', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gpu-workbench-import-'));
   await assert.rejects(importSanitizerReport(join(dir, 'absent.xml'), null, null), /no such file/);
-  await assert.rejects(importSanitizerReport(dir, null, null), /is not a file/);
+  await assert.rejects(importSanitizerReport(dir, null, null), /is a folder: give the \.xml compute-sanitizer saved/);
+  // A device or a pipe answers at once (opened non-blocking, checked on the handle): never a read without end,
+  // never an I/O thread held waiting for a writer.
+  await assert.rejects(importSanitizerReport('/dev/zero', null, null), /not a regular file .* Give the \.xml/);
+  const fifo = join(dir, 'report.fifo');
+  execFileSync('mkfifo', [fifo]);
+  await assert.rejects(importSanitizerReport(fifo, null, null), /not a regular file/);
+  await assert.rejects(
+    importSanitizerReport(join(FIXTURES, 'memcheck-oob.xml'), fifo, null),
+    /not a regular file .* Give the text compute-sanitizer printed, or leave it out/,
+  );
+  await assert.rejects(importSanitizerReport(join(FIXTURES, 'memcheck-oob.xml'), '/dev/urandom', null), /not a regular file/);
   const bomb = join(dir, 'bomb.xml');
   writeFileSync(
     bomb,
@@ -49,4 +61,21 @@ test('hostile or wrong files: a clear message, never an expansion or a crash', a
   const truncated = await importSanitizerReport(cut, null, 'memcheck');
   assert.notEqual(truncated.verdict, 'clean');
   assert.ok(truncated.problems.length > 0);
+});
+
+test('a huge report is read up to its bound, the rest said, with the text read from its end', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-workbench-import-big-'));
+  const record = readFileSync(join(FIXTURES, 'memcheck-null.xml'), 'utf8');
+  const body = record.slice(record.indexOf('<record>'), record.lastIndexOf('</ComputeSanitizerOutput>'));
+  const big = join(dir, 'big.xml');
+  // About 9 MB of records, read with a 1 MiB bound: what was read is used, and the cut is said.
+  writeFileSync(big, `<?xml version="1.0"?>\n<ComputeSanitizerOutput>\n${body.repeat(Math.ceil(9e6 / body.length))}</ComputeSanitizerOutput>\n`);
+  const { parseReportFile } = await import('../../main/tools/sanitize-program');
+  const parsed = await parseReportFile(big, 'memcheck', 2 ** 20);
+  assert.ok(parsed.findings.length > 0 && parsed.findings.length < 1000, String(parsed.findings.length));
+  assert.match(parsed.problems[0]!, /Only the first 1 MiB of 9 MiB were read/);
+  const text = join(dir, 'big.txt');
+  writeFileSync(text, `${'x'.repeat(20 * 2 ** 20)}\n========= ERROR SUMMARY: 7 errors\n`);
+  const report = await importSanitizerReport(join(FIXTURES, 'memcheck-null.xml'), text, null);
+  assert.equal(report.summary.errorsReported, 7);
 });

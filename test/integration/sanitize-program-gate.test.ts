@@ -47,3 +47,31 @@ test('a host that runs programs still validates the request: names, counts, the 
     ['state'].filter((d) => existsSync(join(dir, d))),
   );
 });
+
+test('sanitize.plan: a plan asking for a compiler option outside the allow-list is refused before anything runs', async () => {
+  const previous = process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+  process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = '/bin/true'; // present, so the plan itself is what is judged
+  try {
+    const handlers = createHandlers(workbench, 'serve');
+    const plan = {
+      version: 1,
+      kernels: [{ id: 'k', entry: 'k', source: '__global__ void k(){}', options: { includePaths: [`$(touch ${marker})`], defines: ['X=1'] } }],
+      buffers: [],
+      steps: [{ op: 'sync' }],
+    };
+    const reply = (await dispatch(handlers, 'sanitize.plan', { plan, tool: 'memcheck' })) as Reply;
+    assert.equal(reply.ok, true, JSON.stringify(reply.error));
+    const { run } = reply.value as { run: { status: string; problem: { detail: string } | null } };
+    assert.equal(run.status, 'invalid');
+    assert.match(run.problem!.detail, /include/i);
+    const flag = (await dispatch(handlers, 'sanitize.plan', {
+      plan: { ...plan, kernels: [{ ...plan.kernels[0], options: { extra: ['-Xcompiler', '-fplugin=x'] } }] },
+      tool: 'memcheck',
+    })) as Reply;
+    assert.equal((flag.value as { run: { status: string } }).run.status, 'invalid');
+    assert.equal(existsSync(marker), false);
+  } finally {
+    if (previous === undefined) delete process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+    else process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = previous;
+  }
+});

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +183,18 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     }),
     'run.page': () => ({ runnerPid: 1, runId: 'x', buffer: 'b', offset: 0, count: 1 }),
     'compile.sass': () => ({ key: '0'.repeat(64) }),
+    'sanitize.open': () => ({ xmlPath: inside(), textPath: rand() < 0.5 ? inside() : '/dev/zero', tool: null }),
+    // serve runs no program the browser names (it was not started with --allow-programs): the marker never appears.
+    'sanitize.program': () => ({ command: ['/bin/sh', '-c', `touch ${join(dir, 'ran')}`], cwd: dir, tool: 'memcheck' }),
+    'sanitize.plan': () => ({
+      plan: {
+        version: 1,
+        kernels: [{ id: 'k', entry: 'k', source: '__global__ void k(){}', options: { includePaths: [`$(touch ${join(dir, 'ran')})`] } }],
+        buffers: [],
+        steps: [{ op: 'sync' }],
+      },
+      tool: 'memcheck',
+    }),
   };
   const writes = new Set(['files.write', 'run.save', 'plans.write', 'drafts.save', 'drafts.discard', 'files.read', 'files.list', 'run.open', 'plans.read']);
   const out: string[] = [];
@@ -227,6 +239,7 @@ test('a fuzz of 10,000 random and mutated messages over every channel: each answ
     `# ${answered} answered, ${closed} closed, in ${(ms / 1000).toFixed(1)} s; host RSS ${(before / 2 ** 20).toFixed(0)} → ${(after / 2 ** 20).toFixed(0)} MiB`,
   );
   assert.equal(answered + closed, messages.length);
+  assert.equal(existsSync(join(dir, 'ran')), false, 'a fuzzed request ran a program');
   assert.ok(after - before < 256 * 2 ** 20, `the host grew by ${((after - before) / 2 ** 20).toFixed(0)} MiB`);
   await alive();
 });

@@ -164,7 +164,6 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         );
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
-      let findings = 0;
       try {
         return await sanitizeProgram({
           tool: tool as SanitizerTool,
@@ -173,9 +172,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
           env: env ?? {},
           timeoutMs,
           signal,
-          onOutput: (line) => {
-            if (/^========= (Invalid |Uninitialized |Barrier error|Error: Race|Leaked |Program hit )/.test(line)) emit({ kind: 'findings', count: ++findings });
-          },
+          onFindings: (count) => emit({ kind: 'findings', count }),
         });
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');

@@ -233,6 +233,16 @@ const draft = (kind: Kind, severity: SanitizerFinding['severity'], header: strin
 /** Lines that start with no indent but are the tool about its run, never a finding. */
 const NOT_A_RECORD = /^(?:COMPUTE-SANITIZER$|(?:ERROR|LEAK|RACECHECK) SUMMARY:|Target application |Internal (?:Compute )?Sanitizer Error|Note:)/;
 
+/**
+ * Whether one of the tool's lines (its `========= ` prefix taken off) starts a finding of a kind it reports:
+ * what progress counts while the run goes on, by the same rules the parser uses.
+ */
+export function isFindingHeader(tool: SanitizerTool, line: string): boolean {
+  if (!line || line.startsWith(' ')) return false;
+  const d = startRecord(tool, line);
+  return d !== null && d.kind !== '?';
+}
+
 /** A record's first line (no indent), or null for the tool talking about its run. */
 function startRecord(tool: SanitizerTool, line: string): Draft | null {
   if (NOT_A_RECORD.test(line)) return null;

@@ -11,6 +11,7 @@ import type { CompileService } from '../compile/compile-service';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
+import { findingCounter } from '../tools/finding-counter';
 import { collectReport, requireSanitizer } from '../tools/sanitize-program';
 import { runPlan, type RunOutcome } from './run-service';
 
@@ -26,9 +27,6 @@ export interface SanitizePlanRequest {
   /** Progress: the run's phases, and the findings the tool has printed so far. */
   onEvent?: (event: SanitizeEvent) => void;
 }
-
-/** The first line of each finding as the tool prints it (its text output streams while the XML waits for the end). */
-const FINDING_LINE = /^========= (Invalid |Uninitialized |Barrier error|Error: Race|Leaked |Program hit |.*hazard detected)/gm;
 
 /** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
 const SANITIZED_READY_MS = 120_000;
@@ -47,33 +45,35 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
   const started = performance.now();
   const output = new BoundedOutput();
-  let found = 0;
-  let told = 0;
-  const onOutput = (chunk: Buffer) => {
-    output.push(chunk);
-    found += chunk.toString('utf8').match(FINDING_LINE)?.length ?? 0;
-    if (found !== told && request.onEvent) {
-      told = found;
-      request.onEvent({ kind: 'findings', count: found });
-    }
-  };
-  const pool = new RunnerPool({
-    launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), onOutput),
-    warmSpare: false,
-    readyTimeoutMs: SANITIZED_READY_MS,
-    stopGraceMs: SANITIZED_STOP_GRACE_MS,
-  });
+  const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
+  let pool: RunnerPool | null = null;
   try {
+    pool = new RunnerPool({
+      launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), (chunk) => {
+        output.push(chunk);
+        count(chunk);
+      }),
+      warmSpare: false,
+      readyTimeoutMs: SANITIZED_READY_MS,
+      stopGraceMs: SANITIZED_STOP_GRACE_MS,
+    });
     const plan = asHostProgram(request.plan);
     const outcome = await runPlan(
       plan,
       { compiler, pool },
-      { timeoutMs: request.timeoutMs ?? 600_000, planPath: request.planPath, signal: request.signal, arch: request.arch },
+      {
+        timeoutMs: request.timeoutMs ?? 600_000,
+        planPath: request.planPath,
+        signal: request.signal,
+        arch: request.arch,
+        onPhase: (phase) => request.onEvent?.({ kind: 'phase', phase }),
+      },
     );
+    // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
     await pool.dispose();
     const report = await collectReport({
       tool: request.tool,
-      command: ['gpu-workbench', 'run', ...(request.planPath ? ['--plan', request.planPath] : [])],
+      command: ['gpu-workbench', 'sanitize', '--tool', request.tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
       cwd: process.cwd(),
       sanitizer,
       exitCode: null,
@@ -88,7 +88,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));
     return { outcome, report };
   } finally {
-    await pool.dispose();
+    await pool?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -11,10 +11,11 @@ import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-find
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
-import { signalGroup } from '../process/launcher';
+import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
 import { BoundedOutput } from './bounded-output';
+import { findingCounter } from './finding-counter';
 import { streamRegularFile } from '../services/safe-fs';
 
 export interface SanitizeProgramRequest {
@@ -28,27 +29,21 @@ export interface SanitizeProgramRequest {
   /** The outer watchdog: the whole run, the tool included (default 10 minutes). */
   timeoutMs?: number;
   signal?: AbortLike;
-  /** Progress: output lines as they come, for a view that shows the run live. */
-  onOutput?: (line: string) => void;
+  /** Progress: the findings the tool has printed so far, as they come. */
+  onFindings?: (count: number) => void;
 }
 
 /** When the tool was asked to stop: SIGTERM to its group, then SIGKILL this long after. */
 export const SANITIZER_STOP_GRACE_MS = 2_000;
+/** How long the output pipes may stay open after the tool exits (held by a process that left its group). */
+export const PIPES_AFTER_EXIT_MS = 2_000;
 /** All of a run's XML together is read up to this size; past it, what was read is kept and the rest is said. */
 export const MAX_XML_BYTES = 512 * 2 ** 20;
-
-/** The tool's group (the program and what it started) gets a reaper tied to the host; then the tool itself is exec'd. */
-const REAPER = GROUP_REAPER;
 
 export class SanitizerUnavailableError extends Error {
   override readonly name = 'SanitizerUnavailableError';
 }
 
-/**
- * Runs a program under compute-sanitizer, as one action: XML saved per process, the text kept (bounded) for
- * what the XML leaves out, an outer watchdog, Cancel through `signal`. The tool leads a process group of its
- * own with a reaper in it tied to the host, so the program dies with the host, and a stop reaches all of it.
- */
 /** compute-sanitizer's path and version, or a message that says where it was looked for and how to get it. */
 export function requireSanitizer(): { path: string; version: Promise<string | null> } {
   const { path, searched } = locateComputeSanitizer();
@@ -60,6 +55,11 @@ export function requireSanitizer(): { path: string; version: Promise<string | nu
   return { path, version: computeSanitizerVersion(path) };
 }
 
+/**
+ * Runs a program under compute-sanitizer, as one action: XML saved per process, the text kept (bounded) for
+ * what the XML leaves out, an outer watchdog, Cancel through `signal`. The tool leads a process group of its
+ * own with a reaper in it tied to the host, so the program dies with the host, and a stop reaches all of it.
+ */
 export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<SanitizeReport> {
   if (!request.command.length) throw new Error('No program to run: give it after `--`.');
   const sanitizer = requireSanitizer();
@@ -68,41 +68,37 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   const started = performance.now();
   try {
     const args = [...sanitizerArguments(options, join(dir, 'report-%p.xml')), ...request.command];
-    const child = spawn('/bin/sh', ['-c', REAPER, 'gpu-workbench-sanitize', sanitizer.path, ...args], {
+    const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-sanitize', sanitizer.path, ...args], {
       cwd: request.cwd,
       env: { ...process.env, ...request.env },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
-    const lifeline = child.stdio[3] as (NodeJS.WritableStream & { unref?: () => void; destroy?: () => void }) | null;
-    lifeline?.on('error', () => undefined);
+    // The one handle of a child that leads its group: after its exit only the group is signalled, never a reused pid.
+    const handle = groupLeaderHandle(child, child.stdio[3]);
     const output = new BoundedOutput();
-    let partial = '';
+    const count = request.onFindings ? findingCounter(request.tool, request.onFindings) : null;
     const onData = (chunk: Buffer) => {
       output.push(chunk);
-      if (!request.onOutput) return;
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop()!.slice(-4096);
-      for (const line of lines) request.onOutput(line);
+      count?.(chunk);
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
 
     let timedOut: { afterMs: number } | null = null;
     let cancelled = false;
-    let alive = true;
     const stop = () => {
-      if (!alive) return;
-      signalGroup(child.pid, 'SIGTERM');
-      setTimeout(() => alive && signalGroup(child.pid, 'SIGKILL'), SANITIZER_STOP_GRACE_MS).unref();
+      handle.kill('SIGTERM');
+      setTimeout(() => handle.kill('SIGKILL'), SANITIZER_STOP_GRACE_MS).unref();
     };
     const timeoutMs = request.timeoutMs ?? 600_000;
     const watchdog = setTimeout(() => {
       timedOut = { afterMs: timeoutMs };
       stop();
     }, timeoutMs);
+    let exited = false;
     const onAbort = () => {
-      if (!alive) return;
+      if (exited) return;
       cancelled = true;
       stop();
     };
@@ -110,13 +106,23 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     request.signal?.addEventListener('abort', onAbort, { once: true });
     const exit = await new Promise<{ code: number | null; signal: string | null; spawnError: Error | null }>((resolve) => {
       child.on('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
-      // What the tool left in its group (the reaper, a program that outlived it) goes with it; then its pipes close.
-      child.on('exit', () => signalGroup(child.pid, 'SIGKILL', false));
-      child.on('close', (code, signal) => resolve({ code, signal, spawnError: null }));
+      child.on('exit', (code, signal) => {
+        exited = true;
+        clearTimeout(watchdog);
+        // The pipes close once all that holds them is gone; a process that left the group (a daemon it started)
+        // may hold them for ever: what came by then is what there is.
+        const late = setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve({ code, signal, spawnError: null });
+        }, PIPES_AFTER_EXIT_MS);
+        child.once('close', () => {
+          clearTimeout(late);
+          resolve({ code, signal, spawnError: null });
+        });
+      });
     });
-    alive = false;
     clearTimeout(watchdog);
-    lifeline?.destroy?.();
     if (exit.spawnError) throw new Error(`compute-sanitizer could not be started: ${exit.spawnError.message}`);
 
     return await collectReport({
@@ -262,7 +268,10 @@ async function readReports(
       problems.push(`${name} was not read: the reports together passed ${MAX_XML_BYTES / 2 ** 20} MiB. Lower --print-limit to keep reports small.`);
       continue;
     }
-    const parsed = await parseReportFile(join(dir, name), tool, budget).catch(() => null);
+    const parsed = await parseReportFile(join(dir, name), tool, budget).catch((error: unknown) => {
+      problems.push(`${name} could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+      return null;
+    });
     if (!parsed) continue;
     xmlFiles.push({ name, bytes: parsed.size });
     budget -= Math.min(parsed.size, budget);

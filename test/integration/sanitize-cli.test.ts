@@ -28,6 +28,7 @@ case "$FAKE_MODE" in
     exit "$FAKE_EXIT" ;;
   hang) echo "$$" > "$FAKE_PIDS"; sleep 1000 & echo $! >> "$FAKE_PIDS"; wait ;;
   silent) exit 3 ;;
+  daemon) setsid sleep 60 & echo $! > "$FAKE_PIDS"; printf '<?xml version="1.0"?>\\n<ComputeSanitizerOutput/>\\n' > "$save"; echo '========= ERROR SUMMARY: 0 errors'; exit 0 ;;
   flood) head -c 104857600 /dev/zero | tr '\\0' 'x'; echo; echo '========= ERROR SUMMARY: 0 errors'; printf '<?xml version="1.0"?>\\n<ComputeSanitizerOutput/>\\n' > "$save"; exit 0 ;;
   truncated) head -c 3000 "$FAKE_XML" > "$save"; echo '========= COMPUTE-SANITIZER'; exit 1 ;;
   entities) printf '<?xml version="1.0"?>\\n<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]>\\n<ComputeSanitizerOutput><record><kind>Precise</kind><what><text>&c;&c;&c;</text></what></record></ComputeSanitizerOutput>\\n' > "$save"; echo '========= ERROR SUMMARY: 1 error'; exit 86 ;;
@@ -209,4 +210,21 @@ test('sanitize: a kernel and a program at once, or two files, are usage errors',
   const env = { GPU_WORKBENCH_COMPUTE_SANITIZER: tool };
   assert.equal((await runCli(['sanitize', '--sample', 'oob-off-by-one', '--', 'python3', 'x.py'], { env })).code, 64);
   assert.equal((await runCli(['sanitize', 'a.cu', 'b.cu', '--kernel', 'k'], { env })).code, 64);
+});
+
+test('sanitize: a daemon the program started in a session of its own, holding the output open, does not hold the answer', async () => {
+  const pids = join(dir, 'daemon.pids');
+  const r = await sanitize({ FAKE_MODE: 'daemon', FAKE_PIDS: pids }, [], 30_000);
+  try {
+    assert.ok(r.ms < 15_000, `took ${r.ms} ms`);
+    assert.equal(parseJson<SanitizeReport>(r).verdict, 'clean');
+  } finally {
+    for (const pid of readFileSync(pids, 'utf8').trim().split('\n').map(Number)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+  }
 });

@@ -36,7 +36,7 @@ test('a failed run (recorded on the GPU) shows the decoded error, its explanatio
   assert.match(await text(page, 'diagnosis-error'), /CUDA_ERROR_ILLEGAL_ADDRESS \(700\) .* cudaErrorIllegalAddress in the runtime API · sticky/);
   assert.match(await text(page, 'diagnosis-step'), /Step 1: launch writeThrough<<<1, 32>>> · kernel writeThrough/);
   assert.match(await text(page, 'diagnosis-explanation'), /Likely causes/);
-  assert.match(await text(page, 'diagnosis-sanitizer'), /compute-sanitizer --tool memcheck/);
+  assert.match(await text(page, 'diagnosis-sanitizer'), /gpu-workbench sanitize --tool memcheck --plan/);
   assert.ok(await page.locator('tr.failed-step').count(), 'the failing step is marked in the steps table');
   await page.screenshot({ path: join(ROOT, 'test-results/run-failed.png') });
 

@@ -237,7 +237,7 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await rerun.innerText(), 'Re-run under compute-sanitizer (memcheck)');
     assert.equal(await rerun.isDisabled(), true);
     assert.match(await page.getByTestId('sanitizer-rerun-note').innerText(), /keeps no copy of its plan.*load its plan first/);
-    assert.equal(await page.getByTestId('sanitizer-command').innerText(), 'compute-sanitizer --tool memcheck gpu-workbench run --plan path/to/plan.json');
+    assert.equal(await page.getByTestId('sanitizer-command').innerText(), 'gpu-workbench sanitize --tool memcheck --plan path/to/plan.json');
 
     // Its sample opened: that plan runs the recorded steps, so the button runs it, and says which.
     await openSample(page, 'oob-off-by-one');
@@ -249,7 +249,7 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await rerun.isDisabled(), false);
     assert.equal(
       await page.getByTestId('sanitizer-command').innerText(),
-      `compute-sanitizer --tool memcheck gpu-workbench run --plan ${join(ROOT, 'samples/oob-off-by-one/plan.json')}`,
+      `gpu-workbench sanitize --tool memcheck --plan ${join(ROOT, 'samples/oob-off-by-one/plan.json')}`,
     );
     await rerun.click();
 

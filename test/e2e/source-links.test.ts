@@ -123,7 +123,7 @@ for (const viewport of VIEWPORTS) {
     await openResult(page, join(RUNS, 'null-pointer.json'));
     const command = page.getByTestId('sanitizer-command');
     await command.waitFor();
-    assert.equal(await command.innerText(), 'compute-sanitizer --tool memcheck gpu-workbench run --plan path/to/plan.json');
+    assert.equal(await command.innerText(), 'gpu-workbench sanitize --tool memcheck --plan path/to/plan.json');
     assert.match(await page.getByTestId('sanitizer-placeholder').innerText(), /stands for the plan's file on this machine/);
     await assertInViewport(page, command, 'the sanitizer command');
     assert.deepEqual(errors, []);

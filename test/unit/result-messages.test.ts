@@ -40,8 +40,8 @@ test('a failed compile’s detail leads with its errors, which a log alone would
 });
 
 test('the sanitizer command names this machine’s plan, or a placeholder', () => {
-  assert.equal(sanitizerCommand('memcheck', '/home/me/plan.json'), 'compute-sanitizer --tool memcheck gpu-workbench run --plan /home/me/plan.json');
-  assert.equal(sanitizerCommand('racecheck', null), `compute-sanitizer --tool racecheck gpu-workbench run --plan ${PLAN_PLACEHOLDER}`);
+  assert.equal(sanitizerCommand('memcheck', '/home/me/plan.json'), 'gpu-workbench sanitize --tool memcheck --plan /home/me/plan.json');
+  assert.equal(sanitizerCommand('racecheck', null), `gpu-workbench sanitize --tool racecheck --plan ${PLAN_PLACEHOLDER}`);
   assert.doesNotMatch(PLAN_PLACEHOLDER, /[<>|;&$`]/, 'pasted into a shell, the placeholder redirects nothing');
 });
 

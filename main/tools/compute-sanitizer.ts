@@ -1,5 +1,5 @@
 import type { ToolReport } from '../../core/discovery';
-import { findTool, firstExisting, toolCandidates, toolVersion } from './find-tool';
+import { findTool, firstRunnable, toolCandidates, toolVersion } from './find-tool';
 
 export const computeSanitizerCandidates = (env: Record<string, string | undefined> = process.env): string[] =>
   toolCandidates('compute-sanitizer', 'GPU_WORKBENCH_COMPUTE_SANITIZER', env);
@@ -14,7 +14,7 @@ const versionOf = (stdout: string) => /Version ([\d.]+)/.exec(stdout)?.[1] ?? nu
 /** Where compute-sanitizer is, without running it (its --version takes a while; a run asks it alongside). */
 export function locateComputeSanitizer(): { path: string | null; searched: string[] } {
   const searched = computeSanitizerCandidates();
-  return { path: firstExisting(searched), searched };
+  return { path: firstRunnable(searched), searched };
 }
 
 export const computeSanitizerVersion = (path: string): Promise<string | null> => toolVersion(path, versionOf);

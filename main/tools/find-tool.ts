@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -30,31 +30,42 @@ export function toolCandidates(program: string, setting: string, env: Record<str
   return [...new Set(out)];
 }
 
-/** The first candidate that exists, without running anything (a caller that needs the version asks it beside its own work). */
-export function firstExisting(searched: string[]): string | null {
-  return searched.find((path) => existsSync(path)) ?? null;
+/** A regular file this user may execute (not a folder, not a file without the execute bit). */
+function runnable(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** A program's version from its --version output, bounded in time; null when it does not answer. */
-export async function toolVersion(path: string, versionOf: (output: string) => string | null): Promise<string | null> {
+/** The first candidate that can be run, without running it (a caller that needs the version asks it beside its own work). */
+export function firstRunnable(searched: string[]): string | null {
+  return searched.find(runnable) ?? null;
+}
+
+/** What a program's --version says (null when it does not answer in time): `version` is null when the text names none. */
+async function askVersion(path: string, versionOf: (output: string) => string | null): Promise<{ version: string | null } | null> {
   try {
     const { stdout } = await run(path, ['--version'], { timeout: 15_000 });
-    return versionOf(stdout);
+    return { version: versionOf(stdout) };
   } catch {
     return null;
   }
 }
 
+/** A program's version from its --version output, bounded in time; null when it does not answer. */
+export const toolVersion = async (path: string, versionOf: (output: string) => string | null): Promise<string | null> =>
+  (await askVersion(path, versionOf))?.version ?? null;
+
 /** Finds a toolkit program and asks its version (bounded in time); absent is a report, not an error. */
 export async function findTool(searched: string[], versionOf: (output: string) => string | null): Promise<ToolReport> {
-  for (const path of searched) {
-    if (!existsSync(path)) continue;
-    try {
-      const { stdout } = await run(path, ['--version'], { timeout: 15_000 });
-      return { found: true, path, version: versionOf(stdout), searched };
-    } catch {
-      // present but not runnable: keep looking
-    }
+  for (const path of searched.filter(runnable)) {
+    const answer = await askVersion(path, versionOf);
+    // present but not answering: keep looking
+    if (answer) return { found: true, path, version: answer.version, searched };
   }
   return { found: false, path: null, version: null, searched };
 }

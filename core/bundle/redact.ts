@@ -41,6 +41,8 @@ export interface Redactor {
   code(value: string): string;
   /** A JSON-able value with every string redacted; a key named like a serial or UUID gets its placeholder. */
   json<T>(value: T): T;
+  /** A plan: every string as `code` redacts it — identifiers (a buffer named `root`) are words of code, not names of people. */
+  codeJson<T>(value: T): T;
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -48,7 +50,7 @@ const GPU_UUID = /\b(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /** Other people's home folders: the name in them is a user name too. */
 const OTHER_HOME = /(^|[\s:="'(])(\/home|\/Users)\/[^/\s:"']+/g;
 
-export const NO_REDACTION: Redactor = { enabled: false, text: (v) => v, code: (v) => v, json: (v) => v };
+export const NO_REDACTION: Redactor = { enabled: false, text: (v) => v, code: (v) => v, json: (v) => v, codeJson: (v) => v };
 
 export function makeRedactor(facts: RedactionFacts): Redactor {
   const uuids = new Map<string, string>();
@@ -88,19 +90,21 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
     if (userRule) out = out.replace(userRule, '<user>');
     return out;
   };
-  const json = <T>(value: T): T => {
-    const walk = (v: unknown, key: string | null): unknown => {
-      if (typeof v === 'string') {
-        if (key && /serial/i.test(key) && v.trim() !== '') return serialPlaceholder(v);
-        return text(v);
-      }
-      if (Array.isArray(v)) return v.map((x) => walk(x, null));
-      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
-      return v;
+  const walker =
+    (strings: (s: string) => string) =>
+    <T>(value: T): T => {
+      const walk = (v: unknown, key: string | null): unknown => {
+        if (typeof v === 'string') {
+          if (key && /serial/i.test(key) && v.trim() !== '') return serialPlaceholder(v);
+          return strings(v);
+        }
+        if (Array.isArray(v)) return v.map((x) => walk(x, null));
+        if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+        return v;
+      };
+      return walk(value, null) as T;
     };
-    return walk(value, null) as T;
-  };
-  return { enabled: true, text, code, json };
+  return { enabled: true, text, code, json: walker(text), codeJson: walker(code) };
 }
 
 /** The allow-listed variables that are set, redacted: exactly what a bundle's environment.json holds. */

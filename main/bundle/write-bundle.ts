@@ -77,11 +77,9 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
     }
   }
   // Without sources the plan keeps its shape, its kernels' text emptied (a valid plan, not a runnable one).
-  const redacted: LaunchPlan = r.json({ ...input.plan, kernels: input.plan.kernels.map((k) => ({ ...k, source: '' })) });
-  const plan: LaunchPlan = {
-    ...redacted,
-    kernels: redacted.kernels.map((k, i) => ({ ...k, source: input.includeSources ? r.code(input.plan.kernels[i]!.source) : '' })),
-  };
+  // Only paths, UUIDs and serials: the plan's ids, entries and buffer names are code, and the repro is generated from it.
+  const redacted: LaunchPlan = r.codeJson(input.plan);
+  const plan: LaunchPlan = { ...redacted, kernels: redacted.kernels.map((k) => ({ ...k, source: input.includeSources ? k.source : '' })) };
   files.set('plan.json', encode(plan));
   files.set('result.json', encode(r.json(input.outcome)));
   const environment = bundleEnvironment(input.env, r);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,8 @@ import { test } from 'node:test';
 
 import { launchPlanSchema } from '../../core/plan/plan-schema';
 import { readBundle } from '../../main/bundle/read-bundle';
-import { BundleWriteError, writeBundle } from '../../main/bundle/write-bundle';
+import { BundleWriteError, buildBundleEntries, writeBundle } from '../../main/bundle/write-bundle';
+import { makeRedactor } from '../../core/bundle/redact';
 import { ROOT, runCli } from '../helpers/cli';
 
 // `gpu-workbench bundle export` writes what `bundle inspect` opens, hides who and where by default, and
@@ -153,4 +155,39 @@ test('a write that fails midway leaves the old bundle whole and no temporary fil
   await assert.rejects(writeBundle(target, failing), (e: unknown) => e instanceof BundleWriteError && /Nothing was left behind/.test(e.message));
   assert.deepEqual(readFileSync(target), before);
   assert.deepEqual(readdirSync(folder), ['keep.zip']);
+});
+
+test('a user named like a buffer (root, in containers): the plan and repro.cu keep the name, and the repro still builds', async (t) => {
+  const plan = launchPlanSchema.parse({
+    version: 1,
+    kernels: [{ id: 'root', entry: 'root', source: '__global__ void root(float* root) { root[threadIdx.x] = 1.0f; }', sourceName: 'root.cu' }],
+    buffers: [{ name: 'root', type: 'f32', count: 32 }],
+    steps: [
+      { op: 'alloc', buffer: 'root' },
+      { op: 'launch', kernel: 'root', grid: [1, 1, 1], block: [32, 1, 1], args: [{ buffer: 'root' }] },
+      { op: 'download', buffer: 'root', expect: { kind: 'constant', value: 1 } },
+      { op: 'free', buffer: 'root' },
+    ],
+  });
+  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8'));
+  const { entries } = buildBundleEntries({
+    plan,
+    outcome,
+    origin: '/root/plan.json',
+    workbenchVersion: '0',
+    createdAt: new Date(0).toISOString(),
+    includeSources: true,
+    redactor: makeRedactor({ userNames: ['root'], hostNames: ['gpu-box'], homeDirs: ['/root'] }),
+    env: {},
+    doctor: null,
+    arch: 'sm_90',
+  });
+  const text = (name: string) => new TextDecoder().decode(entries.get(name)!);
+  const written = JSON.parse(text('plan.json')) as { buffers: { name: string }[]; kernels: { id: string; entry: string }[] };
+  assert.deepEqual([written.buffers[0]!.name, written.kernels[0]!.id, written.kernels[0]!.entry], ['root', 'root', 'root']);
+  assert.doesNotMatch(text('repro/repro.cu'), /<user>/);
+  if (!existsSync('/usr/local/cuda/bin/nvcc')) return t.skip('nvcc is not installed here');
+  const dir = mkdtempSync(join(tmpdir(), 'wb-root-repro-'));
+  writeFileSync(join(dir, 'repro.cu'), entries.get('repro/repro.cu')!);
+  execFileSync('/usr/local/cuda/bin/nvcc', ['-arch=sm_90', '-o', join(dir, 'repro'), join(dir, 'repro.cu')], { stdio: 'pipe' });
 });

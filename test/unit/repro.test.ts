@@ -167,3 +167,11 @@ test('repro/ holds the source, a Makefile and CMakeLists.txt for the bundle devi
   assert.match(files.get('repro/README.md')!, /compute-sanitizer --tool memcheck \.\/repro/);
   assert.match(generateRepro(plan()).get('repro/Makefile')!, /^ARCH \?= native$/m);
 });
+
+test('text from the plan in comments stays in its comment: a line break in a source name or origin runs nothing', () => {
+  const hostile = 'scale.cu\nint injected = system("touch /tmp/pwned");\n//';
+  const text = generateRepro(plan({ kernels: [{ id: 'k', entry: 'k', source: SOURCE, sourceName: hostile }] }), { origin: 'a\nsystem("id");' }).get(
+    'repro/repro.cu',
+  )!;
+  for (const line of text.split('\n')) if (/system\(/.test(line)) assert.match(line, /^\/\/|^#line /, line);
+});

@@ -179,6 +179,9 @@ class Interner {
   }
 }
 
+/** More devices than any machine has: a snapshot claiming them is refused, not allocated for. */
+const MAX_DEVICES = 1024;
+
 /** Builds the model from an unpickled snapshot; throws SnapshotFormatError when it is not one. */
 export function buildSnapshotModel(root: PickleValue): SnapshotModel {
   if (!isMap(root)) throw new SnapshotFormatError('This pickle is not a PyTorch memory snapshot: its top level is not a dict.');
@@ -203,8 +206,12 @@ export function buildSnapshotModel(root: PickleValue): SnapshotModel {
       blocks.push({ address, size, requestedSize: num(b.get('requested_size')) || size, state: str(b.get('state')), stack: intern.stack(b.get('frames')) });
       at = address + size;
     }
+    const device = num(s.get('device')) || 0;
+    // A device ordinal sizes the per-device tables below: one past any GPU count is not data, it is a refusal.
+    if (!Number.isInteger(device) || device < 0 || device >= MAX_DEVICES)
+      throw new SnapshotFormatError(`A segment names device ${device}: a snapshot's devices are numbered 0 to ${MAX_DEVICES - 1}.`);
     segments.push({
-      device: num(s.get('device')) || 0,
+      device,
       address: num(s.get('address')),
       totalSize: num(s.get('total_size')),
       allocatedSize: num(s.get('allocated_size')),
@@ -217,7 +224,10 @@ export function buildSnapshotModel(root: PickleValue): SnapshotModel {
 
   const devices: DeviceTrace[] = [];
   const traceList = isList(traces) ? traces : [];
-  const deviceCount = Math.max(traceList.length, ...segments.map((s) => s.device + 1));
+  if (traceList.length > MAX_DEVICES)
+    throw new SnapshotFormatError(`The snapshot has traces for ${traceList.length} devices; at most ${MAX_DEVICES} are read.`);
+  let deviceCount = traceList.length;
+  for (const segment of segments) deviceCount = Math.max(deviceCount, segment.device + 1);
   for (let d = 0; d < deviceCount; d++) {
     const entries = traceList[d];
     devices.push(readDevice(d, isList(entries) ? entries : [], intern, segments));

@@ -168,6 +168,17 @@ test('what is not a snapshot is said so', () => {
   assert.throws(() => buildSnapshotModel([1, 2]), SnapshotFormatError);
   assert.throws(() => buildSnapshotModel(new Map([['weights', 1]])), /neither "device_traces" nor "segments"/);
   assert.throws(() => buildSnapshotModel(new Map<PickleValue, PickleValue>([['device_traces', [[7]]]])), /Trace entry 0 of device 0 is not a dict/);
+  // A device number sizes the per-device tables: a billion is refused, not allocated for.
+  const segment = (device: number) =>
+    new Map<PickleValue, PickleValue>([
+      ['device', device],
+      ['address', 0],
+      ['total_size', 0],
+      ['blocks', []],
+    ]);
+  assert.throws(() => buildSnapshotModel(new Map<PickleValue, PickleValue>([['segments', [segment(1e9)]]])), /names device 1000000000: .* 0 to 1023/);
+  assert.throws(() => buildSnapshotModel(new Map<PickleValue, PickleValue>([['segments', [segment(-1)]]])), SnapshotFormatError);
+  assert.equal(buildSnapshotModel(new Map<PickleValue, PickleValue>([['segments', [segment(3)]]])).devices.length, 4);
 });
 
 test('the Chrome trace of oom.pickle is valid trace JSON: counters, 8 allocation spans, the OOM instant, names', () => {

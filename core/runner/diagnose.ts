@@ -595,7 +595,7 @@ function poisonReachedComparison(result: RunResult, buffer: string): Uninitialis
   if (direct.length && (result.buffers.find((b) => b.name === buffer)?.poison?.poisonCount ?? 0) > 0) return direct;
   const probe = result.checks.poisonProbe;
   const probed = probe?.status === 'ran' ? probe.buffers.find((b) => b.buffer === buffer) : undefined;
-  if (!probed || nondeterministic(result) || probed.nanInFirst <= probed.nanWithZeros) return [];
+  if (!probed || probed.nanInFirst <= probed.nanWithZeros) return [];
   return direct.length ? direct : unwritten;
 }
 

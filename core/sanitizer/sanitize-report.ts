@@ -109,7 +109,15 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
         ...f.problems,
       ],
     };
-  if (f.exitCode === FOUND_EXIT_CODE) return foundVerdict();
+  if (f.exitCode === FOUND_EXIT_CODE)
+    return {
+      verdict: 'tool-failed',
+      headline: `${f.tool} exited with ${FOUND_EXIT_CODE}, its code for "found something", but no finding could be read: no verdict.`,
+      details: [
+        ...f.problems,
+        `Either the program itself exited with ${FOUND_EXIT_CODE}, or the tool's report was lost: run the same command in a terminal to see what it printed.`,
+      ],
+    };
   if (f.problems.length || f.summary.errorsReported === null)
     return {
       verdict: 'tool-failed',

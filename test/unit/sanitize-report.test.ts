@@ -88,3 +88,10 @@ test('--env takes NAME=value only', () => {
   assert.equal(parseEnvAssignment('1A=2'), null);
   assert.equal(parseEnvAssignment('$(x)=1'), null);
 });
+
+test('exit 86 with no finding read is not "found 0 findings": no verdict, and the two ways it happens', () => {
+  const j = judgeSanitizeRun(facts({ exitCode: FOUND_EXIT_CODE, findings: 0 }));
+  assert.equal(j.verdict, 'tool-failed');
+  assert.doesNotMatch(j.headline, /found 0/);
+  assert.match(j.details.join(' '), /program itself exited with 86, or the tool's report was lost/);
+});

@@ -1,5 +1,5 @@
-// Sums each block of 256 floats by halving. Every thread of the block reaches every barrier: the
-// __syncthreads() is outside the branch that only some threads take.
+// Sums each block of 256 floats by halving. Each thread copies one element, and every thread of the block
+// reaches every barrier: no __syncthreads() sits in a loop or branch that only some threads run.
 __global__ void blockSums(const float* in, float* out, int n) {
   __shared__ float partial[256];
   int t = threadIdx.x;

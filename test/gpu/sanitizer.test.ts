@@ -44,7 +44,7 @@ const CASES: Case[] = [
   },
   { sample: 'uninitialised-read', tool: 'initcheck', kind: 'uninitialised-read', file: 'broken.cu', lines: [5], address: /into `out`/ },
   { sample: 'shared-memory-race', tool: 'racecheck', kind: 'race', file: 'broken.cu', lines: [7, 8], address: null },
-  { sample: 'divergent-barrier', tool: 'synccheck', kind: 'barrier', file: 'broken.cu', lines: [13], address: null },
+  { sample: 'divergent-barrier', tool: 'synccheck', kind: 'barrier', file: 'broken.cu', lines: [12], address: null },
 ];
 
 const sanitize = (args: string[]) => runCli(['sanitize', '--json', ...args], { timeoutMs: 300_000 });

@@ -88,6 +88,9 @@ const HEX = /^0x[0-9a-fA-F]+$/;
  * off, as the XML names functions. A name that does not end in one is kept whole.
  */
 export function withoutParameters(name: string): string {
+  // `f(long, int) [clone .constprop.124]`: the XML keeps the clone suffix and drops the parameters.
+  const clone = / \[clone [^\]]*\]$/.exec(name);
+  if (clone) return `${withoutParameters(name.slice(0, clone.index))}${clone[0]}`;
   let end = name.length;
   if (name.endsWith(' const')) end -= ' const'.length;
   if (name[end - 1] !== ')') return name;
@@ -126,7 +129,8 @@ export function parseDeviceLocation(s: string): DeviceLocation {
 
 /**
  * One `Host Frame:` line, what follows the colon: `main [0x8d80] in cases`, ` [0x41b5d] in libcudart.so.13.0.96`
- * (no symbol), `<module> in leak.py:24` (a Python frame), or the older `/usr/lib/libcuda.so (cuLaunchKernel + 0x2c5) [0x204dc5]`.
+ * (no symbol), `f(long) in driver.cpp:8369 [0xda7f] in driver.so` (a symbol with its place), `<module> in leak.py:24`
+ * (a Python frame), or the older `/usr/lib/libcuda.so (cuLaunchKernel + 0x2c5) [0x204dc5]`.
  */
 export function parseHostFrame(s: string): HostFrame {
   const close = s.lastIndexOf('] in ');
@@ -134,8 +138,12 @@ export function parseHostFrame(s: string): HostFrame {
     const open = s.lastIndexOf('[', close);
     const pc = open >= 0 ? s.slice(open + 1, close) : '';
     if (HEX.test(pc)) {
-      const func = withoutParameters(s.slice(0, open).trim());
-      return { func: func || null, module: s.slice(close + 5).trim() || null, pc, file: null, line: null };
+      // With debug info the symbol is followed by its place: `f(long) in driver.cpp:8369 [0xda7f] in driver.so`.
+      let head = s.slice(0, open).trim();
+      const place = / in (\S+):(\d+)$/.exec(head);
+      if (place) head = head.slice(0, place.index).trim();
+      const func = withoutParameters(head);
+      return { func: func || null, module: s.slice(close + 5).trim() || null, pc, file: place ? place[1]! : null, line: place ? num(place[2]!) : null };
     }
   }
   const t = s.trim();

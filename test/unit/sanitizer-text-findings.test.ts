@@ -334,6 +334,14 @@ test('withoutParameters and parseHostFrame: the last balanced group at the end, 
   assert.equal(withoutParameters('unbalanced)'), 'unbalanced)');
   assert.deepEqual(parseHostFrame(' [0x41b5d] in libcudart.so.13.0.96'), { func: null, module: 'libcudart.so.13.0.96', pc: '0x41b5d', file: null, line: null });
   assert.deepEqual(parseHostFrame(' forward in /a b/model.py:7'), { func: 'forward', module: null, pc: null, file: '/a b/model.py', line: 7 });
+  // CuPy's Cython frames carry their C++ place (recorded on an H100): the XML names the file and line apart.
+  assert.deepEqual(parseHostFrame(' f(long, int) [clone .constprop.124] in function.cpp:10804 [0x16fd4] in function.so'), {
+    func: 'f [clone .constprop.124]',
+    module: 'function.so',
+    pc: '0x16fd4',
+    file: 'function.cpp',
+    line: 10804,
+  });
 });
 
 test('bounded: the XML parser’s default count of findings, frames per record, and linear time on hostile lines', () => {

@@ -14,6 +14,8 @@ import { createWorkbench } from '../main/workbench';
 // watchdog kill, with and without a warm spare ready. Needs a GPU: `npm run soak` (or `node dist/bench/soak.js 1000`).
 
 const RUNS = Number(process.argv[2] ?? 1000);
+/** Spares the pool keeps after a fault (its default when not given): `node dist/bench/soak.js 1000 3`. */
+const SPARES = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   const gallery = await listGallery();
   await discover(); // loads NVML, for the memory baseline
   const baseline = await usedBytes();
-  const workbench = createWorkbench(forkLauncher);
+  const workbench = createWorkbench(forkLauncher, { sparesAfterFault: SPARES });
   const rand = mulberry32(20261123);
   const wrong: string[] = [];
   const afterFault: number[] = [];
@@ -46,6 +48,15 @@ async function main(): Promise<void> {
   const afterWatchdog: number[] = [];
   const withSpare: number[] = [];
   const withoutSpare: number[] = [];
+  /** Each recovery: its time, whether the runner it went to had its context open, spares ready, time since the fault before. */
+  const recoveries: { ms: number; activeReady: boolean; readySpares: number; sincePreviousFault: number }[] = [];
+  let previousFault = -Infinity;
+  /** Every runner's start-up (process start to CUDA context open), by pid. */
+  const startups = new Map<number, number>();
+  const noteStartups = () => {
+    for (const r of workbench.pool.status().runners) if (r.startupMs !== null) startups.set(r.pid, r.startupMs);
+  };
+  const startupTimer = setInterval(noteStartups, 20);
   /** Where a recovery run's time went: the host's checks, the compile cache, the runner (round trip), inside the runner. */
   const parts: { ms: number; check: number; compile: number; runner: number; inside: number }[] = [];
   const steady: number[] = [];
@@ -54,13 +65,19 @@ async function main(): Promise<void> {
   // the figure is the cost of recovering, not the length of whichever sample happens to come next.
   const probe = await loadSample('oob-off-by-one', 'fixed');
   const probeRun = async (...into: number[][]) => {
-    const ready = workbench.pool.status().runners.some((r) => r.role === 'spare' && r.contextReady && !r.busy);
+    const before = workbench.pool.status().runners.filter((r) => r.ordinal === 0);
+    // The run goes to the active runner (a spare already promoted after the fault) or, with none, the next spare.
+    const activeReady = before.some((r) => r.role === 'active' && r.contextReady && !r.busy);
+    const readySpares = before.filter((r) => r.role === 'spare' && r.contextReady).length;
+    const ready = activeReady || (!before.some((r) => r.role === 'active') && readySpares > 0);
     const t0 = performance.now();
     const outcome = await workbench.runPlan(probe.plan, { timeoutMs: 30_000, planPath: probe.planPath });
     const ms = performance.now() - t0;
     for (const list of into) list.push(ms);
     if (into.includes(afterFault)) {
       (ready ? withSpare : withoutSpare).push(ms);
+      recoveries.push({ ms, activeReady, readySpares, sincePreviousFault: t0 - previousFault });
+      previousFault = t0;
       parts.push({
         ms,
         check: outcome.timing.checkMs,
@@ -97,6 +114,8 @@ async function main(): Promise<void> {
     }
     if ((i + 1) % 100 === 0) console.log(`# ${i + 1} runs, ${wrong.length} unexpected, ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
+  noteStartups();
+  clearInterval(startupTimer);
   await workbench.dispose();
   await new Promise((r) => setTimeout(r, 1000));
   const left = ourChildren();
@@ -112,8 +131,15 @@ async function main(): Promise<void> {
   console.log(`  after a sticky CUDA error (${afterSticky.length}): ${spread(afterSticky)}`);
   console.log(`  after a watchdog kill (${afterWatchdog.length}): ${spread(afterWatchdog)}`);
   console.log(
-    `  a warm spare with its context ready when the run began (${withSpare.length}): ${spread(withSpare)}; none ready (${withoutSpare.length}): ${spread(withoutSpare)}`,
+    `  the runner it went to had its context open when the run began (${withSpare.length}): ${spread(withSpare)}; not yet (${withoutSpare.length}): ${spread(withoutSpare)}`,
   );
+  const startupList = [...startups.values()];
+  console.log(`  runner start-up, process start to context open (${startupList.length} runners): ${spread(startupList)}`);
+  const soon = recoveries.filter((r) => r.sincePreviousFault < 1000);
+  console.log(
+    `  recoveries within 1 s of the one before (${soon.length}): ${spread(soon.map((r) => r.ms))}; ready spares then: ${[0, 1, 2, 3].map((n) => `${n}: ${soon.filter((r) => Math.min(r.readySpares, 3) === n).length}`).join(', ')}`,
+  );
+  console.log(`  spares after a fault: ${SPARES ?? 'the default'}`);
   const slow = [...parts].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.ceil(parts.length / 20)));
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
   console.log(

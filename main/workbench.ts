@@ -15,9 +15,9 @@ export interface Workbench {
   dispose(): Promise<void>;
 }
 
-export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?: boolean } = {}): Workbench {
+export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?: boolean; sparesAfterFault?: number } = {}): Workbench {
   const compiler = new CompileService(launcher);
-  const pool = new RunnerPool({ launcher, warmSpare: options.warmSpare ?? true });
+  const pool = new RunnerPool({ launcher, warmSpare: options.warmSpare ?? true, sparesAfterFault: options.sparesAfterFault });
   return {
     compiler,
     pool,

@@ -56,7 +56,8 @@ export interface AppInfo {
 }
 
 export interface RunnerPoolStatus {
-  runners: { pid: number; ordinal: number; role: 'active' | 'spare'; contextReady: boolean; busy: boolean }[];
+  /** startupMs: how long the runner took to start and open its CUDA context (null while it starts). */
+  runners: { pid: number; ordinal: number; role: 'active' | 'spare'; contextReady: boolean; busy: boolean; startupMs: number | null }[];
   recentExits: { pid: number; kind: string; summary: string; at: string }[];
 }
 

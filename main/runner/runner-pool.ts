@@ -22,8 +22,10 @@ export interface RunnerPoolOptions {
   warmSpare?: boolean;
   readyTimeoutMs?: number;
   entry?: string;
-  /** How long after a fault two spares are kept (FAULT_WINDOW_MS by default). */
+  /** How long after a fault the extra spares are kept (FAULT_WINDOW_MS by default). */
   faultWindowMs?: number;
+  /** Spares kept within the fault window (SPARES_AFTER_FAULT by default); one outside it. */
+  sparesAfterFault?: number;
   /** How long dispose lets a runner exit by itself before it is killed (STOP_GRACE_MS by default; a runner under compute-sanitizer needs time to write its report). */
   stopGraceMs?: number;
 }
@@ -48,14 +50,18 @@ function spinWhilePending(pending: Promise<unknown>, ms: number): void {
   setImmediate(turn);
 }
 
-/** Within this long of a runner lost to a fault, the pool keeps two spares: faults come in strings. */
+/** Within this long of a runner lost to a fault, the pool keeps more spares: faults come in strings. */
 export const FAULT_WINDOW_MS = 60_000;
+/** Spares within the fault window. Each holds a CUDA context (some hundreds of MiB of device memory) for that minute. */
+export const SPARES_AFTER_FAULT = 3;
 
 /**
  * One runner per device plus a warm spare (ARCHITECTURE.md §1). A runner that exits for any reason —
  * sticky CUDA error, crash, watchdog — is dropped, a spare takes its place, and a new spare starts.
- * After a fault the pool keeps two spares for a while: with one, the run after a second fault in a row
- * waited for a cold start (a median of 163 ms and a p95 of 491 ms on an H100, against 29 ms warm).
+ * After a fault the pool keeps more spares for a while: with one, the run after a second fault in a row
+ * waited for a cold start (a median of 163 ms and a p95 of 491 ms on an H100, against 29 ms warm); with two,
+ * 24 of 164 runs after a fault in a 1,000-run soak still found their runner starting (a runner takes a median
+ * of 224 ms, p90 533 ms, to open its context while others start and a faulted one tears down).
  */
 export class RunnerPool {
   private readonly active = new Map<number, Runner>();
@@ -141,15 +147,16 @@ export class RunnerPool {
     this.ensureSpare(ordinal);
   }
 
-  /** The oldest live spare (the one most likely ready), taken out of the spares. */
+  /** A live spare whose context is open if there is one, else the oldest (the nearest to ready), taken out of the spares. */
   private takeSpare(ordinal: number): Runner | undefined {
     const list = (this.spares.get(ordinal) ?? []).filter((r) => r.alive);
-    const spare = list.shift();
+    const ready = list.findIndex((r) => this.readyStatus.get(r)?.contextReady === true);
+    const [spare] = list.splice(ready >= 0 ? ready : 0, 1);
     this.spares.set(ordinal, list);
     return spare;
   }
 
-  /** Two spares from now until the fault window closes; then the second is stopped (each holds a CUDA context). */
+  /** More spares from now until the fault window closes; then the extra ones are stopped (each holds a CUDA context). */
   private noteFault(ordinal: number): void {
     this.lastFault.set(ordinal, performance.now());
     clearTimeout(this.windowTimers.get(ordinal));
@@ -166,17 +173,20 @@ export class RunnerPool {
     for (const r of extra) void r.stop();
   }
 
-  /** Spares to keep for a device: two within a while of a fault, else one. */
+  /** Spares to keep for a device: more within a while of a fault, else one. */
   private spareTarget(ordinal: number): number {
     const fault = this.lastFault.get(ordinal);
-    return fault !== undefined && performance.now() - fault < this.faultWindowMs ? 2 : 1;
+    const inWindow = fault !== undefined && performance.now() - fault < this.faultWindowMs;
+    return inWindow ? Math.max(1, this.options.sparesAfterFault ?? SPARES_AFTER_FAULT) : 1;
   }
 
   status(): RunnerPoolStatus {
     const runners: RunnerPoolStatus['runners'] = [];
     const add = (role: 'active' | 'spare') => (runner: Runner, ordinal: number) => {
-      if (runner.alive && runner.pid)
-        runners.push({ pid: runner.pid, ordinal, role, contextReady: this.readyStatus.get(runner)?.contextReady ?? false, busy: runner.busy });
+      if (runner.alive && runner.pid) {
+        const status = this.readyStatus.get(runner);
+        runners.push({ pid: runner.pid, ordinal, role, contextReady: status?.contextReady ?? false, busy: runner.busy, startupMs: status?.startupMs ?? null });
+      }
     };
     this.active.forEach(add('active'));
     this.spares.forEach((list, ordinal) => list.forEach((r) => add('spare')(r, ordinal)));

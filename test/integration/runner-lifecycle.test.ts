@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 
 import { forkLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
-import { RunnerPool } from '../../main/runner/runner-pool';
+import { RunnerPool, SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
 
 // The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
 // no context; with one it opens a context. Either way it must be supervised the same.
@@ -84,7 +84,7 @@ test('a runner sent garbage answers with an error and stays alive', async () => 
   assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
 });
 
-test('after a fault two spares stand ready: three faults in a row are each followed by a warm runner, never a cold start', async () => {
+test('after a fault more spares stand ready: three faults in a row are each followed by a warm runner, never a cold start', async () => {
   const faulty = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
   try {
     await faulty.acquire(0);
@@ -100,14 +100,14 @@ test('after a fault two spares stand ready: three faults in a row are each follo
       const next = await faulty.acquire(0);
       assert.ok(warm.includes(next.runner.pid!), `fault ${fault + 1}: the next runner ${next.runner.pid} was one of the warm spares ${warm}`);
       const after = faulty.status().runners.filter((r) => r.role === 'spare').length;
-      assert.equal(after, 2, `fault ${fault + 1}: two spares after a fault`);
+      assert.equal(after, SPARES_AFTER_FAULT, `fault ${fault + 1}: ${SPARES_AFTER_FAULT} spares after a fault`);
     }
   } finally {
     await faulty.dispose();
   }
 });
 
-test('the second spare goes when the fault window closes, and a cancel is not a fault', async () => {
+test('the extra spares go when the fault window closes, and a cancel is not a fault', async () => {
   const pool2 = new RunnerPool({ launcher: forkLauncher, warmSpare: true, faultWindowMs: 400 });
   try {
     const spares = () => pool2.status().runners.filter((r) => r.role === 'spare').length;
@@ -116,7 +116,7 @@ test('the second spare goes when the fault window closes, and a cancel is not a 
     process.kill(runner.pid!, 'SIGKILL');
     await pending;
     await pool2.acquire(0);
-    assert.equal(spares(), 2, 'two spares inside the window');
+    assert.equal(spares(), SPARES_AFTER_FAULT, `${SPARES_AFTER_FAULT} spares inside the window`);
     await new Promise((r) => setTimeout(r, 700));
     assert.equal(spares(), 1, 'one spare once it closed');
     const { runner: next } = await pool2.acquire(0);

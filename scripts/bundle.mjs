@@ -1,7 +1,7 @@
 // Bundles every entry point with esbuild so that dist/ runs with Node alone (the GPU machine has no
 // npm registry), then copies the renderer's static files. Type checking is `npm run typecheck`.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -33,10 +33,11 @@ await Promise.all([
   build({
     ...node,
     entryPoints: [
-      { in: r('main/cli/cli-entry.ts'), out: 'main/cli' },
-      { in: r('main/serve/serve-entry.ts'), out: 'main/serve' },
-      { in: r('main/runner/runner-entry.ts'), out: 'main/runner' },
-      { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker' },
+      { in: r('main/cli/cli-entry.ts'), out: 'main/cli.impl' },
+      { in: r('main/serve/serve-entry.ts'), out: 'main/serve.impl' },
+      { in: r('main/runner/runner-entry.ts'), out: 'main/runner.impl' },
+      { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker.impl' },
+      { in: r('main/boot/code-cache.ts'), out: 'main/boot' },
       { in: r('main/memory/snapshot-worker.ts'), out: 'main/snapshot-worker' },
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
@@ -76,6 +77,15 @@ await Promise.all([
     outdir: r('dist/renderer'),
   }),
 ]);
+
+// The processes that start often (the CLI, serve, runners, compile workers) load their bundle through V8's code
+// cache (main/boot/code-cache.ts): each entry is a stub that hands its bundle to the loader.
+for (const name of ['cli', 'serve', 'runner', 'compile-worker']) {
+  writeFileSync(
+    r(`dist/main/${name}.js`),
+    `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nrequire('./boot.js').runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module);\n`,
+  );
+}
 
 mkdirSync(r('dist/renderer'), { recursive: true });
 for (const f of ['index.html', 'styles.css']) copyFileSync(r(`renderer/${f}`), r(`dist/renderer/${f}`));

@@ -32,8 +32,7 @@ import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-file
 import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
-import { parsePort, serveUntilStopped } from '../serve/serve-command';
-import { BundleRefusedError, readBundle } from '../bundle/read-bundle';
+import { parsePort } from '../serve/parse-port';
 import { registerBundleExport } from './bundle-export-command';
 import { isSanitizerTool, parseEnvAssignment } from '../../core/sanitizer/sanitizer-args';
 import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
@@ -425,6 +424,8 @@ export function buildProgram(): Command {
       'let the browser run programs under compute-sanitizer (Sanitize a program); off by default: a request never chooses a program otherwise',
     )
     .action(async (opts: { port: number; spare: boolean; allowPrograms?: boolean }) => {
+      // Loaded here, not at start: the web server and its WebSocket library are for this command only.
+      const { serveUntilStopped } = await import('../serve/serve-command');
       process.exitCode = await serveUntilStopped(opts);
     });
 
@@ -436,6 +437,7 @@ export function buildProgram(): Command {
     .argument('<file>', 'the bundle (.zip)')
     .option('--json', 'machine-readable output')
     .action(async (file: string, opts: { json?: boolean }) => {
+      const { BundleRefusedError, readBundle } = await import('../bundle/read-bundle');
       try {
         const opened = await readBundle(resolve(file));
         const entries = [...opened.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength }));

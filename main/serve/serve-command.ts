@@ -4,11 +4,7 @@ import { forkLauncher } from '../process/launcher';
 import { createWorkbench } from '../workbench';
 import { startServeHost } from './serve-host';
 
-/** A TCP port from the command line: 0 picks a free one. */
-export function parsePort(value: string): number | null {
-  const n = Number(value);
-  return /^\d+$/.test(value.trim()) && Number.isInteger(n) && n >= 0 && n <= 65535 ? n : null;
-}
+export { parsePort } from './parse-port';
 
 /**
  * Serves the UI and the API on 127.0.0.1 until SIGINT or SIGTERM; resolves with the exit code. The one

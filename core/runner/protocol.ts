@@ -189,3 +189,6 @@ export function classifyExit(facts: ExitFacts): ExitClassification {
   if (facts.code === 0) return { kind: 'clean', reason: 'clean-exit', summary: `${The} exited.` };
   return { kind: 'crashed', reason: 'abnormal-exit', summary: `${The} exited unexpectedly with code ${facts.code ?? '?'}. ${AFTER[role]}` };
 }
+
+/** The runner's exit status after a sticky CUDA error: it leaves on purpose, and a spare takes over. */
+export const STICKY_EXIT_CODE = 70;

@@ -15,7 +15,13 @@ export const GROUP_REAPER = '{ cat >/dev/null; kill -KILL 0; } <&3 >/dev/null 2>
  * process group with a reaper tied to the host. A stop asks the child to leave (the channel closes, it exits
  * by itself), so the tool can write its report; a kill ends the whole group.
  */
-export function sanitizerLauncher(sanitizerPath: string, sanitizerArgs: string[], onOutput: (chunk: Buffer) => void): ProcessLauncher {
+export function sanitizerLauncher(
+  sanitizerPath: string,
+  sanitizerArgs: string[],
+  onOutput: (chunk: Buffer) => void,
+  /** The tool's own exit (86 when it found something), as distinct from how the runner under it ended. */
+  onToolExit?: (code: number | null, signal: string | null) => void,
+): ProcessLauncher {
   return {
     kind: 'fork',
     launch(entry, args, name): ChildHandle {
@@ -31,6 +37,7 @@ export function sanitizerLauncher(sanitizerPath: string, sanitizerArgs: string[]
       );
       child.stdout!.on('data', onOutput);
       child.stderr!.on('data', onOutput);
+      if (onToolExit) child.once('exit', onToolExit);
       // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report.
       return groupLeaderHandle(child, child.stdio[3], (signal) => {
         if (signal === 'SIGTERM' && child.connected) child.disconnect();

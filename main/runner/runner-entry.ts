@@ -1,7 +1,14 @@
 import { isStickyCode } from '../../core/cuda/error-catalog';
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
-import { runnerRequestSchema, type RunnerProtocol, type RunnerRequest, type RunnerResults, type RunnerStatus } from '../../core/runner/protocol';
+import {
+  runnerRequestSchema,
+  STICKY_EXIT_CODE,
+  type RunnerProtocol,
+  type RunnerRequest,
+  type RunnerResults,
+  type RunnerStatus,
+} from '../../core/runner/protocol';
 import type { CudaErrorInfo } from '../../core/runner/run-result';
 import { tieLifetimeToHost } from '../process/child-lifetime';
 import { childPort, postAndExit, replies } from '../process/child-port';
@@ -135,7 +142,7 @@ async function handle(request: RunnerRequest): Promise<void> {
       } catch (error) {
         const e = toCudaError(error, 'cuLaunchKernel');
         const sticky = e.library === 'cuda' && isStickyCode(e.code);
-        if (sticky) return postAndExit(port, { type: 'error', id: request.id, error: e, sticky: true }, 70);
+        if (sticky) return postAndExit(port, { type: 'error', id: request.id, error: e, sticky: true }, STICKY_EXIT_CODE);
         return replyError(request.id, e);
       } finally {
         if (moduleId !== null && status.contextReady) await addon.unloadModule(moduleId).catch(() => undefined);
@@ -164,7 +171,7 @@ async function handle(request: RunnerRequest): Promise<void> {
       const { result, downloads } = executed;
       lastRun = { runId, downloads };
       reply.ok(request.id, request.type, result);
-      if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, 70);
+      if (result.failure?.sticky) postAndExit(port, { type: 'error', id: null, error: result.failure.error, sticky: true }, STICKY_EXIT_CODE);
       return;
     }
   }

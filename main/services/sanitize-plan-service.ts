@@ -13,6 +13,7 @@ import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
 import { collectReport, requireSanitizer } from '../tools/sanitize-program';
+import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { runPlan, type RunOutcome } from './run-service';
 
 export interface SanitizePlanRequest {
@@ -47,12 +48,18 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   const output = new BoundedOutput();
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
   let pool: RunnerPool | null = null;
+  let toolExit: { code: number | null; signal: string | null } = { code: null, signal: null };
   try {
     pool = new RunnerPool({
-      launcher: sanitizerLauncher(sanitizer.path, sanitizerArguments(options, join(dir, 'report-%p.xml')), (chunk) => {
-        output.push(chunk);
-        count(chunk);
-      }),
+      launcher: sanitizerLauncher(
+        sanitizer.path,
+        sanitizerArguments(options, join(dir, 'report-%p.xml')),
+        (chunk) => {
+          output.push(chunk);
+          count(chunk);
+        },
+        (code, signal) => (toolExit = { code, signal }),
+      ),
       warmSpare: false,
       readyTimeoutMs: SANITIZED_READY_MS,
       stopGraceMs: SANITIZED_STOP_GRACE_MS,
@@ -76,8 +83,9 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
       command: ['gpu-workbench', 'sanitize', '--tool', request.tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
       cwd: process.cwd(),
       sanitizer,
-      exitCode: null,
-      signal: null,
+      // The runner leaving after a sticky error is the workbench's own doing (the run's diagnosis says why), not a program's failure.
+      exitCode: toolExit.code === STICKY_EXIT_CODE ? 0 : toolExit.code,
+      signal: toolExit.signal,
       timedOut: outcome.exit?.kind === 'watchdog' ? { afterMs: request.timeoutMs ?? 600_000 } : null,
       cancelled: outcome.status === 'cancelled',
       started,

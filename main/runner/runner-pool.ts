@@ -52,16 +52,18 @@ function spinWhilePending(pending: Promise<unknown>, ms: number): void {
 
 /** Within this long of a runner lost to a fault, the pool keeps more spares: faults come in strings. */
 export const FAULT_WINDOW_MS = 60_000;
-/** Spares within the fault window. Each holds a CUDA context (some hundreds of MiB of device memory) for that minute. */
-export const SPARES_AFTER_FAULT = 3;
+/** Spares within the fault window. Each holds a CUDA context (518 MiB of device memory on an H100) for that minute. */
+export const SPARES_AFTER_FAULT = 4;
 
 /**
  * One runner per device plus a warm spare (ARCHITECTURE.md §1). A runner that exits for any reason —
  * sticky CUDA error, crash, watchdog — is dropped, a spare takes its place, and a new spare starts.
  * After a fault the pool keeps more spares for a while: with one, the run after a second fault in a row
- * waited for a cold start (a median of 163 ms and a p95 of 491 ms on an H100, against 29 ms warm); with two,
- * 24 of 164 runs after a fault in a 1,000-run soak still found their runner starting (a runner takes a median
- * of 224 ms, p90 533 ms, to open its context while others start and a faulted one tears down).
+ * waited for a cold start (a median of 163 ms and a p95 of 491 ms on an H100, against 29 ms warm). A runner
+ * takes a median of 224-340 ms, p90 533-730 ms, to open its context while others start and a faulted one tears
+ * down, and in the 1,000-run soak 115 of 164 faults came within a second of the one before. Runs after a sticky
+ * fault that found their runner still starting, and their p95: two spares 24 of 164 (223 ms), three 7 (60 ms),
+ * four 3 (49 ms; the target is 50).
  */
 export class RunnerPool {
   private readonly active = new Map<number, Runner>();

@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import type { FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 
 import { ZipFile } from 'yazl';
@@ -12,6 +10,7 @@ import { bundleEnvironment, type Redactor } from '../../core/bundle/redact';
 import { generateRepro } from '../../core/bundle/repro';
 import type { LaunchPlan } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
+import { writeStreamAtomic } from '../services/safe-fs';
 
 /** What goes into a bundle; everything optional but the plan and the outcome comes from the caller. */
 export interface BundleInput {
@@ -136,21 +135,15 @@ const REASONS: Record<string, string> = {
 };
 
 /**
- * Writes the zip atomically: streamed into a temporary file in the same folder (a name of its own),
- * flushed to disk (fsync), then renamed over the target. A failure at any point removes the temporary
- * file, so the path holds the old file or the whole new one, never a part. yazl (maintained, already
+ * Writes the zip atomically through writeStreamAtomic: streamed into a temporary file in the same folder (a
+ * name of its own), flushed to disk (fsync), then renamed over the target; a symlink is written through and an
+ * existing file keeps its mode. A failure at any point removes the temporary file, so the path holds the old
+ * file or the whole new one, never a part. yazl (maintained, already
  * used to write test bundles) validates entry names and streams, so memory stays at one entry.
  */
 export async function writeBundle(path: string, entries: Map<string, Uint8Array>, mtime = new Date()): Promise<{ path: string; bytes: number }> {
-  const target = await realpath(path).catch(() => path);
-  const existing = await stat(target).catch(() => null);
-  if (existing && !existing.isFile()) throw new BundleWriteError(path, existing.isDirectory() ? REASONS['EISDIR']! : 'it is not a regular file');
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644).catch((error: NodeJS.ErrnoException) => {
-    throw new BundleWriteError(path, REASONS[error.code ?? ''] ?? error.message);
-  });
   let bytes = 0;
-  try {
+  const writeZip = async (handle: FileHandle) => {
     const zip = new ZipFile();
     const done = (async () => {
       for await (const chunk of zip.outputStream) {
@@ -168,15 +161,13 @@ export async function writeBundle(path: string, entries: Map<string, Uint8Array>
       throw error;
     }
     await done;
-    await handle.sync();
-    await handle.close();
-    await rename(tmp, target);
+  };
+  try {
+    const { path: target } = await writeStreamAtomic(path, writeZip);
+    return { path: target, bytes };
   } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
     if (error instanceof BundleWriteError) throw error;
     const e = error as NodeJS.ErrnoException;
-    throw new BundleWriteError(path, REASONS[e.code ?? ''] ?? e.message);
+    throw new BundleWriteError(path, REASONS[e.code ?? ''] ?? (e.code === 'EINVAL' ? 'it is not a regular file' : e.message));
   }
-  return { path: target, bytes };
 }

@@ -1,17 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-
 import { BYTES_PER_EVENT_ESTIMATE, chromeTraceChunks, countTraceEvents, MAX_TRACE_BYTES } from '../../core/memory/chrome-trace';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
 import { formatBytes } from '../../core/format';
+import { writeStreamAtomic } from '../services/safe-fs';
 
 export class TraceTooLargeError extends Error {}
 
 /**
  * Streams the Chrome trace of a model to `path`: chunks are written as they are made (never one giant string),
- * to a temporary file beside the target that is renamed over it at the end, so a refused or failed export
- * leaves no half-written trace. Refused before writing when the estimate is past the limit, and stopped
+ * through writeStreamAtomic (a temporary file beside the target, flushed, renamed over it at the end), so a
+ * refused or failed export leaves no half-written trace. Refused before writing when the estimate is past the limit, and stopped
  * when the bytes written pass it.
  */
 export async function writeChromeTrace(
@@ -28,10 +25,8 @@ export async function writeChromeTrace(
         'Record a shorter window (torch.cuda.memory._record_memory_history with a smaller max_entries), or use the summary without --trace.',
     );
   if (estimate * BYTES_PER_EVENT_ESTIMATE > maxBytes) throw tooLarge(`about ${formatBytes(estimate * BYTES_PER_EVENT_ESTIMATE)} (${estimate} events)`);
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx', 0o644);
   let bytes = 0;
-  try {
+  await writeStreamAtomic(path, async (handle) => {
     let pending: string[] = [];
     let pendingChars = 0;
     const flush = async () => {
@@ -49,12 +44,6 @@ export async function writeChromeTrace(
       if (pendingChars >= 1 << 20) await flush();
     }
     await flush();
-    await handle.close();
-    await rename(temp, path);
-    return { bytes, events: stats.events };
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+  });
+  return { bytes, events: stats.events };
 }

@@ -110,6 +110,19 @@ export async function removeStaleTemps(dir: string, prefix = '.'): Promise<numbe
  * the target keeps its permissions (unless `forceMode`); a new file gets `mode`.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; forceMode?: boolean } = {}): Promise<void> {
+  await writeStreamAtomic(path, (handle) => handle.writeFile(data), options);
+}
+
+/**
+ * writeFileAtomic for what is written in pieces (a zip, a trace): `write` fills the temporary file through
+ * its handle. A failure at any point, `write`'s own included, removes the temporary file, so the path holds
+ * the old file or the whole new one, never a part.
+ */
+export async function writeStreamAtomic(
+  path: string,
+  write: (handle: FileHandle) => Promise<void>,
+  options: { mode?: number; forceMode?: boolean } = {},
+): Promise<{ path: string }> {
   const mode = options.mode ?? 0o644;
   const target = await realpath(path).catch(() => path);
   const existing = await stat(target).catch(() => null);
@@ -120,7 +133,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   const fileMode = existing && !options.forceMode ? existing.mode & 0o7777 : mode;
   const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, fileMode);
   try {
-    await handle.writeFile(data);
+    await write(handle);
     await handle.chmod(fileMode); // the umask narrowed the mode given to open
     await handle.sync();
   } catch (error) {
@@ -135,6 +148,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
     await unlink(tmp).catch(() => undefined);
     throw error;
   }
+  return { path: target };
 }
 
 /** A folder only its owner can enter (0700), made if missing and narrowed if it was wider. */

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { readTextFile, writeTextFile } from '../../main/services/file-service';
 import { DraftStore } from '../../main/services/draft-store';
 import { readPlanFile, writeJsonFile } from '../../main/services/plan-files';
+import { writeStreamAtomic } from '../../main/services/safe-fs';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'wb-files-'));
 
@@ -76,6 +77,33 @@ test('a save killed before its rename leaves the old file whole, and its tempora
     readdirSync(d).filter((f) => f.endsWith('.tmp')),
     [],
   );
+});
+
+test('a write in pieces (a bundle, a trace) that fails half-way leaves the old file whole, its mode and link kept, and no temporary file', async () => {
+  const d = dir();
+  const real = join(d, 'real.zip');
+  writeFileSync(real, 'old');
+  chmodSync(real, 0o600);
+  const link = join(d, 'link.zip');
+  symlinkSync(real, link);
+  await assert.rejects(
+    writeStreamAtomic(link, async (handle) => {
+      await handle.write(Buffer.from('half of it'));
+      throw new Error('the zip stream broke');
+    }),
+    /the zip stream broke/,
+  );
+  assert.equal(readFileSync(real, 'utf8'), 'old');
+  assert.deepEqual(readdirSync(d).sort(), ['link.zip', 'real.zip']);
+  const written = await writeStreamAtomic(link, async (handle) => {
+    await handle.write(Buffer.from('new, '));
+    await handle.write(Buffer.from('in pieces'));
+  });
+  assert.equal(written.path, real);
+  assert.equal(readFileSync(link, 'utf8'), 'new, in pieces');
+  assert.ok(lstatSync(link).isSymbolicLink());
+  assert.equal(statSync(real).mode & 0o777, 0o600);
+  assert.deepEqual(readdirSync(d).sort(), ['link.zip', 'real.zip']);
 });
 
 test('drafts are 0600 in a 0700 folder, and temporary files of killed saves go at start', async () => {

@@ -19,18 +19,25 @@ export function runWithCodeCache(file: string, mod: NodeModule): void {
   const source = readFileSync(file, 'utf8');
   const cacheFile = cachePathFor(file);
   let cachedData: Buffer | undefined;
-  if (cacheFile) {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      cachedData = undefined;
-    }
-  }
+  if (cacheFile) cachedData = readCache(cacheFile);
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   if (cacheFile && (!cachedData || script.cachedDataRejected)) saveLater(script, cacheFile);
   const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: NodeModule, filename: string, dirname: string) => void;
   mod.filename = file;
   wrapper.call(mod.exports, mod.exports, createRequire(file), mod, file, dirname(file));
+}
+
+/** A cache larger than this is not V8's for our bundles: left unread. */
+const MAX_CACHE_BYTES = 64 * 2 ** 20;
+
+/** The cached data, read only from a regular file of a sane size: a FIFO or a device there must not stall start-up. */
+function readCache(cacheFile: string): Buffer | undefined {
+  try {
+    const info = statSync(cacheFile);
+    return info.isFile() && info.size <= MAX_CACHE_BYTES ? readFileSync(cacheFile) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Cache files kept at most; the oldest go first (each build of a bundle has its own). */

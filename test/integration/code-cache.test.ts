@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { runCli } from '../helpers/cli';
+
+// The bundles load through V8's code cache (main/boot/code-cache.ts). The cache is the user's own data, yet a
+// start must never depend on it: a first start writes it, a later one reads it, and what sits in its place
+// (a FIFO, a folder) is passed over without waiting.
+test('the code cache is written on a first start, and a FIFO or a folder in its place never stalls the next', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'wb-code-cache-'));
+  const env = { XDG_CACHE_HOME: home };
+  const first = await runCli(['--help'], { env, timeoutMs: 20_000 });
+  assert.equal(first.code, 0, first.stderr);
+  const dir = join(home, 'gpu-workbench', 'code-cache');
+  const written = readdirSync(dir).filter((n) => n.endsWith('.bin'));
+  assert.equal(written.length, 1);
+  assert.ok(statSync(join(dir, written[0]!)).size > 100_000, 'V8 wrote the compiled CLI');
+  assert.equal(statSync(dir).mode & 0o777, 0o700);
+
+  unlinkSync(join(dir, written[0]!));
+  execFileSync('mkfifo', [join(dir, written[0]!)]);
+  const withFifo = await runCli(['--help'], { env, timeoutMs: 20_000 });
+  assert.equal(withFifo.code, 0, withFifo.stderr);
+  assert.match(withFifo.stdout, /Usage: gpu-workbench/);
+  assert.ok(statSync(join(dir, written[0]!)).isFile(), 'the FIFO was replaced by a cache file');
+});

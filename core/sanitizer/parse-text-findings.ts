@@ -89,8 +89,8 @@ const HEX = /^0x[0-9a-fA-F]+$/;
  */
 export function withoutParameters(name: string): string {
   // `f(long, int) [clone .constprop.124]`: the XML keeps the clone suffix and drops the parameters.
-  const clone = / \[clone [^\]]*\]$/.exec(name);
-  if (clone) return `${withoutParameters(name.slice(0, clone.index))}${clone[0]}`;
+  const clone = name.endsWith(']') ? name.lastIndexOf(' [clone ') : -1;
+  if (clone > 0 && name.indexOf(']', clone) === name.length - 1) return `${withoutParameters(name.slice(0, clone))}${name.slice(clone)}`;
   let end = name.length;
   if (name.endsWith(' const')) end -= ' const'.length;
   if (name[end - 1] !== ')') return name;

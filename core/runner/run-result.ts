@@ -1,4 +1,5 @@
 import type { DeviceOutput } from './device-output';
+import type { RunLogEvent } from './event-log';
 import type { Dim3 } from '../dims';
 import type { BufferSummary } from '../plan/buffer-data';
 import type { Comparison } from '../plan/compare';
@@ -165,6 +166,12 @@ export interface RunResult {
   /** Where each buffer lived on the device, and when: what names an address a tool reports (absent in older results). */
   memory?: AllocationRecord[];
   failure: RunFailure | null;
+  /** When the run began on the host's wall clock (epoch ms): time zero of `events` (absent in older results). */
+  startedAtMs?: number;
+  /** The runner's event log: every driver call that touches memory or time (core/runner/event-log.ts). Absent in older results. */
+  events?: RunLogEvent[];
+  /** Events left out past MAX_RUN_EVENTS. */
+  eventsDropped?: number;
   /** Device printf and assert text, by the step after which it appeared (absent in results saved before it was captured). */
   deviceOutput?: DeviceOutput[];
   runnerPid: number;

@@ -162,6 +162,18 @@ test('with NVML samples: the device’s used memory and each process on the run�
   assert.equal(t.durationUs, 60_000, 'the timeline reaches the last sample, 55 ms after the run began');
 });
 
+test('samples with a result that does not say when the run began: not drawn, and the title says why', () => {
+  const run = neverFrees();
+  const { startedAtMs: _dropped, ...undated } = run;
+  const t = timelineFromRun(undated, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => MiB, foreignBytes: 0, untilMs: 20 }));
+  assert.deepEqual(
+    t.counters.map((c) => c.group),
+    ['allocated'],
+  );
+  assert.match(t.title, /the NVML samples are not shown: the result does not say when the run began/);
+  assert.equal(t.originUs, 0);
+});
+
 test('allocation-too-large: an OOM marker with the request against free and total, the holders (none of the run’s), and the processes', () => {
   const run = recordedRun('allocation-too-large');
   const failure = run.failure!;

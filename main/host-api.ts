@@ -33,6 +33,7 @@ import { sanitizePlan } from './services/sanitize-plan-service';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
+import { MonitorSessions } from './memory/monitor-sessions';
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -80,6 +81,7 @@ export interface HostOptions {
 
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
+  const monitors = new MonitorSessions();
   let defaultArch: string | null = null;
   const archFor = async (): Promise<string> => {
     if (defaultArch) return defaultArch;
@@ -195,6 +197,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         throw new ApiError((error as Error).message, 'PAGE_GONE');
       }
     },
+    'monitor.start': (request, context) => monitors.start(request, context),
+    'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
     'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
     'memory.open': async ({ path }, { signal, emit }) => {
       try {

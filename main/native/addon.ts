@@ -20,6 +20,21 @@ export interface NvmlSnapshotRaw {
   }[];
 }
 
+export interface NvmlSamplerTake {
+  data: Float64Array;
+  samples: number;
+  /** Samples lost because nobody took them in time (the buffer is bounded). */
+  dropped: number;
+  /** Ticks missed because a call ran past them. */
+  skipped: number;
+  errors: number;
+  consecutiveErrors: number;
+  lastError: { library: string; api: string; code: number; name: string; message: string } | null;
+  running: boolean;
+  /** How long the NVML call in flight has run, ms; 0 when none. */
+  inFlightMs: number;
+}
+
 export interface NvrtcOutput {
   ok: boolean;
   log: string;
@@ -53,6 +68,15 @@ export interface NativeAddon {
   nvmlSampleSync(includeProcesses: boolean): Float64Array;
   /** NVML's name for a process (nvmlSystemGetProcessName), or null where it has none. */
   nvmlProcessName(pid: number): Promise<string | null>;
+  /**
+   * Starts a thread of its own that samples every `intervalMs` (processes listed every `processEvery`-th
+   * sample; 0: never) into a buffer; returns its id. Throws the structured error when NVML cannot start.
+   */
+  nvmlSamplerStart(intervalMs: number, processEvery: number): number;
+  /** What the thread sampled since the last take (samples concatenated in the nvmlSample layout); counts are totals since the start. */
+  nvmlSamplerTake(id: number): NvmlSamplerTake;
+  /** Asks the thread to end (one blocked in NVML ends when NVML returns); false for an unknown id. */
+  nvmlSamplerStop(id: number): boolean;
   openContext(ordinal: number): Promise<void>;
   closeContext(): Promise<void>;
   synchronize(): Promise<void>;

@@ -47,6 +47,12 @@ test('CUDA calls without a driver reject with a structured error, not a crash', 
     });
   }
   assert.throws(
+    () => addon.nvmlSamplerStart(10, 1),
+    (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_NVML_NOT_LOADED' && e['api'] === 'nvmlInit_v2',
+  );
+  assert.equal(addon.nvmlSamplerStop(1), false, 'no sampler was started');
+  assert.throws(() => addon.nvmlSamplerTake(1), RangeError);
+  assert.throws(
     () => addon.nvmlSampleSync(false),
     (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_NVML_NOT_LOADED' && e['library'] === 'nvml' && e['code'] === -1,
   );
@@ -80,4 +86,8 @@ test('bad arguments are refused at the boundary with a TypeError or RangeError',
   assert.throws(() => a['nvmlSampleSync']!(), TypeError);
   assert.throws(() => a['nvmlProcessName']!(0), RangeError);
   assert.throws(() => a['nvmlProcessName']!(2 ** 32), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!(0, 1), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!(10, -1), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!('10', 1), TypeError);
+  assert.throws(() => a['nvmlSamplerTake']!(0), RangeError);
 });

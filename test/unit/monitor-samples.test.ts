@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { buildMonitorReport, type SamplingStats } from '../../core/memory/monitor-report';
-import { decodeNvmlSample, NvmlSampleLayoutError } from '../../core/memory/nvml-sample-layout';
+import { decodeNvmlSample, decodeNvmlSamples, NvmlSampleLayoutError } from '../../core/memory/nvml-sample-layout';
 import { SampleStore } from '../../core/memory/sample-store';
 import { GROWTH_NOISE_BYTES, growthOf, SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample } from '../../core/memory/samples';
@@ -61,6 +61,22 @@ test('the NVML layout: devices, reserve, processes (NaN: unknown), a device whos
   assert.deepEqual(d.processErrors, [{ device: 1, code: 3 }]);
   // Processes not asked for: null, not an empty list (which would say "none hold memory").
   assert.equal(decodeNvmlSample(Float64Array.from([1, 1, 0, 0, 1, 1, 2, 3, NaN, -1, 0])).sample.processes, null);
+});
+
+test('the sampling thread hands over samples end to end: each read in turn, and a count that does not fit is refused', () => {
+  const one = [1, 1e15, 5, 0, 1, GiB, 79 * GiB, 80 * GiB, NaN, -1, 0];
+  const two = [1, 1e15 + 10_000, 7, 3, 1, 2 * GiB, 78 * GiB, 80 * GiB, NaN, 0, 1, 4242, GiB];
+  const decoded = decodeNvmlSamples(Float64Array.from([...one, ...two]), 2);
+  assert.deepEqual(
+    decoded.map((d) => [d.sample.timeUs, d.sample.devices[0]!.usedBytes, d.sample.processes?.length ?? null]),
+    [
+      [1e15, GiB, null],
+      [1e15 + 10_000, 2 * GiB, 1],
+    ],
+  );
+  assert.deepEqual(decodeNvmlSamples(new Float64Array(0), 0), []);
+  assert.throws(() => decodeNvmlSamples(Float64Array.from([...one, ...two]), 1), /values after sample 1/);
+  assert.throws(() => decodeNvmlSamples(Float64Array.from(one), 2), NvmlSampleLayoutError);
 });
 
 test('the NVML layout refuses what does not fit: a wrong layout, counts past the end, values after the end, bad pids', () => {
@@ -263,5 +279,5 @@ test('the report: flagged processes first, then by peak; the text says peak, gro
   assert.match(text, /! PID 6000 {2}python3 other\.py {2}\[FOREIGN\]/);
   assert.match(text, /→ Ask its owner \(bob\)\./);
   assert.match(text, /Problems:\n {2}- An NVML sample failed once\./);
-  assert.match(text, /more was in use at the end than at the start/);
+  assert.match(text, /more was in use at the end than before the program started, although it has ended/);
 });

@@ -164,8 +164,8 @@ export class MemorySampler {
     if (this.batchTimer) clearInterval(this.batchTimer);
     this.timer = this.batchTimer = null;
     if (this.thread) {
-      this.drain();
-      this.thread.stop();
+      this.drain(); // may fail and so stop (and clear the thread) itself
+      this.thread?.stop();
       this.thread = null;
     }
     this.flush();
@@ -246,7 +246,15 @@ export class MemorySampler {
     const thread = this.thread;
     if (!thread) return;
     const taken = thread.take();
-    for (const decoded of decodeNvmlSamples(taken.data, taken.samples)) this.record(decoded);
+    let decoded: DecodedNvmlSample[];
+    try {
+      decoded = decodeNvmlSamples(taken.data, taken.samples);
+    } catch (error) {
+      // Never seen: the layout is ours. Said and stopped, rather than recorded wrong or thrown from a timer.
+      this.fail({ api: 'nvmlSamplerTake', name: 'WORKBENCH_BAD_SAMPLE', message: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    for (const d of decoded) this.record(d);
     this.stats.skipped += taken.skipped - this.threadSeen.skipped + (taken.dropped - this.threadSeen.dropped);
     const newErrors = taken.errors - this.threadSeen.errors;
     this.threadSeen = { skipped: taken.skipped, dropped: taken.dropped, errors: taken.errors };
@@ -268,7 +276,10 @@ export class MemorySampler {
 
   private fail(e: { api: string; name: string; message: string }): void {
     if (this.failure !== null) return;
-    this.failure = `NVML failed ${MAX_CONSECUTIVE_ERRORS} times in a row (${e.api}: ${e.name}, ${e.message}). If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
+    this.failure =
+      e.name === 'WORKBENCH_BAD_SAMPLE'
+        ? `The sampling thread handed over a sample that does not fit its layout (${e.message}): sampling stopped. This is a bug in GPU Workbench; please report it.`
+        : `NVML failed (${e.api}: ${e.name}, ${e.message})${this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS ? ` ${MAX_CONSECUTIVE_ERRORS} times in a row` : ''}. If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
     this.stop();
     this.listener?.({ kind: 'failed', message: this.failure });
   }

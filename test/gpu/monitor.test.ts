@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import type { MonitorReport, ProcessMemorySummary } from '../../core/memory/monitor-report';
-import { CSV_HEADER } from '../../core/memory/samples-csv-interim';
 import { sampleDuring } from '../../main/memory/sample-during';
 import { forkLauncher } from '../../main/process/launcher';
 import { createWorkbench } from '../../main/workbench';
@@ -94,13 +93,16 @@ test('device memory sampled while a plan holds 1 GiB moves by 1 GiB (±2 MiB), a
   }
 });
 
-test('monitor -- python3 (512 MiB): its PID is its own track with at least 512 MiB; the CSV holds every sample', async () => {
+test('monitor -- python3 (512 MiB): its PID is its own track with at least 512 MiB; the CSV and the trace hold it', async () => {
   const csv = join(work, 'samples.csv');
+  const trace = join(work, 'trace.json');
   const r = await monitorCli([
     '--interval',
     '50',
     '--csv',
     csv,
+    '--trace',
+    trace,
     '--',
     'python3',
     '-c',
@@ -120,12 +122,13 @@ test('monitor -- python3 (512 MiB): its PID is its own track with at least 512 M
   const device = report.devices[0]!;
   assert.ok(device.peakUsedBytes - device.baselineUsedBytes >= 512 * MiB);
   const lines = readFileSync(csv, 'utf8').trimEnd().split('\n');
-  assert.equal(`${lines[0]}\n`, CSV_HEADER);
-  const deviceRows = lines.filter((l) => /^\d+,[\d.]+,\d+,,/.test(l)).length;
-  assert.equal(deviceRows, report.sampling.kept * report.devices.length);
+  assert.match(lines[0]!, /^time_us,time_utc,device,device_name,used_bytes,free_bytes,total_bytes,/);
+  assert.ok(lines[0]!.includes(`pid ${track.pid} (`), 'the process has a column');
+  assert.equal(lines.length - 1, report.sampling.kept * report.devices.length, 'a row per sample and GPU');
+  const events = (JSON.parse(readFileSync(trace, 'utf8')) as { traceEvents: { ph: string; name: string }[] }).traceEvents;
   assert.ok(
-    lines.some((l) => l.split(',')[3] === String(track.pid)),
-    'the process has rows',
+    events.some((e) => e.ph === 'C' && e.name.includes(String(track.pid))),
+    'the process has a counter track in the trace',
   );
 });
 

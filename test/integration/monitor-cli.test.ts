@@ -83,6 +83,7 @@ test('bad command lines: one clear message each, exit 64, and nothing started', 
     [['monitor', '--interval', '100', '--process-interval', '50'], /cannot be shorter than --interval/],
     [['monitor', '--csv', join(work, 'no/such/folder/x.csv'), ...marking('csv')], /--csv .*: the folder .* does not exist/],
     [['monitor', '--csv', join(work, 'a-folder'), ...marking('csv')], /is a folder; give a file name/],
+    [['monitor', '--trace', join(work, 'no/such/folder/t.json'), ...marking('csv')], /--trace .*: the folder .* does not exist/],
     [['monitor', '--frobnicate'], /unknown option/],
   ];
   for (const [args, message] of cases) {
@@ -96,15 +97,6 @@ test('bad command lines: one clear message each, exit 64, and nothing started', 
     assert.equal(existsSync(join(work, name)), false, `${name}: a command was started`);
     assert.deepEqual(leftRunning(name), []);
   }
-});
-
-test('--trace is refused before anything starts (its export comes with the memory timeline): exit 2, the command never ran', async () => {
-  const r = await runCli(['monitor', '--trace', join(work, 't.json'), ...marking('trace')]);
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /--trace is not available in this build yet/);
-  assert.match(r.stderr, /Use --csv FILE, or --json --samples/);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  assert.equal(existsSync(join(work, 'trace')), false);
 });
 
 let serve: ServeProcess;

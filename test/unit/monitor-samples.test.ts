@@ -6,7 +6,6 @@ import { decodeNvmlSample, decodeNvmlSamples, NvmlSampleLayoutError } from '../.
 import { SampleStore } from '../../core/memory/sample-store';
 import { GROWTH_NOISE_BYTES, growthOf, SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample } from '../../core/memory/samples';
-import { CSV_HEADER, samplesToCsv } from '../../core/memory/samples-csv-interim';
 import { renderMonitorReport } from '../../main/cli/render-monitor';
 
 const MiB = 2 ** 20;
@@ -198,19 +197,6 @@ test('growth: a leak grows and never falls; a working set goes up and down; nois
   assert.match(of(100, 1).text, /seen in one sample only/);
   const noisy = trends.find((t) => t.pid === 400)!;
   assert.equal(noisy.unknownSamples, 31);
-});
-
-test('the interim CSV: one row per device and per process per sample, empty where unknown, streamed in chunks', () => {
-  const samples = [sample(0, [GiB, 2 * GiB], [[0, 42, 512 * MiB]]), sample(0.5, [GiB, 2 * GiB], [[1, 43, null]]), sample(1, [GiB, 2 * GiB], null)];
-  const chunks = [...samplesToCsv(samples, undefined, 3)];
-  assert.ok(chunks.length > 1, 'more than one chunk');
-  const lines = chunks.join('').trimEnd().split('\n');
-  assert.equal(`${lines[0]}\n`, CSV_HEADER);
-  assert.equal(lines.length, 1 + 3 + 3 + 2);
-  assert.equal(lines[1], `${samples[0]!.timeUs},0.000000,0,,${GiB},${TOTAL - GiB},${TOTAL}`);
-  assert.equal(lines[3], `${samples[0]!.timeUs},0.000000,0,42,${512 * MiB},,`);
-  assert.equal(lines[6], `${samples[1]!.timeUs},0.500000,1,43,,,`);
-  assert.equal(lines[8], `${samples[2]!.timeUs},1.000000,1,,${2 * GiB},${TOTAL - 2 * GiB},${TOTAL}`);
 });
 
 test('the report: flagged processes first, then by peak; the text says peak, growth, the flag and its fix', () => {

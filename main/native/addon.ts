@@ -1,5 +1,6 @@
 import type { RawDevice } from '../../core/devices';
 import type { LibraryReport } from '../../core/discovery';
+import type { NvmlHealthFacts } from '../../core/doctor/facts';
 import type { FunctionAttributes } from '../../core/runner/run-result';
 import { addonPath } from '../paths';
 
@@ -42,6 +43,12 @@ export interface NativeAddon {
   };
   listDevices(attributeIds: readonly number[]): Promise<RawDevice[]>;
   nvmlSnapshot(): Promise<NvmlSnapshotRaw>;
+  /**
+   * Each GPU's modes, ECC counts, page retirement, row remapping and clock event reasons (native/src/health.cc):
+   * every field answers for itself, { ok: false, code } where NVML said NOT_SUPPORTED or lacks the query.
+   * Rejects only when NVML itself cannot start or count its devices.
+   */
+  nvmlHealth(): Promise<NvmlHealthFacts>;
   openContext(ordinal: number): Promise<void>;
   closeContext(): Promise<void>;
   synchronize(): Promise<void>;

@@ -10,6 +10,8 @@ import { CLOCK_EVENT_REASONS } from './nvml-codes';
  * clocks by half or more — make any timing taken now unrepresentative and point at cooling or power.
  */
 
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
 function clocksVerdict(d: NvmlDeviceHealth): DeviceVerdict {
   const f = d.clocksEventReasons;
   if (!f.ok) return { status: 'not-run', evidence: `clock event reasons: ${unanswered(f)}.` };
@@ -23,7 +25,7 @@ function clocksVerdict(d: NvmlDeviceHealth): DeviceVerdict {
   if (slowing.length)
     return {
       status: 'warn',
-      evidence: `${said} ${slowing.map((r) => r.name).join(' and ')} ${slowing.length === 1 ? 'slows' : 'slow'} the GPU: timings taken now are not representative.`,
+      evidence: `${said} ${capitalized(slowing.map((r) => r.name).join(' and '))} ${slowing.length === 1 ? 'slows' : 'slow'} the GPU: timings taken now are not representative.`,
       remedy: `Check cooling and power: nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -i ${d.index} shows which limit and how close it is.`,
     };
   if (active.some((r) => r.kind === 'power')) return { status: 'ok', evidence: `${said} Normal under full load, but kernel timings vary with it.` };

@@ -119,6 +119,7 @@ function orderCheck(facts: DoctorFacts): DoctorCheck {
         )
       : null;
   if (visible?.names === 'mig') return notRun(base.id, base.area, base.title, 'CUDA_VISIBLE_DEVICES names MIG devices, whose GPU is not compared here.');
+  if (visible?.stoppedAt) return notRun(base.id, base.area, base.title, 'CUDA_VISIBLE_DEVICES has an entry CUDA cannot use (its own check says which).');
   // Without CUDA_VISIBLE_DEVICES, nvidia-smi's order is PCI order: CUDA's numbers should rise with NVML's.
   const expected = visible ? visible.visible : [...actual].sort((a, b) => a - b);
   if (actual.length === expected.length && actual.every((g, i) => g === expected[i]))
@@ -132,7 +133,9 @@ function orderCheck(facts: DoctorFacts): DoctorCheck {
     ...base,
     status: 'warn',
     detail: `${pairs}: ${visible ? `not the order CUDA_VISIBLE_DEVICES="${visibleSetting}" lists` : `CUDA numbers devices fastest first (CUDA_DEVICE_ORDER is ${order === undefined ? 'unset' : `"${order}"`})`}, so "device ${actual.findIndex((g, i) => g !== expected[i])}" in a CUDA program is not that GPU in nvidia-smi.`,
-    remedy: 'export CUDA_DEVICE_ORDER=PCI_BUS_ID before the program starts, so CUDA numbers GPUs as nvidia-smi does.',
+    remedy: visible
+      ? 'List the GPUs in CUDA_VISIBLE_DEVICES in the order you mean, by UUID (nvidia-smi -L) to be sure which card is which.'
+      : 'export CUDA_DEVICE_ORDER=PCI_BUS_ID before the program starts, so CUDA numbers GPUs as nvidia-smi does.',
   };
 }
 

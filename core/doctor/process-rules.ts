@@ -42,7 +42,7 @@ export function describeProcessFlag(kind: ProcessFlagKind, p: Pick<GpuProcessFac
     case 'not-visible':
       return {
         text: `PID ${p.pid} cannot be looked up from here (another PID namespace: this process runs in a container, or /proc hides other users' processes).`,
-        fix: 'Run nvidia-smi on the host to see what it is.',
+        fix: 'Run nvidia-smi on the host to see which process it is.',
       };
     case 'foreign':
       return {
@@ -77,30 +77,32 @@ function judge(facts: ProcessFacts): DoctorCheck {
     }
     const flagged = here.map((p) => ({ p, kind: processFlagKind(p, seen) }));
     const parts: string[] = [];
+    const notes: string[] = [];
     for (const { p, kind } of flagged) {
       const orphan = kind === 'foreign' && p.ppid === 1 ? ', its parent is PID 1 (a service, or left behind by a job whose parent exited)' : '';
-      const label =
-        kind === null ? 'the workbench' : kind === 'foreign' ? `another program${orphan}` : kind === 'exited' ? 'EXITED' : 'cannot be looked up here';
-      parts.push(`${who(p)} ${held(p)}, ${label}`);
       if (kind === 'exited') {
-        statuses.push('warn');
         const { text, fix } = describeProcessFlag(kind, p);
-        parts.push(`— ${text}`);
+        statuses.push('warn');
         remedies.add(fix);
+        parts.push(`${who(p)} ${held(p)}, EXITED: ${text.replace(/\.$/, '')}`);
+      } else {
+        const label = kind === null ? 'the workbench' : kind === 'foreign' ? `another program${orphan}` : 'cannot be looked up here';
+        parts.push(`${who(p)} ${held(p)}, ${label}`);
       }
       if (kind === 'not-visible') statuses.push('not-run');
     }
     const others = flagged.filter((x) => x.kind === 'foreign').reduce((sum, x) => sum + (x.p.usedBytes ?? 0), 0);
     if (device.totalBytes && others > device.totalBytes / 2) {
       statuses.push('warn');
-      parts.push(`— other programs hold ${formatBytes(others)} of its ${formatBytes(device.totalBytes)}: a run here gets less than half the memory.`);
+      notes.push(`Other programs hold ${formatBytes(others)} of its ${formatBytes(device.totalBytes)}: a run here gets less than half the memory.`);
       remedies.add('Wait for them, or use another GPU (CUDA_VISIBLE_DEVICES); nvidia-smi shows what they are.');
     }
-    if (flagged.some((x) => x.kind === 'not-visible')) {
-      parts.push(`— ${describeProcessFlag('not-visible', flagged.find((x) => x.kind === 'not-visible')!.p).text.replace(/^PID \d+/, 'their PIDs')}`);
-      remedies.add('Run nvidia-smi on the host to see what they are.');
+    const hidden = flagged.find((x) => x.kind === 'not-visible');
+    if (hidden) {
+      notes.push(describeProcessFlag('not-visible', hidden.p).text.replace(/^PID \d+ cannot/, 'Their PIDs cannot'));
+      remedies.add('Run nvidia-smi on the host to see which processes they are.');
     }
-    lines.push(`GPU ${device.index}: ${plural(here.length, 'process', 'processes')} — ${parts.join('; ')}.`);
+    lines.push(`GPU ${device.index}: ${plural(here.length, 'process', 'processes')} — ${parts.join('; ')}.${notes.length ? ` ${notes.join(' ')}` : ''}`);
   }
   if (!facts.devices.length) return notRun(base.id, base.area, base.title, 'NVML lists no GPU.');
   const status = worst(statuses);

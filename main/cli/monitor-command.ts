@@ -85,7 +85,7 @@ async function monitor(args: string[], opts: MonitorOptions, hasCommand: boolean
   let target: MonitorTargetSpec = { kind: 'device' };
   if (hasCommand) {
     locateProgram(args[0]!, cwd);
-    target = { kind: 'command', argv: args, cwd };
+    target = { kind: 'command', argv: args, cwd, stdoutToStderr: !!opts.json };
   } else if (opts.pid !== undefined) {
     if (!processRuns(opts.pid)) throw new MonitorUsageError(`No process with PID ${opts.pid} is running here.`);
     target = { kind: 'pid', pid: opts.pid };
@@ -192,7 +192,7 @@ export function registerMonitorCommand(program: Command): void {
     .option('--duration <s>', 'stop after this many seconds (a command still running is stopped); default: until it ends, or Ctrl-C', seconds)
     .option('--csv <file>', 'write every sample kept to a CSV file (one row per device and per process per sample)')
     .option('--trace <file>', 'write a Chrome trace (Perfetto) of the session: not available in this build yet')
-    .option('--json', 'machine-readable output: the report (the samples only with --samples)')
+    .option('--json', 'machine-readable output: the report (the samples only with --samples); the command’s own output goes to standard error')
     .option('--samples', 'with --json: include the samples (the newest 100,000)')
     .action(async (args: string[], opts: MonitorOptions, command: Command) => {
       const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];

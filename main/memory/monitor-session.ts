@@ -12,7 +12,11 @@ export const TAIL_AFTER_EXIT_MS = 1_000;
 /** Samples a report carries at most when they are asked for (the newest). */
 export const MAX_REPORTED_SAMPLES = 100_000;
 
-export type MonitorTargetSpec = { kind: 'device' } | { kind: 'pid'; pid: number } | { kind: 'command'; argv: string[]; cwd: string };
+export type MonitorTargetSpec =
+  | { kind: 'device' }
+  | { kind: 'pid'; pid: number }
+  /** stdoutToStderr: the command's standard output goes to standard error (a --json report keeps standard output). */
+  | { kind: 'command'; argv: string[]; cwd: string; stdoutToStderr?: boolean };
 
 export interface MonitorSessionOptions extends Omit<SamplerOptions, 'targetPid' | 'proc'> {
   target: MonitorTargetSpec;
@@ -77,10 +81,15 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   let command: MonitoredCommand | null = null;
   if (options.target.kind === 'command' && end === null) {
     const argv = options.target.argv;
-    command = MonitoredCommand.start(argv, options.target.cwd, () => {
-      // Synchronously at its exit, before its group is killed: what it left running.
-      if (target) target.leftBehind = sampler.tracker.liveDescendants();
-    });
+    command = MonitoredCommand.start(
+      argv,
+      options.target.cwd,
+      () => {
+        // Synchronously at its exit, before its group is killed: what it left running.
+        if (target) target.leftBehind = sampler.tracker.liveDescendants();
+      },
+      !!options.target.stdoutToStderr,
+    );
     target = { pid: command.pid, command: argv.join(' '), startedByMonitor: true, exit: null, stoppedByMonitor: false, leftBehind: [] };
     sampler.setTarget(command.pid);
     options.onTarget?.(command.pid);

@@ -40,6 +40,7 @@ import { sanitizePlan } from '../services/sanitize-plan-service';
 import { renderSanitize } from './render-sanitize';
 import { registerMemoryCommand } from './memory-command';
 import { registerDoctorCommand } from './doctor-command';
+import { registerMonitorCommand } from './monitor-command';
 
 class UsageError extends Error {}
 
@@ -545,6 +546,7 @@ export function buildProgram(): Command {
     });
 
   registerMemoryCommand(program);
+  registerMonitorCommand(program);
 
   return program;
 }

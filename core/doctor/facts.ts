@@ -113,6 +113,10 @@ export const nvmlHealthSchema = z.object({
 });
 export type NvmlHealthFacts = z.infer<typeof nvmlHealthSchema>;
 
+/**
+ * A process NVML lists, with what /proc says about it: the facts core/memory/process-flags.ts's flagProcess
+ * decides on (the monitor's rule, so the doctor and the memory timeline flag a process alike).
+ */
 const gpuProcess = z.object({
   /** NVML's device index. */
   device: whole,
@@ -120,23 +124,25 @@ const gpuProcess = z.object({
   usedBytes: whole.nullable(),
   /** What NVML called it (nvmlSystemGetProcessName), possibly empty. */
   nvmlName: text(256),
-  /** Whether /proc/<pid> exists here; null where that could not be told. */
-  inProcTable: z.boolean().nullable(),
-  /** The state letter from /proc/<pid>/stat (R, S, D, Z, …). */
-  state: text(4).nullable(),
+  /** In this system's process table: running, a zombie (exited, not yet reaped), or absent. */
+  liveness: z.enum(['alive', 'zombie', 'absent']),
+  /** Who started it, for a live one ('target' kinds do not occur here: the doctor monitors no program). */
+  relation: z.enum(['target', 'target-descendant', 'workbench', 'other']).nullable(),
+  /** How long NVML kept listing it after it was seen gone (0 while it runs): a second look, EXITED_GRACE_US later. */
+  listedAfterGoneUs: whole,
+  /** Its parent's PID from /proc, for a live one: 1 when its parent exited and it was re-parented (or a service). */
   ppid: whole.nullable(),
+  /** A zombie's parent, the one that has not reaped it. */
+  parent: z.object({ pid: whole, command: text(512).nullable() }).nullable(),
+  owner: z.object({ name: text(256), mine: z.boolean() }).nullable(),
   /** Its command line, bounded; left out of a redacted bundle. */
   command: text(512).nullable(),
-  /** This process or one it started (the runner pool's children). */
-  startedByWorkbench: z.boolean(),
 });
 export type GpuProcessFact = z.infer<typeof gpuProcess>;
 
 export const processFactsSchema = z.object({
-  /** This process runs in a nested PID namespace (a container): NVML's PIDs are the host's and cannot be looked up here. */
-  pidNamespaceNested: z.boolean().nullable(),
-  /** /proc is mounted with hidepid: other users' processes are hidden, so a missing PID proves nothing. */
-  procHidesOthers: z.boolean().nullable(),
+  /** This process's PID namespace: in a nested one (a container) a PID NVML gives may name nothing here. */
+  namespace: z.enum(['initial', 'nested', 'unknown']),
   devices: z.array(z.object({ index: whole, totalBytes: whole, usedBytes: whole, processesListed: z.boolean() })).max(64),
   processes: z.array(gpuProcess).max(4096),
 });
@@ -200,6 +206,6 @@ export function parseDoctorFacts(value: unknown): { ok: true; facts: DoctorFacts
  */
 export function shareableFacts(facts: DoctorFacts): DoctorFacts {
   if (facts.processes.status !== 'ok') return facts;
-  const processes = facts.processes.value.processes.map((p) => ({ ...p, command: null }));
+  const processes = facts.processes.value.processes.map((p) => ({ ...p, command: null, parent: p.parent && { ...p.parent, command: null } }));
   return { ...facts, processes: { ...facts.processes, value: { ...facts.processes.value, processes } } };
 }

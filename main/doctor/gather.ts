@@ -66,7 +66,12 @@ export async function gatherDoctorFacts(options: { limitMs?: number } = {}): Pro
     ? skipped<never>(noAddon)
     : !discovery.nvml.loaded
       ? skipped<never>(noNvml)
-      : collect("NVML's list of processes on each GPU", limitMs, async () => processFacts(await addon.nvmlSnapshot()), 'nvml-processes');
+      : collect(
+          "NVML's list of processes on each GPU",
+          limitMs,
+          async () => processFacts(await addon.nvmlSnapshot(), () => addon.nvmlSnapshot()),
+          'nvml-processes',
+        );
   const installations = collect('Looking for CUDA installations', limitMs, () => findInstallations(discovery), 'installations');
   const [c, n, p, i] = await Promise.all([cudaDevices, nvml, processes, installations]);
   return {

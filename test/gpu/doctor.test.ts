@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import type { DoctorCheck } from '../../core/discovery';
 import { normalizeBusId } from '../../core/doctor/device-order-rules';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
-import { processFlagKind } from '../../core/doctor/process-rules';
+import { flagProcess } from '../../core/memory/process-flags';
 import { gatherDoctorFacts } from '../../main/doctor/gather';
+import { checksById } from '../helpers/doctor-facts';
 import { forkLauncher } from '../../main/process/launcher';
 import { readPlanFile } from '../../main/services/plan-files';
 import { createWorkbench } from '../../main/workbench';
@@ -94,15 +95,21 @@ test('with a workbench runner holding a context: NVML lists it, and the doctor n
     assert.equal(facts.processes.status, 'ok', JSON.stringify(facts.processes));
     assert.ok(facts.processes.status === 'ok');
     const p = facts.processes.value;
-    const listed = p.processes.map((x) => `${x.pid} ${x.nvmlName} ${processFlagKind(x, p) ?? 'workbench'}`);
-    console.log(`# runners ${runners.join(', ')}; NVML lists: ${listed.join('; ') || 'nothing'}; nested PID namespace: ${p.pidNamespaceNested}`);
-    if (p.pidNamespaceNested === false) {
-      const runner = p.processes.find((x) => runners.includes(x.pid));
-      assert.ok(runner, `the runner (${runners.join(', ')}) is among NVML's processes: ${listed.join('; ')}`);
-      assert.equal(processFlagKind(runner, p), null);
+    const flagOf = (x: (typeof p.processes)[number]) =>
+      flagProcess({ ...x, namespace: p.namespace })?.kind ?? (x.relation === 'workbench' ? 'workbench' : 'none');
+    const listed = p.processes.map((x) => `${x.pid} ${x.nvmlName} ${x.liveness} ${flagOf(x)}`);
+    console.log(`# runners ${runners.join(', ')}; NVML lists: ${listed.join('; ') || 'nothing'}; PID namespace: ${p.namespace}`);
+    const runner = p.processes.find((x) => runners.includes(x.pid));
+    if (runner) {
+      // NVML gives PIDs as this process sees them (the machine's own namespace, or a driver that translates).
+      assert.equal(runner.liveness, 'alive');
+      assert.equal(runner.relation, 'workbench');
+      assert.equal(flagProcess({ ...runner, namespace: p.namespace }), null);
+      assert.equal(checksById(facts)['gpu-processes']!.status, 'ok');
     } else {
-      // NVML gives the host's PIDs: nothing here can be told about them, and the doctor must not pretend.
-      for (const x of p.processes) assert.equal(processFlagKind(x, p), 'not-visible');
+      // NVML gives the host's PIDs in a container: whatever it lists that is not here is said to be not visible.
+      assert.equal(p.namespace, 'nested', `the runner is missing from NVML's list in the machine's own PID namespace: ${listed.join('; ')}`);
+      for (const x of p.processes.filter((x) => x.liveness !== 'alive')) assert.equal(flagOf(x), 'not-visible');
     }
   } finally {
     await workbench.dispose();

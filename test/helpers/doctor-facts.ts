@@ -77,17 +77,20 @@ export function nvmlDevice(index: number, over: Partial<NvmlDeviceHealth> = {}):
   };
 }
 
+/** Another user's live program holding 3 GiB on GPU 0. */
 export function gpuProcess(pid: number, over: Partial<GpuProcessFact> = {}): GpuProcessFact {
   return {
     device: 0,
     pid,
     usedBytes: 3 * 2 ** 30,
     nvmlName: 'python3',
-    inProcTable: true,
-    state: 'S',
+    liveness: 'alive',
+    relation: 'other',
+    listedAfterGoneUs: 0,
     ppid: 4000,
+    parent: null,
+    owner: { name: 'alice', mine: false },
     command: 'python3 train.py',
-    startedByWorkbench: false,
     ...over,
   };
 }
@@ -103,8 +106,7 @@ export function facts(over: Partial<DoctorFacts> = {}, n = 1): DoctorFacts {
     cudaDevices: answered(indices.map((i) => cudaDevice(i))),
     nvml: answered({ driverVersion: ok('580.159.04'), cudaDriverVersion: ok(13000), devices: indices.map((i) => nvmlDevice(i)) }),
     processes: answered({
-      pidNamespaceNested: false,
-      procHidesOthers: false,
+      namespace: 'initial',
       devices: indices.map((i) => ({ index: i, totalBytes: 85520809984, usedBytes: 506724352, processesListed: true })),
       processes: [],
     }),

@@ -7,10 +7,12 @@ import { test } from 'node:test';
 
 import type { DoctorCheck } from '../../core/discovery';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
-import { processFlagKind } from '../../core/doctor/process-rules';
+import { flagProcess } from '../../core/memory/process-flags';
 import { doctorReport } from '../../main/cli/bundle-export-command';
 import { findInstallations } from '../../main/doctor/installations';
-import { lookUpProcess, parseHidePid, parseNestedNamespace, parseProcStat } from '../../main/doctor/process-facts';
+import { lookUpProcess, processFacts } from '../../main/doctor/process-facts';
+import { ProcReader } from '../../main/memory/proc-reader';
+import type { NvmlSnapshotRaw } from '../../main/native/addon';
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
 import { discovery } from '../helpers/doctor-facts';
@@ -104,51 +106,67 @@ test("a bundle's doctor report carries the checks and the facts", async () => {
   assert.ok(parseDoctorFacts(report.facts).ok);
 });
 
-test('/proc parsing: a command name with spaces and parentheses, NSpid, hidepid', () => {
-  assert.deepEqual(parseProcStat('42 (my (odd) name) Z 7 42 42 0 -1'), { state: 'Z', ppid: 7 });
-  assert.equal(parseProcStat('garbage'), null);
-  assert.equal(parseNestedNamespace('Name:\tx\nNSpid:\t27611\n'), false);
-  assert.equal(parseNestedNamespace('NSpid:\t1234\t12\n'), true);
-  assert.equal(parseNestedNamespace('Name:\tx\n'), null);
-  assert.equal(parseHidePid('proc /proc proc rw,nosuid,hidepid=2 0 0\n'), true);
-  assert.equal(parseHidePid('proc /proc proc rw,relatime 0 0\n'), false);
-  assert.equal(parseHidePid('proc /proc proc rw,hidepid=off 0 0\n'), false);
-});
-
 const entry = (pid: number) => ({ device: 0, pid, usedBytes: 1024, name: 'x' });
-const seen = { pidNamespaceNested: false, procHidesOthers: false };
+const proc = new ProcReader();
 
-test('looking up processes: this one is the workbench, an exited one and a zombie are exited', async () => {
-  const self = await lookUpProcess(entry(process.pid), false);
-  assert.equal(self.inProcTable, true);
-  assert.equal(self.startedByWorkbench, true);
+async function exitedPid(): Promise<number> {
+  const child = spawn('true');
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+test('looking up processes: this one is the workbench, an exited one is absent, a zombie names its parent', async () => {
+  const self = await lookUpProcess(entry(process.pid), proc);
+  assert.equal(self.liveness, 'alive');
+  assert.equal(self.relation, 'workbench');
   assert.match(self.command ?? '', /node/);
-  // A child that has exited and been collected: its PID is gone.
-  const gone = spawn('true');
-  await new Promise((r) => gone.on('exit', r));
-  const exited = await lookUpProcess(entry(gone.pid!), false);
-  assert.equal(exited.inProcTable, false);
-  assert.equal(processFlagKind(exited, seen), 'exited');
+  assert.equal(self.owner?.mine, true);
+  assert.equal((await lookUpProcess(entry(await exitedPid()), proc)).liveness, 'absent');
   // A zombie: sh starts a short sleep in the background, then becomes a long sleep, which never collects it.
   const parent = spawn('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (d: Buffer) => r(d.toString()))));
-    let zombie = await lookUpProcess(entry(pid), false);
-    for (let i = 0; i < 100 && zombie.state !== 'Z'; i++) {
+    let zombie = await lookUpProcess(entry(pid), proc);
+    for (let i = 0; i < 100 && zombie.liveness !== 'zombie'; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      zombie = await lookUpProcess(entry(pid), false);
+      zombie = await lookUpProcess(entry(pid), proc);
     }
-    assert.equal(zombie.state, 'Z');
-    assert.equal(zombie.ppid, parent.pid);
-    assert.equal(zombie.startedByWorkbench, true);
-    assert.equal(processFlagKind(zombie, seen), 'exited');
+    assert.equal(zombie.liveness, 'zombie');
+    assert.equal(zombie.parent?.pid, parent.pid);
+    assert.match(zombie.parent?.command ?? '', /sleep 30/);
   } finally {
     parent.kill('SIGKILL');
   }
-  // In a container nothing is looked up: the PID is the host's.
-  const nested = await lookUpProcess(entry(process.pid), true);
-  assert.equal(nested.inProcTable, null);
-  assert.equal(processFlagKind(nested, { ...seen, pidNamespaceNested: true }), 'not-visible');
+});
+
+const snapshotListing = (pids: number[]): NvmlSnapshotRaw => ({
+  driverVersion: '580.159.04',
+  devices: [
+    {
+      index: 0,
+      uuid: 'GPU-x',
+      name: 'NVIDIA H100 80GB HBM3',
+      memory: { totalBytes: 8e10, freeBytes: 7e10, usedBytes: 1e10 },
+      processes: pids.map((pid) => ({ pid, usedBytes: 2 ** 30, name: 'python3' })),
+    },
+  ],
+});
+
+test('a process seen gone gets a second look: still listed, it is flagged exited; let go of, it was a teardown', async () => {
+  const dead = await exitedPid();
+  const lingering = await processFacts(snapshotListing([dead, process.pid]), async () => snapshotListing([dead, process.pid]), proc, 50);
+  const p = lingering.processes.find((x) => x.pid === dead)!;
+  assert.ok(p.listedAfterGoneUs >= 50_000, String(p.listedAfterGoneUs));
+  // The monitor's rule wants a second of grace; its verdict on this fact once that has passed:
+  const kind = flagProcess({ ...p, listedAfterGoneUs: 1_000_000, namespace: lingering.namespace })?.kind;
+  assert.equal(kind, proc.namespace === 'initial' ? 'exited' : 'not-visible');
+  const released = await processFacts(snapshotListing([dead, process.pid]), async () => snapshotListing([process.pid]), proc, 50);
+  assert.deepEqual(
+    released.processes.map((x) => x.pid),
+    [process.pid],
+  );
+  const idle = await processFacts(snapshotListing([process.pid]), () => Promise.reject(new Error('no second look needed')), proc, 50);
+  assert.equal(idle.processes.length, 1);
 });
 
 test('CUDA installations: /usr/local toolkits by version.json or dist-info, a symlink resolved, wheels, a missing CUDA_HOME', async () => {

@@ -64,10 +64,7 @@ test('facts from a file are validated: the wrong schema, an unknown variable, a 
   assert.match(refused({ ...facts(), schema: 2 }), /^schema: /);
   assert.match(refused({ ...facts(), discovery: { ...discovery(), env: { LD_PRELOAD: '/tmp/x.so' } } }), /discovery\.env/);
   assert.match(refused({ ...facts(), gatheredAt: 'x'.repeat(100_000) }), /gatheredAt/);
-  assert.match(
-    refused({ ...facts(), processes: answered({ pidNamespaceNested: false, procHidesOthers: false, devices: [], processes: [{ pid: -1 }] }) }),
-    /processes/,
-  );
+  assert.match(refused({ ...facts(), processes: answered({ namespace: 'initial', devices: [], processes: [{ pid: -1 }] }) }), /processes/);
   assert.match(refused('not an object'), /\(top\)/);
 });
 

@@ -1,5 +1,6 @@
 import type { RawDevice } from '../../core/devices';
 import type { LibraryReport } from '../../core/discovery';
+import type { NvmlHealthFacts } from '../../core/doctor/facts';
 import type { FunctionAttributes } from '../../core/runner/run-result';
 import { addonPath } from '../paths';
 
@@ -59,6 +60,12 @@ export interface NativeAddon {
   };
   listDevices(attributeIds: readonly number[]): Promise<RawDevice[]>;
   nvmlSnapshot(): Promise<NvmlSnapshotRaw>;
+  /**
+   * Each GPU's modes, ECC counts, page retirement, row remapping and clock event reasons (native/src/health.cc):
+   * every field answers for itself, { ok: false, code } where NVML said NOT_SUPPORTED or lacks the query.
+   * Rejects only when NVML itself cannot start or count its devices.
+   */
+  nvmlHealth(): Promise<NvmlHealthFacts>;
   /**
    * One memory sample of every device (and, when asked, the compute processes on each), off the JS thread.
    * Device handles are fetched once. The flat layout is core/memory/nvml-sample-layout.ts's.

@@ -12,6 +12,7 @@ Napi::Value NvmlProcessName(const Napi::CallbackInfo&);
 Napi::Value NvmlSamplerStart(const Napi::CallbackInfo&);
 Napi::Value NvmlSamplerTake(const Napi::CallbackInfo&);
 Napi::Value NvmlSamplerStop(const Napi::CallbackInfo&);
+Napi::Value NvmlHealth(const Napi::CallbackInfo&);
 Napi::Value OpenContext(const Napi::CallbackInfo&);
 Napi::Value CloseContext(const Napi::CallbackInfo&);
 Napi::Value Synchronize(const Napi::CallbackInfo&);
@@ -55,6 +56,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("nvmlSamplerStart", Napi::Function::New(env, NvmlSamplerStart, "nvmlSamplerStart"));
   exports.Set("nvmlSamplerTake", Napi::Function::New(env, NvmlSamplerTake, "nvmlSamplerTake"));
   exports.Set("nvmlSamplerStop", Napi::Function::New(env, NvmlSamplerStop, "nvmlSamplerStop"));
+  exports.Set("nvmlHealth", Napi::Function::New(env, NvmlHealth, "nvmlHealth"));
   exports.Set("openContext", Napi::Function::New(env, OpenContext, "openContext"));
   exports.Set("closeContext", Napi::Function::New(env, CloseContext, "closeContext"));
   exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));

@@ -12,6 +12,8 @@ export const MIN_INTERVAL_MS = 10;
 export const MAX_INTERVAL_MS = 60_000;
 /** How often processes are re-checked and batches handed on. */
 export const BATCH_MS = 250;
+/** In thread mode, processes are listed at least this often besides whenever device memory moves. */
+export const THREAD_PROCESS_NET_MS = 1000;
 /** Failures in a row after which sampling gives up (a GPU fallen off the bus answers every call with one). */
 export const MAX_CONSECUTIVE_ERRORS = 5;
 /** Problems kept for the report (each kind is said once per episode; a session of days could still repeat). */
@@ -86,7 +88,10 @@ export class MemorySampler {
     if (!(options.intervalMs >= MIN_INTERVAL_MS && options.intervalMs <= MAX_INTERVAL_MS))
       throw new RangeError(`The interval must be between ${MIN_INTERVAL_MS} ms and ${MAX_INTERVAL_MS / 1000} s, not ${options.intervalMs} ms.`);
     this.intervalMs = options.intervalMs;
-    this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? this.intervalMs);
+    // The sampling thread also lists processes whenever a device's used memory moves (native/src/monitor.cc),
+    // so its periodic listing is only the net for what that cannot see; the other modes list on their period.
+    const processDefaultMs = source.mode === 'thread' ? Math.max(this.intervalMs, THREAD_PROCESS_NET_MS) : this.intervalMs;
+    this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? processDefaultMs);
     this.includeProcesses = options.includeProcesses ?? true;
     this.stallMs = options.stallMs ?? Math.max(2000, 5 * this.intervalMs);
     this.store = new SampleStore(source.devices.length, options.limits ?? DEFAULT_SAMPLE_LIMITS);

@@ -142,7 +142,12 @@ double nowUs(clockid_t clock) {
 constexpr double SAMPLE_LAYOUT = 1;
 
 // One sample into `out` (see main/native/addon.ts, NvmlSampleLayout, for the layout).
-bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& out) {
+// With `usedBefore` (the sampling thread), processes are also listed on a device whose used memory moved since
+// the last sample (on every device then), though `includeProcesses` is false: a process's memory cannot change while the device's
+// stays put (but for one freeing exactly what another takes between two samples, which the periodic listing
+// catches). Listing processes costs NVML about as much as the memory query; most samples need none.
+bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& out,
+                std::vector<double>* usedBefore = nullptr) {
   std::vector<nvmlDevice_t> devices;
   double started = nowUs(CLOCK_MONOTONIC);
   if (!deviceHandles(failure, devices)) return false;
@@ -155,21 +160,30 @@ bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& ou
   out.push_back(0);  // of which listing processes
   out.push_back(static_cast<double>(devices.size()));
   double processUs = 0;
-  for (nvmlDevice_t device : devices) {
-    double used = 0, free = 0, total = 0, reserved = 0;
-    if (!readMemory(failure, device, used, free, total, reserved)) return false;
-    out.push_back(used);
-    out.push_back(free);
-    out.push_back(total);
-    out.push_back(reserved);
-    if (!includeProcesses) {
+  thread_local std::vector<double> memory;
+  memory.assign(devices.size() * 4, 0);
+  bool moved = false;
+  if (usedBefore) usedBefore->resize(devices.size(), -1);
+  for (size_t d = 0; d < devices.size(); d++) {
+    double* m = &memory[d * 4];
+    if (!readMemory(failure, devices[d], m[0], m[1], m[2], m[3])) return false;
+    if (usedBefore) {
+      moved = moved || (*usedBefore)[d] != m[0];
+      (*usedBefore)[d] = m[0];
+    }
+  }
+  // Every device's processes or none: a sample lists a device's processes only beside all the others'.
+  bool listing = includeProcesses || moved;
+  for (size_t d = 0; d < devices.size(); d++) {
+    out.insert(out.end(), memory.begin() + d * 4, memory.begin() + d * 4 + 4);
+    if (!listing) {
       out.push_back(-1);
       out.push_back(0);
       continue;
     }
     double before = nowUs(CLOCK_MONOTONIC);
     unsigned count = 0;
-    nvmlReturn_t r = listProcesses(device, infos, count);
+    nvmlReturn_t r = listProcesses(devices[d], infos, count);
     processUs += nowUs(CLOCK_MONOTONIC) - before;
     out.push_back(static_cast<double>(r));
     out.push_back(static_cast<double>(count));
@@ -345,13 +359,14 @@ int64_t monotonicNs() {
 
 void runSampler(std::shared_ptr<Sampler> s) {
   std::vector<double> values;
+  std::vector<double> usedBefore;
   uint64_t tick = 0;
   auto next = std::chrono::steady_clock::now();
   for (;;) {
     bool withProcesses = s->processEvery > 0 && tick % s->processEvery == 0;
     Failure failure;
     s->callStartedNs.store(monotonicNs());
-    bool ok = sampleInto(failure, withProcesses, values);
+    bool ok = sampleInto(failure, withProcesses, values, s->processEvery > 0 ? &usedBefore : nullptr);
     s->callStartedNs.store(0);
     std::unique_lock<std::mutex> lock(s->mutex);
     if (ok) {

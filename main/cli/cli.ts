@@ -348,11 +348,12 @@ export function buildProgram(): Command {
       'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
       intOption('--determinism-runs', 1, 16),
     )
+    .option('--trace <file>', 'write the run\'s event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)')
     .option('--json', 'machine-readable output')
     .action(
       async (
         file: string | undefined,
-        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -370,7 +371,14 @@ export function buildProgram(): Command {
             ...(determinismRuns !== undefined ? { determinismRuns } : {}),
           });
           print(!!opts.json, outcome, () => renderRun(outcome));
-          process.exitCode =
+          if (opts.trace) {
+            const { renderRunTrace, writeRunTrace } = await import('./run-trace');
+            const trace = await writeRunTrace(outcome, opts.trace);
+            // stderr: --json's stdout stays the outcome alone.
+            console.error(renderRunTrace(trace));
+            if ('notWritten' in trace && outcome.result) process.exitCode = EXIT.failed;
+          }
+          process.exitCode ??=
             outcome.status === 'unavailable'
               ? EXIT.unavailable
               : outcome.status === 'invalid'

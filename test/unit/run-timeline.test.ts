@@ -6,7 +6,7 @@ import { SPAN_LANES, type Timeline } from '../../core/memory/timeline';
 import { aliveAtEnd, peakOf } from '../../core/memory/timeline-model';
 import { decodeTimeline, encodeTimeline } from '../../core/memory/timeline-wire';
 import type { RunResult } from '../../core/runner/run-result';
-import { GUARD, H100_TOTAL, MiB, recordedRun, samplesAround, STARTED_AT_MS, withEventLog } from '../helpers/run-log';
+import { GUARD, H100_TOTAL, legacyRun, MiB, recordedRun, samplesAround, STARTED_AT_MS, withEventLog } from '../helpers/run-log';
 
 // The runs are real H100 results (test/fixtures/runs); their event logs are written by hand in test/helpers/run-log.ts
 // (none of the recorded results has one yet), from each result's own steps and timings.
@@ -279,7 +279,7 @@ test('an older result with allocation records only: the steps in order, one a mi
 });
 
 test('a result with neither an event log nor allocation records is refused in words, not drawn empty', () => {
-  const run = recordedRun('device-assert');
+  const run = legacyRun('device-assert.before-memory-records.json');
   assert.equal(run.memory, undefined);
   assert.throws(
     () => timelineFromRun(run),

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 import { BUNDLE_SCHEMA } from './bundle-limits';
 
+const entry = z.string().max(1024);
+
 /** manifest.json, the first thing read from a bundle: what made it and what it holds. */
 export const bundleManifestSchema = z
   .object({
@@ -10,18 +12,33 @@ export const bundleManifestSchema = z
     workbench: z.object({ version: z.string().max(64) }).strict(),
     /** Whether user and host names, home paths and GPU serials were hidden when it was written. */
     redacted: z.boolean().default(false),
-    /** Entries by role: a plan, a run result, sources, and what export adds. Each named must exist in the zip. */
+    /** Whether the kernels' sources went in (schema 2; a schema 1 bundle says so by its sources list). */
+    sources: z.boolean().optional(),
+    /**
+     * Entries by role: a plan, a run result, sources, and what export adds. Each named must exist in the zip.
+     * Roles added after schema 1 default to absent, so a schema 1 bundle reads as one that lacks them.
+     */
     contents: z
       .object({
-        plan: z.string().max(1024).nullable().default(null),
-        result: z.string().max(1024).nullable().default(null),
-        sources: z.array(z.string().max(1024)).max(256).default([]),
-        environment: z.string().max(1024).nullable().default(null),
-        doctor: z.string().max(1024).nullable().default(null),
-        devices: z.string().max(1024).nullable().default(null),
-        sanitizer: z.string().max(1024).nullable().default(null),
+        plan: entry.nullable().default(null),
+        result: entry.nullable().default(null),
+        sources: z.array(entry).max(256).default([]),
+        environment: entry.nullable().default(null),
+        doctor: entry.nullable().default(null),
+        devices: entry.nullable().default(null),
+        sanitizer: entry.nullable().default(null),
         /** The standalone repro/ (repro.cu and its build files). */
-        repro: z.array(z.string().max(1024)).max(16).default([]),
+        repro: z.array(entry).max(16).default([]),
+        /** Schema 2: each kernel's compile (options, command, log, diagnostics) and where its PTX is. */
+        compile: entry.nullable().default(null),
+        /** Schema 2: the PTX of each kernel (ptx/<kernel>.ptx). */
+        ptx: z.array(entry).max(256).default([]),
+        /** Schema 2: the validator's findings for each launch of the plan. */
+        validation: entry.nullable().default(null),
+        /** Schema 2: device memory sampled through NVML while the run ran (a SampleSeries). */
+        samples: entry.nullable().default(null),
+        /** Schema 2: what compute-sanitizer itself wrote: its text, its XML reports (bounded). */
+        sanitizerRaw: z.array(entry).max(64).default([]),
       })
       .strict(),
   })
@@ -31,7 +48,9 @@ export type BundleManifest = z.infer<typeof bundleManifestSchema>;
 /** Every entry the manifest names, by role. */
 export function namedEntries(manifest: BundleManifest): string[] {
   const c = manifest.contents;
-  return [c.plan, c.result, c.environment, c.doctor, c.devices, c.sanitizer, ...c.sources, ...c.repro].filter((n): n is string => n !== null);
+  return [c.plan, c.result, c.environment, c.doctor, c.devices, c.sanitizer, c.compile, c.validation, c.samples, ...c.sources, ...c.repro, ...c.ptx, ...c.sanitizerRaw].filter(
+    (n): n is string => n !== null,
+  );
 }
 
 /** A newer schema is refused with what to do, not misread. */

@@ -1,3 +1,8 @@
+import { z } from 'zod';
+
+import { savedEventLogFields } from './event-log-schema';
+import type { RunOutcome } from './run-outcome';
+
 /**
  * Why a JSON file the user opened as a run result is not one, in words: what it looks like instead and
  * what to do, never the schema checker's dump.
@@ -42,4 +47,28 @@ function formatJson(value: unknown, indent: string, rows: boolean): string {
     fields.push(`${JSON.stringify(key)}: ${formatJson(field, inner, key === 'events' && Array.isArray(field))}`);
   }
   return fields.length ? `{\n${inner}${fields.join(`,\n${inner}`)}\n${indent}}` : '{}';
+}
+
+/** The fields of a saved run outcome the UI reads (and the event log the timeline draws): what a result file or a bundle's result.json must have. */
+export const savedOutcomeSchema = z.object({
+  status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid', 'cancelled']),
+  diagnosis: z.object({
+    kind: z.string(),
+    severity: z.enum(['ok', 'warning', 'error']),
+    headline: z.string(),
+    specifics: z.array(z.string()),
+    next: z.array(z.string()),
+  }),
+  compile: z.array(z.unknown()),
+  result: z
+    .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()), ...savedEventLogFields })
+    .passthrough()
+    .nullable(),
+});
+
+/** A saved outcome checked for what the views read, or the schema's problems, one per line. */
+export function checkSavedOutcome(value: unknown): { ok: true; outcome: RunOutcome } | { ok: false; problems: string[] } {
+  const parsed = savedOutcomeSchema.safeParse(value);
+  if (parsed.success) return { ok: true, outcome: value as RunOutcome };
+  return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') + ': ' : ''}${i.message}`) };
 }

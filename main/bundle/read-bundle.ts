@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import yauzl from 'yauzl';
 
 import { DEFAULT_BUNDLE_LIMITS, entryNameProblem, type BundleLimits } from '../../core/bundle/bundle-limits';
+import { BundleContentError, bundleView, type BundleView } from '../../core/bundle/bundle-view';
 import { bundleManifestSchema, namedEntries, schemaProblem, type BundleManifest } from '../../core/bundle/manifest';
 import { describeIssues, launchPlanSchema } from '../../core/plan/plan-schema';
 
@@ -121,4 +122,18 @@ function parseManifest(entries: Map<string, Uint8Array>, refuse: (reason: string
   const parsed = bundleManifestSchema.safeParse(value);
   if (!parsed.success) throw refuse(`manifest.json is not valid: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
   return parsed.data;
+}
+
+/**
+ * Opens a bundle for the views (bundle.open): read into memory within the limits above, then every entry read
+ * for what its role says (core/bundle/bundle-view.ts). Nothing is written, compiled or run.
+ */
+export async function openBundleView(path: string, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Promise<BundleView> {
+  const opened = await readBundle(path, limits);
+  try {
+    return bundleView(path, opened.manifest, opened.entries, { encode: { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') } });
+  } catch (error) {
+    if (error instanceof BundleContentError) throw new BundleRefusedError(path, error.message);
+    throw error;
+  }
 }

@@ -1,18 +1,22 @@
-import { hostname, homedir, userInfo } from 'node:os';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
-import { shareableFacts } from '../../core/doctor/facts';
+import { MAX_RAW_SANITIZER_BYTES } from '../../core/bundle/bundle-limits';
+import { profilesFromDevicesEntry } from '../../core/bundle/bundle-validation';
 import { formatBytes } from '../../core/format';
-import { describeIssues, launchPlanSchema } from '../../core/plan/plan-schema';
-import { buildBundleEntries, BundleWriteError, writeBundle } from '../bundle/write-bundle';
-import { appVersion } from '../paths';
-import { runDoctor } from '../doctor/gather';
+import { SANITIZER_TOOLS, type SanitizerTool } from '../../core/sanitizer/findings';
+import { CompileService } from '../compile/compile-service';
+import { forkLauncher } from '../process/launcher';
+import { streamRegularFile } from '../services/safe-fs';
 import { PlanFileError, readPlanFile, readRunOutcome, readTextFile } from '../services/plan-files';
 import { loadSample } from '../services/sample-service';
+import { importSanitizerReport, SanitizerImportError } from '../tools/sanitize-import';
+import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from '../bundle/bundle-service';
+import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { EXIT } from './exit-codes';
+
+export { doctorReport, hostRedactor } from '../bundle/bundle-service';
 
 interface ExportOptions {
   result: string;
@@ -20,10 +24,15 @@ interface ExportOptions {
   sample?: string;
   fixed?: boolean;
   sanitizer?: string;
+  sanitizerXml?: string;
+  sanitizerText?: string;
+  sanitizerTool?: string;
+  samples?: string;
   devices?: string;
   out?: string;
   sources: boolean;
   redact: boolean;
+  ptx: boolean;
   preview?: boolean;
   json?: boolean;
   doctorTimeout: number;
@@ -31,48 +40,8 @@ interface ExportOptions {
 
 class ExportError extends Error {}
 
-/**
- * The doctor's report with the facts it judged, or what stopped it: a wedged GPU must not hang an export. Each
- * driver and NVML query has half the limit (main/doctor/time-limit.ts); the whole has the limit, as a backstop.
- * Redacted bundles leave process command lines out (core/doctor/facts.ts, shareableFacts).
- */
-export async function doctorReport(limitMs: number, redacted = true): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<unknown>((resolve) => {
-    timer = setTimeout(() => resolve({ timedOut: true, limitMs, detail: `the doctor did not finish in ${limitMs} ms (a wedged GPU or driver?)` }), limitMs);
-    timer.unref();
-  });
-  const report = runDoctor({ limitMs: Math.max(100, limitMs / 2) })
-    .then(({ checks, facts }) => {
-      const kept = redacted ? shareableFacts(facts) : facts;
-      return { checks, discovery: kept.discovery, facts: kept };
-    })
-    .catch((error: unknown) => ({ failed: true, detail: error instanceof Error ? error.message : String(error) }));
-  try {
-    return await Promise.race([report, limit]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The names this machine would leak: the user's, the host's, the home folder. */
-export function hostRedactor(env: Record<string, string | undefined> = process.env): Redactor {
-  const user = (() => {
-    try {
-      return userInfo().username;
-    } catch {
-      return '';
-    }
-  })();
-  return makeRedactor({
-    userNames: [env['USER'], env['LOGNAME'], user].filter((v): v is string => !!v),
-    hostNames: [env['HOSTNAME'], hostname()].filter((v): v is string => !!v),
-    homeDirs: [env['HOME'], homedir()].filter((v): v is string => !!v),
-  });
-}
-
-async function readJson(path: string, what: string): Promise<unknown> {
-  const text = await readTextFile(resolve(path), what);
+async function readJson(path: string, what: string, limit?: number): Promise<unknown> {
+  const text = await readTextFile(resolve(path), what, limit);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -80,67 +49,117 @@ async function readJson(path: string, what: string): Promise<unknown> {
   }
 }
 
-async function exportBundle(opts: ExportOptions): Promise<number> {
+/** A file the sanitizer wrote, as a bundle keeps it: whole when small, else its start and its end. */
+export async function readRawSanitizerFile(path: string, max = MAX_RAW_SANITIZER_BYTES): Promise<string> {
+  let head = '';
+  const { size } = await streamRegularFile(path, Math.floor(max / 2), (t) => (head += t));
+  if (size <= Math.floor(max / 2)) return head;
+  let tail = '';
+  const tailBytes = Math.min(size - Math.floor(max / 2), Math.floor(max / 2));
+  await streamRegularFile(path, tailBytes, (t) => (tail += t), { fromEnd: true });
+  const left = size - Math.floor(max / 2) - tailBytes;
+  return left > 0 ? `${head}\n… ${left} bytes left out by GPU Workbench …\n${tail}` : head + tail;
+}
+
+/** The sanitizer report a bundle gets: `sanitize --json`'s (a plan's run prints { report, run }), or one read from the tool's own files. */
+async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 'sanitizer' | 'sanitizerXml'>> {
+  const xml = opts.sanitizerXml
+    ? [
+        {
+          name: basename(opts.sanitizerXml),
+          text: await readRawSanitizerFile(resolve(opts.sanitizerXml)).catch((error: unknown) => {
+            throw new ExportError(`The sanitizer report ${opts.sanitizerXml} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+          }),
+        },
+      ]
+    : [];
+  if (opts.sanitizer) {
+    const value = (await readJson(opts.sanitizer, 'Sanitizer report', 256 * 1024 ** 2)) as Record<string, unknown> | null;
+    const report = value && typeof value === 'object' && 'report' in value && 'run' in value ? value['report'] : value;
+    if (!report || typeof report !== 'object' || !('verdict' in report))
+      throw new ExportError(`${opts.sanitizer} is not a sanitizer report (\`gpu-workbench sanitize --json\` writes one)`);
+    return { sanitizer: report, sanitizerXml: xml };
+  }
+  if (opts.sanitizerXml) {
+    const tool = (opts.sanitizerTool ?? null) as SanitizerTool | null;
+    const report = await importSanitizerReport(resolve(opts.sanitizerXml), opts.sanitizerText ? resolve(opts.sanitizerText) : null, tool);
+    return { sanitizer: report, sanitizerXml: xml };
+  }
+  return {};
+}
+
+async function runExport(opts: ExportOptions): Promise<number> {
   if (opts.plan && opts.sample) throw new ExportError('Give one of --plan or --sample.');
   if (opts.fixed && !opts.sample) throw new ExportError('--fixed goes with --sample.');
   if (!opts.plan && !opts.sample) throw new ExportError('Name the plan the run came from: --plan plan.json or --sample NAME [--fixed].');
+  if (opts.sanitizerText && !opts.sanitizerXml) throw new ExportError('--sanitizer-text goes with --sanitizer-xml (the text the tool printed beside its XML report).');
+  if (opts.sanitizerTool && !SANITIZER_TOOLS.includes(opts.sanitizerTool as SanitizerTool))
+    throw new ExportError(`--sanitizer-tool is one of ${SANITIZER_TOOLS.join(', ')}.`);
   const outcome = await readRunOutcome(resolve(opts.result));
-  let rawPlan: unknown;
+  let plan: unknown;
   let origin: string;
   if (opts.plan) {
-    rawPlan = (await readPlanFile(resolve(opts.plan))).plan;
+    plan = (await readPlanFile(resolve(opts.plan))).plan;
     origin = `plan ${opts.plan}`;
   } else {
     const variant = opts.fixed ? 'fixed' : 'broken';
-    rawPlan = (await loadSample(opts.sample!, variant)).plan;
+    plan = (await loadSample(opts.sample!, variant)).plan;
     origin = `sample ${opts.sample} (${variant})`;
   }
-  const parsed = launchPlanSchema.safeParse(rawPlan);
-  if (!parsed.success) throw new ExportError(`The plan is not valid:\n${describeIssues(parsed.error)}`);
-  const sanitizer = opts.sanitizer ? await readJson(opts.sanitizer, 'Sanitizer report') : undefined;
-  if (sanitizer !== undefined && (typeof sanitizer !== 'object' || sanitizer === null || !('verdict' in sanitizer)))
-    throw new ExportError(`${opts.sanitizer} is not a sanitizer report (\`gpu-workbench sanitize --json\` writes one)`);
-  const devices = opts.devices ? await readJson(opts.devices, 'Devices file') : undefined;
-  const redactor = opts.redact ? hostRedactor() : NO_REDACTION;
-  const built = buildBundleEntries({
-    plan: parsed.data,
+  let devices: BundleRequest['devices'] = null;
+  if (opts.devices) {
+    const profiles = profilesFromDevicesEntry(await readJson(opts.devices, 'Devices file'));
+    if (profiles.length === 0)
+      throw new ExportError(`${opts.devices} holds no device profile (\`gpu-workbench devices --save-profile\` or \`devices --json\` writes one).`);
+    devices = { profiles, from: `the profile given at export (${basename(opts.devices)})` };
+  }
+  const samples = opts.samples ? await readJson(opts.samples, 'Samples file', 512 * 1024 ** 2) : undefined;
+  const request: BundleRequest = {
+    plan,
     outcome,
     origin,
-    workbenchVersion: appVersion(),
-    createdAt: new Date().toISOString(),
+    ...(await sanitizerFor(opts)),
+    ...(samples !== undefined ? { samples } : {}),
+    devices,
     includeSources: opts.sources,
-    redactor,
-    env: process.env,
-    doctor: await doctorReport(opts.doctorTimeout * 1000, opts.redact),
-    ...(devices !== undefined ? { devices } : {}),
-    ...(sanitizer !== undefined ? { sanitizer } : {}),
-  });
-  const files = [...built.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength }));
-  if (opts.preview) {
-    const preview = { files, environment: built.environment, redacted: redactor.enabled, sources: opts.sources };
+    redact: opts.redact,
+    doctorLimitMs: opts.doctorTimeout * 1000,
+  };
+  const compiler = opts.ptx && opts.sources ? new CompileService(forkLauncher) : null;
+  const services = { compiler, noCompiler: 'it was left out at export (--no-ptx)' };
+  try {
+    if (opts.preview) {
+      const preview = previewOf(await gatherBundle(request, services), request);
+      console.log(
+        opts.json
+          ? JSON.stringify(preview, null, 2)
+          : [
+              `A bundle would hold ${preview.files.length} files (nothing written):`,
+              ...preview.files.map((f) => `  ${f.name}  ${formatBytes(f.bytes)}`),
+              `Environment (${preview.redacted ? 'redacted: user and host names, home paths and GPU serials hidden' : 'NOT redacted'}):`,
+              ...(Object.keys(preview.environment).length
+                ? Object.entries(preview.environment).map(([k, v]) => `  ${k}=${v}`)
+                : ['  (none of the allow-listed variables is set)']),
+              ...(opts.sources ? [] : ['Sources left out (--no-sources): the plan keeps its shape, kernels without their text; no PTX, no repro/.']),
+              ...(preview.notes.length ? ['It will lack:', ...preview.notes.map((n) => `  - ${n}`)] : []),
+            ].join('\n'),
+      );
+      return EXIT.ok;
+    }
+    const out = resolve(opts.out ?? `gpu-workbench-bundle-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
+    const written = await exportBundle(out, request, services);
     console.log(
       opts.json
-        ? JSON.stringify(preview, null, 2)
+        ? JSON.stringify({ path: written.path, bytes: written.bytes, files: written.files, notes: written.notes, redacted: opts.redact }, null, 2)
         : [
-            `A bundle would hold ${files.length} files (nothing written):`,
-            ...files.map((f) => `  ${f.name}  ${formatBytes(f.bytes)}`),
-            `Environment (${redactor.enabled ? 'redacted: user and host names, home paths and GPU serials hidden' : 'NOT redacted'}):`,
-            ...(Object.keys(built.environment).length
-              ? Object.entries(built.environment).map(([k, v]) => `  ${k}=${v}`)
-              : ['  (none of the allow-listed variables is set)']),
-            ...(opts.sources ? [] : ['Sources left out (--no-sources): the plan keeps its shape, kernels without their text; no repro/.']),
+            `✓ Wrote ${written.path} (${formatBytes(written.bytes)}, ${written.files.length} files${opts.redact ? ', redacted' : ', NOT redacted'}). Open it with \`gpu-workbench bundle inspect\`.`,
+            ...written.notes.map((n) => `  note: ${n}`),
           ].join('\n'),
     );
     return EXIT.ok;
+  } finally {
+    await compiler?.dispose();
   }
-  const out = resolve(opts.out ?? `gpu-workbench-bundle-${new Date().toISOString().replace(/[:.]/g, '-')}.zip`);
-  const written = await writeBundle(out, built.entries);
-  console.log(
-    opts.json
-      ? JSON.stringify({ path: written.path, bytes: written.bytes, manifest: built.manifest, files }, null, 2)
-      : `✓ Wrote ${written.path} (${formatBytes(written.bytes)}, ${files.length} files${redactor.enabled ? ', redacted' : ', NOT redacted'}). Open it with \`gpu-workbench bundle inspect\`.`,
-  );
-  return EXIT.ok;
 }
 
 /** `gpu-workbench bundle export`, added to the `bundle` command (kept out of cli.ts so merges stay easy). */
@@ -148,25 +167,37 @@ export function registerBundleExport(bundle: Command): void {
   bundle
     .command('export')
     .description(
-      'Write one zip with a run and what explains it: manifest, plan, result and diagnosis, sources, doctor report, environment (redacted), sanitizer report, and repro/ (a standalone repro.cu). Written atomically.',
+      'Write one zip with a run and what explains it: manifest, plan, result and diagnosis with its event log, sources, compile options and logs, PTX, validator findings, NVML samples, doctor report, environment (redacted), sanitizer report and output, and repro/ (a standalone repro.cu). Written atomically.',
     )
     .requiredOption('--result <run.json>', 'the run result (`gpu-workbench run --json > run.json`)')
     .option('--plan <plan.json>', 'the plan that run came from')
     .option('--sample <name>', 'or the gallery sample it came from')
     .option('--fixed', "with --sample: the sample's fixed variant")
     .option('--sanitizer <report.json>', 'a sanitizer report to include (`gpu-workbench sanitize --json`)')
-    .option('--devices <devices.json>', 'a device profile or devices JSON to include')
+    .option('--sanitizer-xml <report.xml>', "compute-sanitizer's own XML report (--xml --save): kept, and read for the findings when --sanitizer is not given")
+    .option('--sanitizer-text <output.txt>', 'with --sanitizer-xml: the text the tool printed')
+    .option('--sanitizer-tool <tool>', `with --sanitizer-xml: which tool wrote it (${SANITIZER_TOOLS.join(', ')})`)
+    .option('--samples <samples.json>', 'NVML samples taken while the run ran (`gpu-workbench run --samples FILE`)')
+    .option('--devices <devices.json>', "a profile of the run's device (`devices --save-profile`, or `devices --json`); default: this machine's, or a profile of it")
     .option('--out <file.zip>', 'where to write it (default: gpu-workbench-bundle-<time>.zip here)')
     .option('--no-sources', 'leave kernel sources (and repro/) out')
     .option('--no-redact', 'keep user and host names, home paths and GPU serials as they are')
+    .option('--no-ptx', 'leave the PTX out (no compile at export); the bundle says so')
     .option('--preview', 'print exactly the files and the environment that would go in; write nothing')
     .option('--doctor-timeout <s>', 'seconds the doctor may take', (v: string) => Math.max(1, Math.min(600, Number.parseInt(v, 10) || 10)), 10)
     .option('--json', 'machine-readable output')
     .action(async (opts: ExportOptions) => {
       try {
-        process.exitCode = await exportBundle(opts);
+        process.exitCode = await runExport(opts);
       } catch (error) {
-        if (error instanceof ExportError || error instanceof PlanFileError || error instanceof BundleWriteError) {
+        if (
+          error instanceof ExportError ||
+          error instanceof PlanFileError ||
+          error instanceof BundleWriteError ||
+          error instanceof BundleInputError ||
+          error instanceof SanitizerImportError ||
+          error instanceof BundleCancelledError
+        ) {
           console.error(`✗ ${error.message}`);
           process.exitCode = error instanceof BundleWriteError ? EXIT.failed : EXIT.usage;
           return;

@@ -349,11 +349,12 @@ export function buildProgram(): Command {
       intOption('--determinism-runs', 1, 16),
     )
     .option('--trace <file>', 'write the run\'s event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)')
+    .option('--samples <file>', 'sample every GPU\'s memory through NVML while it runs, and write the samples (for `bundle export --samples`)')
     .option('--json', 'machine-readable output')
     .action(
       async (
         file: string | undefined,
-        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string; samples?: string },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -364,16 +365,27 @@ export function buildProgram(): Command {
         const timeout = sampleTimeoutMs && timeoutIsDefault ? sampleTimeoutMs : opts.timeout;
         const workbench = createWorkbench(forkLauncher, { warmSpare: false });
         try {
-          const outcome = await workbench.runPlan(plan, {
-            timeoutMs: timeout,
-            arch: opts.arch,
-            planPath,
-            ...(determinismRuns !== undefined ? { determinismRuns } : {}),
-          });
+          const run = () =>
+            workbench.runPlan(plan, {
+              timeoutMs: timeout,
+              arch: opts.arch,
+              planPath,
+              ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+            });
+          let samples = null;
+          let outcome;
+          if (opts.samples) {
+            const { runWithSamples } = await import('./run-samples');
+            const sampled = await runWithSamples(run, opts.samples);
+            outcome = sampled.value;
+            samples = sampled.samples;
+            // stderr: --json's stdout stays the outcome alone.
+            console.error(sampled.note);
+          } else outcome = await run();
           print(!!opts.json, outcome, () => renderRun(outcome));
           if (opts.trace) {
             const { renderRunTrace, writeRunTrace } = await import('./run-trace');
-            const trace = await writeRunTrace(outcome, opts.trace);
+            const trace = await writeRunTrace(outcome, opts.trace, samples);
             // stderr: --json's stdout stays the outcome alone.
             console.error(renderRunTrace(trace));
             if ('notWritten' in trace && outcome.result) process.exitCode = EXIT.failed;

@@ -18,7 +18,7 @@ export const MAX_TRACE_SAMPLES = 500_000;
  * The session's series with the given samples, every pid they list named among its processes (a pid the monitor
  * did not follow gets a bare entry), so every slice of a CSV has the same columns.
  */
-function seriesWith(report: MonitorReport, store: SampleStore, samples: MemorySample[]): SampleSeries {
+export function seriesWith(report: MonitorReport, store: SampleStore, samples: MemorySample[]): SampleSeries {
   const processes: SampledProcess[] = [...report.series.processes];
   const named = new Set(processes.map((p) => p.pid));
   for (const s of store.iterate())

@@ -3,11 +3,8 @@ import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
 import { formatBytes } from '../../core/format';
 import { MAX_RESULT_FILE_BYTES, MAX_SOURCE_BYTES } from '../../core/limits';
-import { describeIssues } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
-import { savedEventLogFields } from '../../core/runner/event-log-schema';
-import { describeNotAResult, resultFileText } from '../../core/runner/result-file';
-import { z } from 'zod';
+import { checkSavedOutcome, describeNotAResult, resultFileText } from '../../core/runner/result-file';
 
 import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
 
@@ -106,23 +103,7 @@ export async function readRunOutcome(path: string): Promise<RunOutcome> {
     if (error instanceof PlanFileError) throw error;
     throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = savedOutcomeSchema.safeParse(value);
-  if (!parsed.success) throw new PlanFileError(describeNotAResult(value, path, describeIssues(parsed.error).split('\n')));
-  return value as RunOutcome;
+  const checked = checkSavedOutcome(value);
+  if (!checked.ok) throw new PlanFileError(describeNotAResult(value, path, checked.problems));
+  return checked.outcome;
 }
-
-const savedOutcomeSchema = z.object({
-  status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid', 'cancelled']),
-  diagnosis: z.object({
-    kind: z.string(),
-    severity: z.enum(['ok', 'warning', 'error']),
-    headline: z.string(),
-    specifics: z.array(z.string()),
-    next: z.array(z.string()),
-  }),
-  compile: z.array(z.unknown()),
-  result: z
-    .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()), ...savedEventLogFields })
-    .passthrough()
-    .nullable(),
-});

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import { ZipFile } from 'yazl';
 
+import { BUNDLE_SCHEMA } from '../../core/bundle/bundle-limits';
 import { BundleRefusedError, readBundle } from '../../main/bundle/read-bundle';
 import { runCli } from '../helpers/cli';
 
@@ -118,7 +119,7 @@ test('hostile bundles are each refused with the reason, and nothing is written',
     [
       'future schema',
       zip('future.zip', [{ name: 'manifest.json', data: manifest({ schema: 9 }) }]),
-      /newer GPU Workbench \(bundle schema 9\); this version reads schema 1/,
+      new RegExp(`newer GPU Workbench \\(bundle schema 9\\); this version reads schema ${BUNDLE_SCHEMA}`),
     ],
     ['no manifest', zip('nomanifest.zip', [{ name: 'plan.json', data: plan() }]), /no manifest\.json/],
     [

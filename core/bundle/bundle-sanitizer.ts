@@ -1,0 +1,133 @@
+import { z } from 'zod';
+
+import { SANITIZER_TOOLS, type SanitizerTool } from '../sanitizer/findings';
+import type { SanitizeReport } from '../sanitizer/sanitize-report';
+import { MAX_RAW_SANITIZER_BYTES } from './bundle-limits';
+
+/**
+ * The sanitizer's part of a bundle: sanitizer.json (the report: verdict, findings grouped by place) and
+ * sanitizer/ (what the tool itself wrote: its text, and its XML reports when the exporter has them), each kept
+ * within MAX_RAW_SANITIZER_BYTES — the start and the end, since the tool's summary is at the end.
+ */
+
+/** Text kept within `max` bytes (UTF-8, roughly: by characters): its start and its end, and a line saying how much was left out. */
+export function boundedText(text: string, max = MAX_RAW_SANITIZER_BYTES): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n… ${text.length - 2 * half} characters left out by GPU Workbench (the bundle keeps the first and last ${half}) …\n${text.slice(-half)}`;
+}
+
+/** A raw XML report the exporter read, as it goes in. */
+export interface RawSanitizerXml {
+  name: string;
+  text: string;
+}
+
+/** The sanitizer/ entries: the tool's text, the program's own output (when any), and each XML report, bounded. */
+export function sanitizerRawEntries(report: Pick<SanitizeReport, 'toolOutput' | 'programOutput'>, xml: readonly RawSanitizerXml[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (report.toolOutput) out.set('sanitizer/tool-output.txt', boundedText(report.toolOutput));
+  if (report.programOutput) out.set('sanitizer/program-output.txt', boundedText(report.programOutput));
+  const taken = new Set<string>();
+  for (const x of xml.slice(0, 32)) {
+    let base = x.name.replace(/^.*[/\\]/, '').replace(/[^\w.+-]/g, '_') || 'report.xml';
+    if (!base.endsWith('.xml')) base += '.xml';
+    let name = `sanitizer/${base}`;
+    for (let i = 2; taken.has(name); i++) name = `sanitizer/${i}-${base}`;
+    taken.add(name);
+    out.set(name, boundedText(x.text));
+  }
+  return out;
+}
+
+const text = (max = 65_536) => z.string().max(max);
+const dim3 = z.object({ x: z.number(), y: z.number(), z: z.number() });
+const location = z.object({ func: text(4096), path: text(4096).nullable(), line: z.number().int().nullable(), pc: text(64).nullable() });
+const frame = z.object({
+  func: text(4096).nullable(),
+  module: text(4096).nullable(),
+  pc: text(64).nullable(),
+  file: text(4096).nullable(),
+  line: z.number().int().nullable(),
+});
+const raceSide = z.object({ access: text(256).nullable(), thread: dim3.nullable(), where: location.nullable() });
+const tool = z.enum(SANITIZER_TOOLS as unknown as [SanitizerTool, ...SanitizerTool[]]);
+const kind = z.enum(['memory-access', 'leak', 'api-error', 'uninitialised-read', 'race', 'barrier', 'device-error', 'other']);
+const finding = z.object({
+  tool,
+  kind,
+  recordKind: text(256),
+  severity: z.enum(['error', 'warning', 'info']),
+  text: text(),
+  where: location.nullable(),
+  thread: dim3.nullable(),
+  block: dim3.nullable(),
+  access: z
+    .object({
+      direction: z.enum(['read', 'write']).nullable(),
+      space: text(256).nullable(),
+      size: z.number().nullable(),
+      address: text(64).nullable(),
+      error: text(4096).nullable(),
+    })
+    .nullable(),
+  nearest: z.object({ allocation: text(64), allocationSize: z.number(), distance: z.number(), side: z.enum(['before', 'after', 'inside']) }).nullable(),
+  leak: z.object({ bytes: z.number(), address: text(64).nullable() }).nullable(),
+  api: z.object({ call: text(4096), error: text(4096), code: z.number().nullable(), message: text(4096).nullable() }).nullable(),
+  race: z.object({ type: text(16).nullable(), first: raceSide, second: raceSide, hazards: z.number(), address: text(64).nullable() }).nullable(),
+  detail: text(4096).nullable(),
+  hostStackAt: text(256).nullable(),
+  hostStack: z.array(frame).max(1024),
+});
+const group = z.object({
+  key: text(8192),
+  tool,
+  kind,
+  severity: z.enum(['error', 'warning', 'info']),
+  text: text(),
+  where: location.nullable(),
+  count: z.number().int().min(0),
+  threads: z.object({ min: dim3, max: dim3 }).nullable(),
+  blocks: z.object({ min: dim3, max: dim3 }).nullable(),
+  example: finding,
+  userFrame: frame.nullable(),
+  leakedBytes: z.number().min(0),
+  hazards: z.number().min(0),
+  addressNamed: text(4096).nullable().optional(),
+});
+
+/** sanitizer.json as read from a bundle someone sent: the shape the Sanitizer tab reads, every string and list bounded. */
+export const sanitizeReportSchema = z.object({
+  tool,
+  command: z.array(text(4096)).max(256),
+  cwd: text(4096),
+  sanitizer: z.object({ path: text(4096), version: text(256).nullable() }),
+  verdict: z.enum(['found', 'clean', 'no-cuda', 'tool-failed', 'timed-out', 'cancelled']),
+  headline: text(4096),
+  details: z.array(text(16_384)).max(256),
+  exitCode: z.number().int().nullable(),
+  signal: text(64).nullable(),
+  durationMs: z.number().min(0),
+  findings: z.number().int().min(0),
+  findingsFrom: z.enum(['xml', 'text']),
+  groups: z.array(group).max(100_000),
+  summary: z.object({
+    errorsReported: z.number().nullable(),
+    warningsReported: z.number().nullable(),
+    hazardsDisplayed: z.number().nullable(),
+    notPrinted: z.number(),
+    leakedBytes: z.number().nullable(),
+    leakedAllocations: z.number().nullable(),
+    targetReturnedError: z.boolean(),
+    toolErrors: z.array(text(4096)).max(256),
+  }),
+  xmlFiles: z.array(z.object({ name: text(1024), bytes: z.number().min(0) })).max(256),
+  programOutput: text(MAX_RAW_SANITIZER_BYTES * 2),
+  toolOutput: text(MAX_RAW_SANITIZER_BYTES * 2),
+  outputDroppedBytes: z.number().min(0),
+  problems: z.array(text(16_384)).max(1024),
+});
+
+// The schema reads what the type says: a compile-time check that they agree.
+const _agrees = (r: z.infer<typeof sanitizeReportSchema>): SanitizeReport => r;
+void _agrees;

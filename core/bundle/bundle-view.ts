@@ -1,0 +1,256 @@
+import { z } from 'zod';
+
+import type { DoctorCheck } from '../discovery';
+import { evaluateDoctor } from '../doctor/evaluate';
+import { parseDoctorFacts } from '../doctor/facts';
+import type { SampleSeries } from '../memory/samples';
+import { checkRunForTimeline, RunLogError } from '../memory/run-log-schema';
+import { NoEventLogError, timelineFromRun } from '../memory/run-timeline';
+import { summarizeTimeline, type TimelineSummary } from '../memory/timeline-model';
+import { encodeTimeline, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
+import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
+import { checkSavedOutcome } from '../runner/result-file';
+import type { RunOutcome } from '../runner/run-outcome';
+import type { SanitizeReport } from '../sanitizer/sanitize-report';
+import type { DeviceProfile } from '../validate/device-limits';
+import { bundleCompile, bundleCompileSchema, runArch, type BundleKernelCompile } from './bundle-compile';
+import { sampleSeriesSchema } from './bundle-samples';
+import { sanitizeReportSchema } from './bundle-sanitizer';
+import { bundleValidation, bundleValidationSchema, profilesFromDevicesEntry, type BundleValidation } from './bundle-validation';
+import type { BundleManifest } from './manifest';
+
+/**
+ * Everything the views need from a bundle, read from its entries alone (pure: nothing runs, nothing is
+ * compiled, no file is read or written): the plan, the outcome and its diagnosis, the sources, each kernel's
+ * recorded compile and PTX, the validator's findings, the memory timeline (the run's event log with the
+ * samples taken while it ran), the sanitizer report, the devices, the doctor's checks (judged again from the
+ * facts it recorded, by this version's rules) and what the bundle lacks, in words.
+ *
+ * An entry that is there but is not what its role says (bad JSON, a result that is not a result) refuses the
+ * whole bundle (BundleContentError): a half-read bundle would show a mixture of truths.
+ */
+
+export class BundleContentError extends Error {}
+
+export interface BundleSource {
+  /** The sources/ entry, when the bundle carries one for this text. */
+  entry: string | null;
+  /** The file name the plan gives it ("broken.cu"). */
+  sourceName: string;
+  text: string;
+  /** The plan's kernels compiled from it. */
+  kernels: string[];
+}
+
+export interface BundleDoctor {
+  checks: DoctorCheck[];
+  /** 'facts': judged again from the recorded facts by this version's rules; 'saved': the checks as the exporter made them. */
+  from: 'facts' | 'saved' | 'none';
+  /** When the facts were gathered (the exporter's clock), when known. */
+  gatheredAt: string | null;
+  note: string | null;
+}
+
+export interface BundleView {
+  path: string;
+  manifest: BundleManifest;
+  entries: { name: string; bytes: number }[];
+  /** The device the run was on, and when the bundle was made, for the banner. */
+  recorded: { device: string | null; at: string };
+  plan: LaunchPlan | null;
+  outcome: RunOutcome | null;
+  sources: BundleSource[];
+  kernels: { compile: BundleKernelCompile; ptx: string | null }[];
+  validation: (BundleValidation & { from: 'bundle' | 'opened' }) | null;
+  /** The run's memory timeline (decode with decodeTimeline), with the samples when the bundle has them. */
+  timelines: TimelineWire[];
+  timelineSummary: TimelineSummary[];
+  samples: { count: number; devices: number } | null;
+  sanitizer: SanitizeReport | null;
+  sanitizerRaw: { name: string; bytes: number }[];
+  devices: DeviceProfile[];
+  doctor: BundleDoctor;
+  environment: { redacted: boolean; variables: Record<string, string> } | null;
+  /** What the bundle lacks, or what could not be shown from it, one sentence each. */
+  notes: string[];
+}
+
+// TextDecoder is in every runtime the workbench runs in, but in no lib core/ compiles against (as in unpickle.ts).
+declare const TextDecoder: new (label: string, options?: { fatal?: boolean }) => { decode(input: Uint8Array): string };
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+function jsonEntry(entries: ReadonlyMap<string, Uint8Array>, name: string | null): unknown {
+  if (name === null) return undefined;
+  const bytes = entries.get(name);
+  if (!bytes) throw new BundleContentError(`the manifest names "${name}", which the bundle does not hold`);
+  try {
+    return JSON.parse(decoder.decode(bytes));
+  } catch (error) {
+    throw new BundleContentError(`${name} is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function parsed<T extends z.ZodType>(schema: T, value: unknown, name: string, what: string): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  throw new BundleContentError(`${name} is not ${what}: ${describeIssues(r.error).split('\n').slice(0, 3).join('; ')}`);
+}
+
+const environmentSchema = z.object({
+  redacted: z.boolean(),
+  variables: z.record(z.string().max(256), z.string().max(65_536)).refine((v) => Object.keys(v).length <= 256, 'at most 256 variables'),
+});
+
+const checkSchema = z.object({
+  id: z.string().max(256),
+  status: z.enum(['ok', 'warn', 'fail', 'not-run']),
+  title: z.string().max(4096),
+  detail: z.string().max(65_536),
+  remedy: z.string().max(65_536).nullable(),
+  area: z.enum(['driver', 'compilers', 'environment', 'gpu', 'processes']).optional(),
+  searched: z.array(z.string().max(4096)).max(256).optional(),
+});
+
+/** The doctor's report from doctor.json: judged again from its facts where they read, else the checks it saved. */
+export function bundleDoctor(value: unknown): BundleDoctor {
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (!record) return { checks: [], from: 'none', gatheredAt: null, note: 'The bundle holds no doctor report.' };
+  if (record['timedOut'] === true || record['failed'] === true)
+    return {
+      checks: [],
+      from: 'none',
+      gatheredAt: null,
+      note: `The doctor did not report when the bundle was made: ${typeof record['detail'] === 'string' ? record['detail'].slice(0, 500) : 'no reason was kept'}.`,
+    };
+  const facts = record['facts'] === undefined ? null : parseDoctorFacts(record['facts']);
+  if (facts?.ok) return { checks: evaluateDoctor(facts.facts), from: 'facts', gatheredAt: facts.facts.gatheredAt, note: null };
+  const saved = z.array(checkSchema).max(1000).safeParse(record['checks']);
+  if (saved.success)
+    return {
+      checks: saved.data as DoctorCheck[],
+      from: 'saved',
+      gatheredAt: null,
+      note: facts
+        ? `The doctor's facts in this bundle could not be read (${facts.problems.slice(0, 2).join('; ')}): these are the checks as the exporting workbench made them.`
+        : 'This bundle keeps the doctor’s checks but not the facts they were made from: they are shown as the exporting workbench made them.',
+    };
+  return { checks: [], from: 'none', gatheredAt: null, note: 'The doctor report in this bundle could not be read.' };
+}
+
+export interface BundleViewOptions {
+  encode?: EncodeOptions;
+}
+
+/** The view of an opened bundle (its zip already read within limits and its manifest and plan checked). */
+export function bundleView(path: string, manifest: BundleManifest, entries: ReadonlyMap<string, Uint8Array>, options: BundleViewOptions = {}): BundleView {
+  const c = manifest.contents;
+  const notes: string[] = [];
+  const plan = c.plan === null ? null : parsed(launchPlanSchema, jsonEntry(entries, c.plan), c.plan, 'a launch plan');
+  let outcome: RunOutcome | null = null;
+  if (c.result !== null) {
+    const value = jsonEntry(entries, c.result);
+    const checked = checkSavedOutcome(value);
+    if (!checked.ok) throw new BundleContentError(`${c.result} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
+    outcome = checked.outcome;
+  }
+  if (!plan) notes.push('The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.');
+  if (!outcome) notes.push('The bundle holds no run result: there is no diagnosis, memory timeline or validator context from a run.');
+
+  // Sources: the plan's own text (what would run), one document per distinct text.
+  const sources: BundleSource[] = [];
+  const sourceEntries = new Map<string, string>();
+  for (const name of c.sources) sourceEntries.set(decoder.decode(entries.get(name) ?? new Uint8Array()), name);
+  for (const k of plan?.kernels ?? []) {
+    if (k.source === '') continue;
+    const same = sources.find((s) => s.text === k.source);
+    if (same) same.kernels.push(k.id);
+    else sources.push({ entry: sourceEntries.get(k.source) ?? null, sourceName: k.sourceName, text: k.source, kernels: [k.id] });
+  }
+  if (plan && sources.length === 0) notes.push('The kernels’ sources were left out of this bundle: there is no source to show, and no repro/.');
+
+  // Compile records and PTX: compile.json (schema 2), else the result's own records (schema 1 bundles have no PTX).
+  let kernels: BundleView['kernels'] = [];
+  if (c.compile !== null) {
+    const compile = parsed(bundleCompileSchema, jsonEntry(entries, c.compile), c.compile, 'a compile record');
+    kernels = compile.kernels.map((k) => {
+      const bytes = k.ptx !== null ? entries.get(k.ptx) : undefined;
+      if (k.ptx !== null && !bytes) throw new BundleContentError(`${c.compile} names "${k.ptx}", which the bundle does not hold`);
+      return { compile: k, ptx: bytes ? decoder.decode(bytes) : null };
+    });
+  } else if (plan && outcome) {
+    kernels = bundleCompile(plan, outcome, runArch(outcome) ?? 'sm_90', () => null, new Map()).compile.kernels.map((k) => ({
+      compile: { ...k, ptxMissing: 'this bundle was made before bundles carried PTX (schema 1)' },
+      ptx: null,
+    }));
+  }
+  for (const k of kernels)
+    if (!k.ptx && k.compile.ptxMissing && c.compile !== null) notes.push(`No PTX for kernel ${k.compile.kernel}: ${k.compile.ptxMissing}.`);
+  if (manifest.schema < 2)
+    notes.push(`This bundle was made with bundle schema ${manifest.schema}: it has no PTX, compile options, validator findings or NVML samples.`);
+
+  // Devices.
+  const devicesValue = jsonEntry(entries, c.devices);
+  const devices = devicesValue === undefined ? [] : profilesFromDevicesEntry(devicesValue);
+  if (c.devices !== null && devices.length === 0) notes.push(`${c.devices} holds no device profile this version can read.`);
+  if (c.devices === null) notes.push('The bundle holds no profile of the device the run was on.');
+
+  // Validator findings: as the exporter made them, or (a schema 1 bundle with a profile) made now from the bundle's own profile.
+  let validation: BundleView['validation'] = null;
+  if (c.validation !== null) validation = { ...parsed(bundleValidationSchema, jsonEntry(entries, c.validation), c.validation, 'validator findings'), from: 'bundle' };
+  else if (plan) {
+    const profile = devices.find((d) => !outcome?.result || d.device.name === outcome.result.device.name) ?? null;
+    validation = { ...bundleValidation(plan, profile && { profile, from: `the bundle's ${c.devices}` }, outcome?.result ?? null), from: 'opened' };
+  }
+  if (validation?.note) notes.push(validation.note);
+
+  // Samples and the memory timeline.
+  let samples: SampleSeries | null = null;
+  if (c.samples !== null) samples = parsed(sampleSeriesSchema, jsonEntry(entries, c.samples), c.samples, 'NVML samples');
+  const timelines: TimelineWire[] = [];
+  const timelineSummary: TimelineSummary[] = [];
+  if (outcome?.result) {
+    try {
+      const timeline = timelineFromRun(checkRunForTimeline(outcome.result), samples);
+      timelines.push(encodeTimeline(timeline, options.encode));
+      timelineSummary.push(summarizeTimeline(timeline));
+    } catch (error) {
+      if (!(error instanceof NoEventLogError || error instanceof RunLogError)) throw error;
+      notes.push(error.message);
+    }
+    if (samples && typeof outcome.result.startedAtMs !== 'number')
+      notes.push('The NVML samples cannot be placed on the run’s timeline: the result does not say when the run started.');
+  } else if (outcome) notes.push('The run never reached the GPU, so there is no memory timeline.');
+  if (!samples && outcome?.result) notes.push('No NVML samples were taken while this run ran: the timeline shows the run’s own allocations, not the device’s memory.');
+
+  // The sanitizer.
+  const sanitizer = c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
+  const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
+  if (!sanitizer) notes.push('The bundle holds no compute-sanitizer report.');
+
+  // The doctor and the environment.
+  const doctorValue = jsonEntry(entries, c.doctor);
+  const doctor = bundleDoctor(doctorValue);
+  if (doctor.note) notes.push(doctor.note);
+  const environment = c.environment === null ? null : parsed(environmentSchema, jsonEntry(entries, c.environment), c.environment, 'an environment record');
+
+  return {
+    path,
+    manifest,
+    entries: [...entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength })),
+    recorded: { device: outcome?.result?.device.name ?? devices[0]?.device.name ?? null, at: manifest.createdAt },
+    plan,
+    outcome,
+    sources,
+    kernels,
+    validation,
+    timelines,
+    timelineSummary,
+    samples: samples ? { count: samples.samples.length, devices: samples.devices.length } : null,
+    sanitizer,
+    sanitizerRaw,
+    devices,
+    doctor,
+    environment,
+    notes,
+  };
+}

@@ -1,0 +1,259 @@
+import { hostname, homedir, userInfo } from 'node:os';
+
+import type { AbortLike } from '../../core/api/channels';
+import { kernelCompileOptions, runArch, type PtxLookup } from '../../core/bundle/bundle-compile';
+import { sampleSeriesSchema } from '../../core/bundle/bundle-samples';
+import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bundle-sanitizer';
+import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
+import { shareableFacts } from '../../core/doctor/facts';
+import type { SampleSeries } from '../../core/memory/samples';
+import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
+import { checkSavedOutcome } from '../../core/runner/result-file';
+import type { RunOutcome } from '../../core/runner/run-outcome';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import type { DeviceProfile } from '../../core/validate/device-limits';
+import type { CompileService } from '../compile/compile-service';
+import { runDoctor } from '../doctor/gather';
+import { appVersion } from '../paths';
+import { listProfiles } from '../services/profile-service';
+import { buildBundleEntries, writeBundle, type BundleEntries } from './write-bundle';
+
+/**
+ * One path for making a bundle, whoever asks (the CLI's `bundle export`, the UI's bundle.preview and
+ * bundle.export): the request's data checked as data from outside, then what the host adds — the doctor's
+ * report (time-limited), the profile of the run's device, each kernel's PTX (from the compile cache, where the
+ * run's own compile left it, else compiled again off the event loop) — then the entries, then the zip.
+ */
+
+/** What the caller gives: the run, its plan, and what was seen; checked here whatever sent it. */
+export interface BundleRequest {
+  plan: unknown;
+  outcome: unknown;
+  /** Where the plan came from, in words (a file, "sample oob-off-by-one (broken)"). */
+  origin: string;
+  sanitizer?: unknown;
+  sanitizerXml?: RawSanitizerXml[];
+  samples?: unknown;
+  /** A device profile to use for the run's device, with where it came from (the CLI's --devices). */
+  devices?: { profiles: DeviceProfile[]; from: string } | null;
+  includeSources: boolean;
+  redact: boolean;
+  /** The doctor's time limit. */
+  doctorLimitMs?: number;
+}
+
+export type BundlePhase = 'check' | 'doctor' | 'devices' | 'ptx' | 'pack' | 'write';
+
+export type BundleEvent = { kind: 'phase'; phase: BundlePhase } | { kind: 'progress'; written: number; entries: number; totalEntries: number };
+
+/** The request's plan, result, report or samples are not what they say: in words, nothing was written. */
+export class BundleInputError extends Error {}
+
+export interface BundleHooks {
+  signal?: AbortLike;
+  onEvent?: (event: BundleEvent) => void;
+}
+
+export interface BundleServices {
+  /** Compiles PTX that the cache does not hold; null where no compile is possible (then the bundle says so per kernel). */
+  compiler: CompileService | null;
+  /** Why there is no compiler, in words, for the kernels' notes (default: no compile service). */
+  noCompiler?: string;
+}
+
+/**
+ * The doctor's report with the facts it judged, or what stopped it: a wedged GPU must not hang an export. Each
+ * driver and NVML query has half the limit (main/doctor/time-limit.ts); the whole has the limit, as a backstop.
+ * Redacted bundles leave process command lines out (core/doctor/facts.ts, shareableFacts).
+ */
+export async function doctorReport(limitMs: number, redacted = true): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<unknown>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true, limitMs, detail: `the doctor did not finish in ${limitMs} ms (a wedged GPU or driver?)` }), limitMs);
+    timer.unref();
+  });
+  const report = runDoctor({ limitMs: Math.max(100, limitMs / 2) })
+    .then(({ checks, facts }) => {
+      const kept = redacted ? shareableFacts(facts) : facts;
+      return { checks, discovery: kept.discovery, facts: kept };
+    })
+    .catch((error: unknown) => ({ failed: true, detail: error instanceof Error ? error.message : String(error) }));
+  try {
+    return await Promise.race([report, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The names this machine would leak: the user's, the host's, the home folder. */
+export function hostRedactor(env: Record<string, string | undefined> = process.env): Redactor {
+  const user = (() => {
+    try {
+      return userInfo().username;
+    } catch {
+      return '';
+    }
+  })();
+  return makeRedactor({
+    userNames: [env['USER'], env['LOGNAME'], user].filter((v): v is string => !!v),
+    hostNames: [env['HOSTNAME'], hostname()].filter((v): v is string => !!v),
+    homeDirs: [env['HOME'], homedir()].filter((v): v is string => !!v),
+  });
+}
+
+interface CheckedRequest {
+  plan: LaunchPlan;
+  outcome: RunOutcome;
+  sanitizer: SanitizeReport | null;
+  samples: SampleSeries | null;
+}
+
+/** The request's data, each part checked as data from outside. */
+export function checkBundleRequest(request: BundleRequest): CheckedRequest {
+  const plan = launchPlanSchema.safeParse(request.plan);
+  if (!plan.success) throw new BundleInputError(`The plan is not valid:\n${describeIssues(plan.error).split('\n').slice(0, 5).join('\n')}`);
+  const outcome = checkSavedOutcome(request.outcome);
+  if (!outcome.ok) throw new BundleInputError(`The run result is not one the workbench can bundle: ${outcome.problems.slice(0, 3).join('; ')}`);
+  let sanitizer: SanitizeReport | null = null;
+  if (request.sanitizer !== undefined && request.sanitizer !== null) {
+    const parsed = sanitizeReportSchema.safeParse(request.sanitizer);
+    if (!parsed.success)
+      throw new BundleInputError(`The sanitizer report is not one the workbench wrote: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
+    sanitizer = parsed.data as SanitizeReport;
+  }
+  let samples: SampleSeries | null = null;
+  if (request.samples !== undefined && request.samples !== null) {
+    const parsed = sampleSeriesSchema.safeParse(request.samples);
+    if (!parsed.success) throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
+    samples = parsed.data;
+  }
+  return { plan: plan.data, outcome: outcome.outcome, sanitizer, samples };
+}
+
+/**
+ * A profile of the device the run was on, by its name: this machine's device where it is that device, else a
+ * profile (shipped or the user's) of it. Null when none is at hand (the bundle then says its launches were not checked).
+ */
+export async function runDeviceProfiles(outcome: RunOutcome, plan: LaunchPlan): Promise<{ profiles: DeviceProfile[]; from: string } | null> {
+  const entries = await listProfiles().catch(() => []);
+  const name = outcome.result?.device.name;
+  const pick =
+    (name
+      ? (entries.find((e) => e.source === 'device' && e.profile.device.name === name) ??
+        entries.find((e) => e.source === 'user' && e.profile.device.name === name) ??
+        entries.find((e) => e.source === 'shipped' && e.profile.device.name === name))
+      : entries.find((e) => e.source === 'device' && e.profile.device.ordinal === plan.device)) ?? null;
+  if (!pick) return null;
+  return { profiles: [pick.profile], from: pick.source === 'device' ? "this machine's device" : `the workbench's ${pick.label}` };
+}
+
+/** Each kernel's PTX: the compile cache's (the run's own compile), else a compile now; or why there is none. */
+async function kernelPtx(plan: LaunchPlan, outcome: RunOutcome, services: BundleServices, signal?: AbortLike): Promise<Map<string, PtxLookup>> {
+  const out = new Map<string, PtxLookup>();
+  const arch = runArch(outcome);
+  for (const kernel of plan.kernels) {
+    const record = outcome.compile.find((c) => c.kernel === kernel.id);
+    if (!services.compiler) {
+      out.set(kernel.id, { missing: services.noCompiler ?? 'this export could not compile (no compile service)' });
+      continue;
+    }
+    if (!arch) {
+      out.set(kernel.id, { missing: 'the run never compiled it, so the architecture it was built for is not known' });
+      continue;
+    }
+    const request = { source: kernel.source, sourceName: kernel.sourceName, options: kernelCompileOptions(kernel, arch), backend: 'auto' as const };
+    try {
+      const cached = await services.compiler.cached(request);
+      const result = cached ?? (await services.compiler.compile(request, 120_000, null, signal));
+      if (signal?.aborted) break;
+      if (!result.ptx) {
+        out.set(kernel.id, { missing: result.ok ? `${result.backend} gave no PTX for it` : 'it does not compile here, so no PTX could be made' });
+        continue;
+      }
+      const other = record && record.backend !== result.backend ? ` (the run used ${record.backend})` : '';
+      out.set(kernel.id, {
+        text: result.ptx,
+        from: result.cached
+          ? `the compile cache: ${other ? 'an earlier compile' : "the run's own compile"} with ${result.backend} ${result.compilerVersion} for ${arch}${other}`
+          : `compiled again at export with ${result.backend} ${result.compilerVersion} for ${arch}${other}`,
+      });
+    } catch (error) {
+      if (signal?.aborted) break;
+      out.set(kernel.id, { missing: `it could not be compiled at export (${error instanceof Error ? error.message : String(error)})` });
+    }
+  }
+  return out;
+}
+
+export const cancelledError = () => new BundleInputError('The export was cancelled. Nothing was written.');
+
+/** Every entry of the bundle the request describes: what a preview shows and an export writes. */
+export async function gatherBundle(request: BundleRequest, services: BundleServices, hooks: BundleHooks = {}): Promise<BundleEntries> {
+  const phase = (p: BundlePhase) => hooks.onEvent?.({ kind: 'phase', phase: p });
+  const stopIfCancelled = () => {
+    if (hooks.signal?.aborted) throw cancelledError();
+  };
+  phase('check');
+  const checked = checkBundleRequest(request);
+  phase('doctor');
+  const doctor = await doctorReport(request.doctorLimitMs ?? 10_000, request.redact);
+  stopIfCancelled();
+  phase('devices');
+  const devices = request.devices ?? (await runDeviceProfiles(checked.outcome, checked.plan));
+  stopIfCancelled();
+  phase('ptx');
+  const ptx = request.includeSources ? await kernelPtx(checked.plan, checked.outcome, services, hooks.signal) : new Map<string, PtxLookup>();
+  stopIfCancelled();
+  phase('pack');
+  return buildBundleEntries({
+    plan: checked.plan,
+    outcome: checked.outcome,
+    origin: request.origin,
+    workbenchVersion: appVersion(),
+    createdAt: new Date().toISOString(),
+    includeSources: request.includeSources,
+    redactor: request.redact ? hostRedactor() : NO_REDACTION,
+    env: process.env,
+    doctor,
+    devices,
+    sanitizer: checked.sanitizer,
+    sanitizerXml: request.sanitizerXml ?? [],
+    ptx,
+    samples: checked.samples,
+  });
+}
+
+/** What a bundle would hold, exactly: its files with their sizes, the environment as it goes in, and what it lacks. */
+export interface BundlePreview {
+  files: { name: string; bytes: number }[];
+  environment: Record<string, string>;
+  redacted: boolean;
+  sources: boolean;
+  notes: string[];
+}
+
+export function previewOf(built: BundleEntries, request: Pick<BundleRequest, 'redact' | 'includeSources'>): BundlePreview {
+  return {
+    files: [...built.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength })),
+    environment: built.environment,
+    redacted: request.redact,
+    sources: request.includeSources,
+    notes: built.notes,
+  };
+}
+
+/** Gathers and writes the bundle to `path` (atomically; a cancel or a failure leaves nothing behind). */
+export async function exportBundle(
+  path: string,
+  request: BundleRequest,
+  services: BundleServices,
+  hooks: BundleHooks = {},
+): Promise<{ path: string; bytes: number; files: { name: string; bytes: number }[]; notes: string[] }> {
+  const built = await gatherBundle(request, services, hooks);
+  hooks.onEvent?.({ kind: 'phase', phase: 'write' });
+  const written = await writeBundle(path, built.entries, new Date(), {
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+    onProgress: (p) => hooks.onEvent?.({ kind: 'progress', ...p }),
+  });
+  return { ...written, files: previewOf(built, request).files, notes: built.notes };
+}

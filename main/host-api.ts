@@ -34,6 +34,35 @@ import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-pro
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
+import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from './bundle/bundle-service';
+import { BundleRefusedError, openBundleView } from './bundle/read-bundle';
+import { BundleCancelledError, BundleWriteError } from './bundle/write-bundle';
+
+/** What a bundle request from the UI asks for, as the bundle service takes it. */
+function bundleRequest(r: ChannelRequest<'bundle.preview'>): BundleRequest {
+  return {
+    plan: r.plan,
+    outcome: r.outcome,
+    origin: r.origin,
+    sanitizer: r.sanitizer ?? null,
+    samples: r.samples ?? null,
+    includeSources: r.includeSources ?? true,
+    redact: r.redact ?? true,
+  };
+}
+
+/** A bundle's problems reach the user as their message, with a code the UI can tell apart. */
+async function userBundle<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof BundleRefusedError) throw new ApiError(error.message, 'BUNDLE_REFUSED');
+    if (error instanceof BundleInputError) throw new ApiError(error.message, 'BUNDLE_INPUT');
+    if (error instanceof BundleWriteError) throw new ApiError(error.message, 'BUNDLE_WRITE');
+    if (error instanceof BundleCancelledError) throw new ApiError(error.message, 'CANCELLED');
+    throw error;
+  }
+}
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -210,6 +239,15 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
+    'bundle.preview': (request, { signal }) =>
+      userBundle(async () => previewOf(await gatherBundle(bundleRequest(request), { compiler: workbench.compiler }, { signal }), bundleRequest(request))),
+    'bundle.export': (request, { signal, emit }) =>
+      userBundle(() => exportBundle(fullPathToWrite(request.path), bundleRequest(request), { compiler: workbench.compiler }, { signal, onEvent: emit })),
+    // Read into memory within the bundle limits; nothing is written, compiled or run.
+    'bundle.open': ({ path }) => {
+      if (!isAbsolute(path)) throw new ApiError(`Give the bundle's full path (starting with /): "${path}" is relative to the folder the workbench host was started in (${process.cwd()}).`, 'RELATIVE_PATH');
+      return userBundle(() => openBundleView(path));
+    },
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),
     'gallery.load': ({ name, variant }) =>
       userFile(async () => {

@@ -16,6 +16,8 @@ import type { SampleManifest } from '../samples/sample-manifest';
 import { SANITIZER_TOOLS } from '../sanitizer/findings';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import type { MonitorReport } from '../memory/monitor-report';
+import type { BundleExportEvent, BundleExportResult, BundlePreview } from '../bundle/bundle-export';
+import type { BundleView } from '../bundle/bundle-view';
 import type { MemorySample, SampledProcess } from '../memory/samples';
 
 const path = z.string().min(1).max(4096);
@@ -72,6 +74,21 @@ export interface RunnerPoolStatus {
   runners: { pid: number; ordinal: number; role: 'active' | 'spare'; contextReady: boolean; busy: boolean; startupMs: number | null }[];
   recentExits: { pid: number; kind: string; summary: string; at: string }[];
 }
+
+/**
+ * What bundle.preview and bundle.export are asked: the run on screen, the plan it ran, and what was seen with it
+ * (the sanitizer's report, NVML samples). The host checks each as data from outside (main/bundle/bundle-service.ts).
+ */
+const bundleRequestFields = {
+  plan: z.unknown(),
+  outcome: z.unknown(),
+  /** Where the plan came from, in words, for repro.cu's header. */
+  origin: z.string().max(4096),
+  sanitizer: z.unknown().nullable().default(null),
+  samples: z.unknown().nullable().default(null),
+  includeSources: z.boolean().default(true),
+  redact: z.boolean().default(true),
+};
 
 export const channels = {
   'app.info': { request: z.object({}).strict(), response: response<AppInfo>() },
@@ -232,6 +249,22 @@ export const channels = {
   'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
   'plans.read': { request: z.object({ path }).strict(), response: response<{ plan: unknown; path: string }>() },
   'plans.write': { request: z.object({ path, plan: z.unknown() }).strict(), response: response<{ path: string }>() },
+  /** Exactly what a bundle of this run would hold (files and sizes, the environment as it goes in, what it lacks); writes nothing. */
+  'bundle.preview': { request: z.object(bundleRequestFields).strict(), response: response<BundlePreview>() },
+  /**
+   * Writes the bundle to the path the user chose (a full path; atomically: a failure or a cancel leaves nothing),
+   * streaming its phases and the bytes written.
+   */
+  'bundle.export': {
+    request: z.object({ ...bundleRequestFields, path }).strict(),
+    response: response<BundleExportResult>(),
+    events: events<BundleExportEvent>(),
+  },
+  /**
+   * A bundle someone sent, opened read-only into memory within limits (nothing extracted, compiled or run): what
+   * every view needs, from the bundle alone. A hostile one is refused with its reason.
+   */
+  'bundle.open': { request: z.object({ path }).strict(), response: response<BundleView>() },
   'gallery.list': { request: z.object({}).strict(), response: response<({ name: string } & SampleManifest)[]>() },
   'gallery.load': {
     request: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), variant: z.enum(['broken', 'fixed']) }).strict(),
@@ -282,6 +315,9 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   if (channel === 'sanitize.program') return (typeof asked === 'number' ? asked : 600_000) + 30_000;
   // A 1 GiB snapshot (the most read) takes well under a minute; a loaded machine gets room.
   if (channel === 'memory.open') return 300_000;
+  // The doctor (10 s at most) and a compile per kernel the cache does not hold, then the zip.
+  if (channel === 'bundle.export' || channel === 'bundle.preview') return 300_000;
+  if (channel === 'bundle.open') return 120_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   if (channel === 'monitor.start') {
     // Without a duration it runs until stopped: the longest a timer can wait.

@@ -17,6 +17,33 @@ export function boundedText(text: string, max = MAX_RAW_SANITIZER_BYTES): string
   return `${text.slice(0, half)}\n… ${text.length - 2 * half} characters left out by GPU Workbench (the bundle keeps the first and last ${half}) …\n${text.slice(-half)}`;
 }
 
+/** The raw XML a report keeps for its bundle, per file and in files (the report crosses the wire to the UI and back). */
+export const RAW_XML_KEPT_CHARS = 1024 ** 2;
+export const RAW_XML_KEPT_FILES = 4;
+
+/** Collects streamed text keeping its first and last `max / 2` characters, for a bounded copy of a file read once. */
+export function headTail(max: number): { push(text: string): void; text(): string } {
+  const half = Math.floor(max / 2);
+  let head = '';
+  let tail = '';
+  let total = 0;
+  return {
+    push(chunk) {
+      total += chunk.length;
+      if (head.length < half) {
+        const room = half - head.length;
+        head += chunk.slice(0, room);
+        chunk = chunk.slice(room);
+      }
+      if (chunk) tail = (tail + chunk).slice(-half);
+    },
+    text() {
+      const left = total - head.length - tail.length;
+      return left > 0 ? `${head}\n… ${left} characters left out by GPU Workbench …\n${tail}` : head + tail;
+    },
+  };
+}
+
 /** A raw XML report the exporter read, as it goes in. */
 export interface RawSanitizerXml {
   name: string;
@@ -126,6 +153,10 @@ export const sanitizeReportSchema = z.object({
   toolOutput: text(MAX_RAW_SANITIZER_BYTES * 2),
   outputDroppedBytes: z.number().min(0),
   problems: z.array(text(16_384)).max(1024),
+  rawXml: z
+    .array(z.object({ name: text(1024), text: text(RAW_XML_KEPT_CHARS + 1024) }))
+    .max(RAW_XML_KEPT_FILES)
+    .optional(),
 });
 
 // The schema reads what the type says: a compile-time check that they agree.

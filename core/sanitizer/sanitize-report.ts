@@ -36,6 +36,11 @@ export interface SanitizeReport {
   outputDroppedBytes: number;
   /** What could not be read or trusted (a cut-off XML, a refused DOCTYPE, too many findings). */
   problems: string[];
+  /**
+   * The XML the tool wrote, as it wrote it, for a diagnostic bundle: the first few files, each its start and end
+   * when long (core/bundle/bundle-sanitizer.ts bounds it). Absent in reports made before bundles kept it.
+   */
+  rawXml?: { name: string; text: string }[];
 }
 
 export interface SanitizeFacts {

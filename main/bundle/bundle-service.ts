@@ -1,6 +1,7 @@
 import { hostname, homedir, userInfo } from 'node:os';
 
 import type { AbortLike } from '../../core/api/channels';
+import type { BundleExportEvent, BundleExportResult, BundlePhase, BundlePreview } from '../../core/bundle/bundle-export';
 import { kernelCompileOptions, runArch, type PtxLookup } from '../../core/bundle/bundle-compile';
 import { sampleSeriesSchema } from '../../core/bundle/bundle-samples';
 import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bundle-sanitizer';
@@ -42,9 +43,7 @@ export interface BundleRequest {
   doctorLimitMs?: number;
 }
 
-export type BundlePhase = 'check' | 'doctor' | 'devices' | 'ptx' | 'pack' | 'write';
-
-export type BundleEvent = { kind: 'phase'; phase: BundlePhase } | { kind: 'progress'; written: number; entries: number; totalEntries: number };
+export type BundleEvent = BundleExportEvent;
 
 /** The request's plan, result, report or samples are not what they say: in words, nothing was written. */
 export class BundleInputError extends Error {}
@@ -223,15 +222,6 @@ export async function gatherBundle(request: BundleRequest, services: BundleServi
   });
 }
 
-/** What a bundle would hold, exactly: its files with their sizes, the environment as it goes in, and what it lacks. */
-export interface BundlePreview {
-  files: { name: string; bytes: number }[];
-  environment: Record<string, string>;
-  redacted: boolean;
-  sources: boolean;
-  notes: string[];
-}
-
 export function previewOf(built: BundleEntries, request: Pick<BundleRequest, 'redact' | 'includeSources'>): BundlePreview {
   return {
     files: [...built.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength })),
@@ -248,7 +238,7 @@ export async function exportBundle(
   request: BundleRequest,
   services: BundleServices,
   hooks: BundleHooks = {},
-): Promise<{ path: string; bytes: number; files: { name: string; bytes: number }[]; notes: string[] }> {
+): Promise<BundleExportResult> {
   const built = await gatherBundle(request, services, hooks);
   hooks.onEvent?.({ kind: 'phase', phase: 'write' });
   const written = await writeBundle(path, built.entries, new Date(), {

@@ -125,12 +125,15 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
   else if (input.outcome.result) notes.push('No NVML samples were taken while this run ran: the memory timeline will show the run’s own allocations only.');
   const sanitizerRaw: string[] = [];
   if (input.sanitizer) {
-    files.set('sanitizer.json', encode(r.json(input.sanitizer)));
-    for (const [name, text] of sanitizerRawEntries(input.sanitizer, input.sanitizerXml ?? [])) {
+    // The report's findings in sanitizer.json; what the tool wrote (its XML, its text) in sanitizer/, once.
+    const { rawXml, ...report } = input.sanitizer;
+    files.set('sanitizer.json', encode(r.json(report)));
+    const xml = input.sanitizerXml?.length ? input.sanitizerXml : (rawXml ?? []);
+    for (const [name, text] of sanitizerRawEntries(input.sanitizer, xml)) {
       files.set(name, utf8(r.text(text)));
       sanitizerRaw.push(name);
     }
-    if (!input.sanitizerXml?.length) notes.push('The sanitizer’s XML report is not at hand: its findings and its text output go in, the XML does not.');
+    if (!xml.length) notes.push('The sanitizer’s XML report is not at hand: its findings and its text output go in, the XML does not.');
   }
   const repro: string[] = [];
   if (input.includeSources) {

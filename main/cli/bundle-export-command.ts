@@ -82,7 +82,8 @@ async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 's
   }
   if (opts.sanitizerXml) {
     const tool = (opts.sanitizerTool ?? null) as SanitizerTool | null;
-    const report = await importSanitizerReport(resolve(opts.sanitizerXml), opts.sanitizerText ? resolve(opts.sanitizerText) : null, tool);
+    const { rawXml: _kept, ...report } = await importSanitizerReport(resolve(opts.sanitizerXml), opts.sanitizerText ? resolve(opts.sanitizerText) : null, tool);
+    // The XML as read above (up to the bundle's bound), not the report's shorter copy.
     return { sanitizer: report, sanitizerXml: xml };
   }
   return {};

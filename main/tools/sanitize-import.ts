@@ -74,6 +74,7 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     toolOutput: split.tool.join('\n'),
     outputDroppedBytes: 0,
     problems,
+    rawXml: [{ name: basename(xmlPath), text: parsed.raw }],
   };
 }
 

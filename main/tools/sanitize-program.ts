@@ -5,6 +5,7 @@ import { join } from 'node:path';
 
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { groupFindings } from '../../core/sanitizer/group';
+import { headTail, RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from '../../core/bundle/bundle-sanitizer';
 import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
 import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
@@ -212,6 +213,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     toolOutput: toolLines.join('\n'),
     outputDroppedBytes: run.output.droppedBytes,
     problems,
+    rawXml: fromXml.rawXml,
   };
 }
 
@@ -242,22 +244,27 @@ export async function parseReportFile(
   path: string,
   tool: SanitizerTool,
   maxBytes: number,
-): Promise<{ findings: SanitizerFinding[]; problems: string[]; size: number }> {
+): Promise<{ findings: SanitizerFinding[]; problems: string[]; size: number; raw: string }> {
   const parser = createSanitizerXmlParser(tool);
-  const { size, read } = await streamRegularFile(path, maxBytes, (text) => parser.write(text));
+  const raw = headTail(RAW_XML_KEPT_CHARS);
+  const { size, read } = await streamRegularFile(path, maxBytes, (text) => {
+    raw.push(text);
+    parser.write(text);
+  });
   const parsed = parser.close();
   const cut =
     read < size
       ? [`Only the first ${(read / 2 ** 20).toFixed(0)} MiB of ${(size / 2 ** 20).toFixed(0)} MiB were read: the findings after that are not shown.`]
       : [];
-  return { findings: parsed.findings, problems: [...cut, ...parsed.problems], size };
+  return { findings: parsed.findings, problems: [...cut, ...parsed.problems], size, raw: raw.text() };
 }
 
 /** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */
 async function readReports(
   dir: string,
   tool: SanitizerTool,
-): Promise<{ findings: SanitizerFinding[]; xmlFiles: { name: string; bytes: number }[]; problems: string[] }> {
+): Promise<{ findings: SanitizerFinding[]; xmlFiles: { name: string; bytes: number }[]; problems: string[]; rawXml: { name: string; text: string }[] }> {
+  const rawXml: { name: string; text: string }[] = [];
   const names = (await readdir(dir)).filter((n) => /^report-\d+\.xml$/.test(n)).sort();
   const findings: SanitizerFinding[] = [];
   const problems: string[] = [];
@@ -274,9 +281,10 @@ async function readReports(
     });
     if (!parsed) continue;
     xmlFiles.push({ name, bytes: parsed.size });
+    if (rawXml.length < RAW_XML_KEPT_FILES) rawXml.push({ name, text: parsed.raw });
     budget -= Math.min(parsed.size, budget);
     findings.push(...parsed.findings);
     problems.push(...parsed.problems.map((p) => (names.length > 1 ? `${name}: ${p}` : p)));
   }
-  return { findings, xmlFiles, problems };
+  return { findings, xmlFiles, problems, rawXml };
 }

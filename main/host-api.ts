@@ -245,7 +245,11 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       userBundle(() => exportBundle(fullPathToWrite(request.path), bundleRequest(request), { compiler: workbench.compiler }, { signal, onEvent: emit })),
     // Read into memory within the bundle limits; nothing is written, compiled or run.
     'bundle.open': ({ path }) => {
-      if (!isAbsolute(path)) throw new ApiError(`Give the bundle's full path (starting with /): "${path}" is relative to the folder the workbench host was started in (${process.cwd()}).`, 'RELATIVE_PATH');
+      if (!isAbsolute(path))
+        throw new ApiError(
+          `Give the bundle's full path (starting with /): "${path}" is relative to the folder the workbench host was started in (${process.cwd()}).`,
+          'RELATIVE_PATH',
+        );
       return userBundle(() => openBundleView(path));
     },
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),

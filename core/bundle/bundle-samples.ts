@@ -13,7 +13,10 @@ import type { SampleSeries } from '../memory/samples';
 export const MAX_BUNDLE_SAMPLES = 1_000_000;
 
 const text = (max: number) => z.string().max(max);
-const bytes = z.number().min(0).max(2 ** 53);
+const bytes = z
+  .number()
+  .min(0)
+  .max(2 ** 53);
 const flag = z.object({ kind: z.enum(['exited', 'not-visible', 'foreign']), text: text(2000), fix: text(2000) }).nullable();
 
 /** A SampleSeries as read from a bundle (or a request): bounded, every number a number. */
@@ -23,7 +26,11 @@ export const sampleSeriesSchema = z.object({
   processes: z
     .array(
       z.object({
-        pid: z.number().int().min(0).max(2 ** 31),
+        pid: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 31),
         command: text(4096).nullable(),
         flag,
         firstSeenUs: z.number(),
@@ -37,7 +44,17 @@ export const sampleSeriesSchema = z.object({
         timeUs: z.number(),
         devices: z.array(z.object({ index: z.number().int().min(0).max(1023), usedBytes: bytes, freeBytes: bytes, totalBytes: bytes })).max(64),
         processes: z
-          .array(z.object({ device: z.number().int().min(0).max(1023), pid: z.number().int().min(0).max(2 ** 31), usedBytes: bytes.nullable() }))
+          .array(
+            z.object({
+              device: z.number().int().min(0).max(1023),
+              pid: z
+                .number()
+                .int()
+                .min(0)
+                .max(2 ** 31),
+              usedBytes: bytes.nullable(),
+            }),
+          )
           .max(4096)
           .nullable(),
       }),

@@ -196,7 +196,8 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
 
   // Validator findings: as the exporter made them, or (a schema 1 bundle with a profile) made now from the bundle's own profile.
   let validation: BundleView['validation'] = null;
-  if (c.validation !== null) validation = { ...parsed(bundleValidationSchema, jsonEntry(entries, c.validation), c.validation, 'validator findings'), from: 'bundle' };
+  if (c.validation !== null)
+    validation = { ...parsed(bundleValidationSchema, jsonEntry(entries, c.validation), c.validation, 'validator findings'), from: 'bundle' };
   else if (plan) {
     const profile = devices.find((d) => !outcome?.result || d.device.name === outcome.result.device.name) ?? null;
     validation = { ...bundleValidation(plan, profile && { profile, from: `the bundle's ${c.devices}` }, outcome?.result ?? null), from: 'opened' };
@@ -220,10 +221,12 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     if (samples && typeof outcome.result.startedAtMs !== 'number')
       notes.push('The NVML samples cannot be placed on the run’s timeline: the result does not say when the run started.');
   } else if (outcome) notes.push('The run never reached the GPU, so there is no memory timeline.');
-  if (!samples && outcome?.result) notes.push('No NVML samples were taken while this run ran: the timeline shows the run’s own allocations, not the device’s memory.');
+  if (!samples && outcome?.result)
+    notes.push('No NVML samples were taken while this run ran: the timeline shows the run’s own allocations, not the device’s memory.');
 
   // The sanitizer.
-  const sanitizer = c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
+  const sanitizer =
+    c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
   const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
   if (!sanitizer) notes.push('The bundle holds no compute-sanitizer report.');
 

@@ -48,9 +48,21 @@ export type BundleManifest = z.infer<typeof bundleManifestSchema>;
 /** Every entry the manifest names, by role. */
 export function namedEntries(manifest: BundleManifest): string[] {
   const c = manifest.contents;
-  return [c.plan, c.result, c.environment, c.doctor, c.devices, c.sanitizer, c.compile, c.validation, c.samples, ...c.sources, ...c.repro, ...c.ptx, ...c.sanitizerRaw].filter(
-    (n): n is string => n !== null,
-  );
+  return [
+    c.plan,
+    c.result,
+    c.environment,
+    c.doctor,
+    c.devices,
+    c.sanitizer,
+    c.compile,
+    c.validation,
+    c.samples,
+    ...c.sources,
+    ...c.repro,
+    ...c.ptx,
+    ...c.sanitizerRaw,
+  ].filter((n): n is string => n !== null);
 }
 
 /** A newer schema is refused with what to do, not misread. */

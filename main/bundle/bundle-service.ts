@@ -6,7 +6,8 @@ import { kernelCompileOptions, runArch, type PtxLookup } from '../../core/bundle
 import { sampleSeriesSchema } from '../../core/bundle/bundle-samples';
 import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bundle-sanitizer';
 import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
-import { shareableFacts } from '../../core/doctor/facts';
+import { evaluateDoctor } from '../../core/doctor/evaluate';
+import { shareableFacts, type DoctorFacts } from '../../core/doctor/facts';
 import type { SampleSeries } from '../../core/memory/samples';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import { checkSavedOutcome } from '../../core/runner/result-file';
@@ -41,6 +42,8 @@ export interface BundleRequest {
   redact: boolean;
   /** The doctor's time limit. */
   doctorLimitMs?: number;
+  /** Facts the doctor recorded elsewhere (`doctor --facts-out`), judged instead of asking this machine's doctor. */
+  doctorFacts?: DoctorFacts;
 }
 
 export type BundleEvent = BundleExportEvent;
@@ -123,7 +126,8 @@ export function checkBundleRequest(request: BundleRequest): CheckedRequest {
   let samples: SampleSeries | null = null;
   if (request.samples !== undefined && request.samples !== null) {
     const parsed = sampleSeriesSchema.safeParse(request.samples);
-    if (!parsed.success) throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
+    if (!parsed.success)
+      throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
     samples = parsed.data;
   }
   return { plan: plan.data, outcome: outcome.outcome, sanitizer, samples };
@@ -195,7 +199,10 @@ export async function gatherBundle(request: BundleRequest, services: BundleServi
   phase('check');
   const checked = checkBundleRequest(request);
   phase('doctor');
-  const doctor = await doctorReport(request.doctorLimitMs ?? 10_000, request.redact);
+  const recorded = request.doctorFacts && (request.redact ? shareableFacts(request.doctorFacts) : request.doctorFacts);
+  const doctor = recorded
+    ? { checks: evaluateDoctor(request.doctorFacts!), discovery: recorded.discovery, facts: recorded }
+    : await doctorReport(request.doctorLimitMs ?? 10_000, request.redact);
   stopIfCancelled();
   phase('devices');
   const devices = request.devices ?? (await runDeviceProfiles(checked.outcome, checked.plan));
@@ -233,12 +240,7 @@ export function previewOf(built: BundleEntries, request: Pick<BundleRequest, 're
 }
 
 /** Gathers and writes the bundle to `path` (atomically; a cancel or a failure leaves nothing behind). */
-export async function exportBundle(
-  path: string,
-  request: BundleRequest,
-  services: BundleServices,
-  hooks: BundleHooks = {},
-): Promise<BundleExportResult> {
+export async function exportBundle(path: string, request: BundleRequest, services: BundleServices, hooks: BundleHooks = {}): Promise<BundleExportResult> {
   const built = await gatherBundle(request, services, hooks);
   hooks.onEvent?.({ kind: 'phase', phase: 'write' });
   const written = await writeBundle(path, built.entries, new Date(), {

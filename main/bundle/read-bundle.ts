@@ -131,7 +131,9 @@ function parseManifest(entries: Map<string, Uint8Array>, refuse: (reason: string
 export async function openBundleView(path: string, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Promise<BundleView> {
   const opened = await readBundle(path, limits);
   try {
-    return bundleView(path, opened.manifest, opened.entries, { encode: { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') } });
+    return bundleView(path, opened.manifest, opened.entries, {
+      encode: { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') },
+    });
   } catch (error) {
     if (error instanceof BundleContentError) throw new BundleRefusedError(path, error.message);
     throw error;

@@ -104,12 +104,13 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
 
   // Each kernel's compile as the run made it, and its PTX (which is compiled code: without sources it stays out too).
   const arch = input.arch ?? runArch(input.outcome) ?? 'sm_90';
-  const ptx = input.includeSources ? (input.ptx ?? new Map<string, PtxLookup>()) : new Map(input.plan.kernels.map((k) => [k.id, { missing: 'sources were left out' }]));
+  const ptx = input.includeSources
+    ? (input.ptx ?? new Map<string, PtxLookup>())
+    : new Map(input.plan.kernels.map((k) => [k.id, { missing: 'sources were left out' }]));
   const { compile, ptxEntries } = bundleCompile(input.plan, input.outcome, arch, (k) => bySource.get(k.source) ?? null, ptx);
   files.set('compile.json', encode(r.json(compile)));
   for (const [name, text] of ptxEntries) files.set(name, utf8(r.code(text)));
-  if (input.includeSources)
-    for (const k of compile.kernels) if (k.ptxMissing) notes.push(`No PTX for kernel ${k.kernel}: ${k.ptxMissing}.`);
+  if (input.includeSources) for (const k of compile.kernels) if (k.ptxMissing) notes.push(`No PTX for kernel ${k.kernel}: ${k.ptxMissing}.`);
 
   const profile = runProfile(input);
   const validation = bundleValidation(input.plan, profile, input.outcome.result);

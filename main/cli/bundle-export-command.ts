@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 
 import { MAX_RAW_SANITIZER_BYTES } from '../../core/bundle/bundle-limits';
 import { profilesFromDevicesEntry } from '../../core/bundle/bundle-validation';
+import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
 import { formatBytes } from '../../core/format';
 import { SANITIZER_TOOLS, type SanitizerTool } from '../../core/sanitizer/findings';
 import { CompileService } from '../compile/compile-service';
@@ -36,6 +37,7 @@ interface ExportOptions {
   preview?: boolean;
   json?: boolean;
   doctorTimeout: number;
+  doctorFacts?: string;
 }
 
 class ExportError extends Error {}
@@ -93,7 +95,8 @@ async function runExport(opts: ExportOptions): Promise<number> {
   if (opts.plan && opts.sample) throw new ExportError('Give one of --plan or --sample.');
   if (opts.fixed && !opts.sample) throw new ExportError('--fixed goes with --sample.');
   if (!opts.plan && !opts.sample) throw new ExportError('Name the plan the run came from: --plan plan.json or --sample NAME [--fixed].');
-  if (opts.sanitizerText && !opts.sanitizerXml) throw new ExportError('--sanitizer-text goes with --sanitizer-xml (the text the tool printed beside its XML report).');
+  if (opts.sanitizerText && !opts.sanitizerXml)
+    throw new ExportError('--sanitizer-text goes with --sanitizer-xml (the text the tool printed beside its XML report).');
   if (opts.sanitizerTool && !SANITIZER_TOOLS.includes(opts.sanitizerTool as SanitizerTool))
     throw new ExportError(`--sanitizer-tool is one of ${SANITIZER_TOOLS.join(', ')}.`);
   const outcome = await readRunOutcome(resolve(opts.result));
@@ -114,6 +117,15 @@ async function runExport(opts: ExportOptions): Promise<number> {
       throw new ExportError(`${opts.devices} holds no device profile (\`gpu-workbench devices --save-profile\` or \`devices --json\` writes one).`);
     devices = { profiles, from: `the profile given at export (${basename(opts.devices)})` };
   }
+  let doctorFacts: DoctorFacts | undefined;
+  if (opts.doctorFacts) {
+    const parsed = parseDoctorFacts(await readJson(opts.doctorFacts, 'Doctor facts', 64 * 1024 ** 2));
+    if (!parsed.ok)
+      throw new ExportError(
+        `${opts.doctorFacts} is not the doctor's facts (\`gpu-workbench doctor --facts-out\` writes them): ${parsed.problems.slice(0, 3).join('; ')}`,
+      );
+    doctorFacts = parsed.facts;
+  }
   const samples = opts.samples ? await readJson(opts.samples, 'Samples file', 512 * 1024 ** 2) : undefined;
   const request: BundleRequest = {
     plan,
@@ -125,6 +137,7 @@ async function runExport(opts: ExportOptions): Promise<number> {
     includeSources: opts.sources,
     redact: opts.redact,
     doctorLimitMs: opts.doctorTimeout * 1000,
+    ...(doctorFacts ? { doctorFacts } : {}),
   };
   const compiler = opts.ptx && opts.sources ? new CompileService(forkLauncher) : null;
   const services = { compiler, noCompiler: 'it was left out at export (--no-ptx)' };
@@ -179,12 +192,16 @@ export function registerBundleExport(bundle: Command): void {
     .option('--sanitizer-text <output.txt>', 'with --sanitizer-xml: the text the tool printed')
     .option('--sanitizer-tool <tool>', `with --sanitizer-xml: which tool wrote it (${SANITIZER_TOOLS.join(', ')})`)
     .option('--samples <samples.json>', 'NVML samples taken while the run ran (`gpu-workbench run --samples FILE`)')
-    .option('--devices <devices.json>', "a profile of the run's device (`devices --save-profile`, or `devices --json`); default: this machine's, or a profile of it")
+    .option(
+      '--devices <devices.json>',
+      "a profile of the run's device (`devices --save-profile`, or `devices --json`); default: this machine's, or a profile of it",
+    )
     .option('--out <file.zip>', 'where to write it (default: gpu-workbench-bundle-<time>.zip here)')
     .option('--no-sources', 'leave kernel sources (and repro/) out')
     .option('--no-redact', 'keep user and host names, home paths and GPU serials as they are')
     .option('--no-ptx', 'leave the PTX out (no compile at export); the bundle says so')
     .option('--preview', 'print exactly the files and the environment that would go in; write nothing')
+    .option('--doctor-facts <facts.json>', "the doctor's facts recorded on the machine that ran it (`doctor --facts-out`), judged instead of this machine's")
     .option('--doctor-timeout <s>', 'seconds the doctor may take', (v: string) => Math.max(1, Math.min(600, Number.parseInt(v, 10) || 10)), 10)
     .option('--json', 'machine-readable output')
     .action(async (opts: ExportOptions) => {

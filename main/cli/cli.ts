@@ -348,8 +348,8 @@ export function buildProgram(): Command {
       'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
       intOption('--determinism-runs', 1, 16),
     )
-    .option('--trace <file>', 'write the run\'s event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)')
-    .option('--samples <file>', 'sample every GPU\'s memory through NVML while it runs, and write the samples (for `bundle export --samples`)')
+    .option('--trace <file>', "write the run's event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)")
+    .option('--samples <file>', "sample every GPU's memory through NVML while it runs, and write the samples (for `bundle export --samples`)")
     .option('--json', 'machine-readable output')
     .action(
       async (

@@ -17,7 +17,8 @@ export const RUN_SAMPLE_INTERVAL_MS = 10;
 export async function runWithSamples<T>(work: () => Promise<T>, file: string): Promise<{ value: T; samples: SampleSeries | null; note: string }> {
   const sampled = await sampleDuring(work, { intervalMs: RUN_SAMPLE_INTERVAL_MS });
   const path = resolve(file);
-  if (!sampled.report || !sampled.store) return { value: sampled.value, samples: null, note: `✗ No samples written to ${path}: ${sampled.problem ?? 'NVML did not sample'}` };
+  if (!sampled.report || !sampled.store)
+    return { value: sampled.value, samples: null, note: `✗ No samples written to ${path}: ${sampled.problem ?? 'NVML did not sample'}` };
   const samples = seriesWith(sampled.report, sampled.store, sampled.store.newest(MAX_BUNDLE_SAMPLES));
   await writeFileAtomic(path, JSON.stringify(samples) + '\n');
   return { value: sampled.value, samples, note: `Samples: ${path} (${samples.samples.length} samples every ${RUN_SAMPLE_INTERVAL_MS} ms)` };

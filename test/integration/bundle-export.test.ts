@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { launchPlanSchema } from '../../core/plan/plan-schema';
-import { readBundle } from '../../main/bundle/read-bundle';
+import { BUNDLE_SCHEMA } from '../../core/bundle/bundle-limits';
+import { openBundleView, readBundle } from '../../main/bundle/read-bundle';
 import { BundleWriteError, buildBundleEntries, writeBundle } from '../../main/bundle/write-bundle';
 import { makeRedactor } from '../../core/bundle/redact';
 import { ROOT, runCli } from '../helpers/cli';
@@ -28,68 +29,199 @@ const leaky = {
   CUDA_VISIBLE_DEVICES: UUID,
   SECRET_API_TOKEN: 'do-not-ship-me',
 };
-const sanitizerReport = join(dir, 'sanitize.json');
-writeFileSync(sanitizerReport, JSON.stringify({ verdict: 'clean', headline: 'no errors', raw: 'ran by zelda on quartzhost-17 in /home/zelda-quartz/work' }));
+const SAN = join(ROOT, 'test/fixtures/sanitizer/h100');
+// compute-sanitizer's own report of this sample on the H100, as it would be on a machine with these names in it.
+const sanitizerXml = join(dir, 'report-1855.xml');
+writeFileSync(
+  sanitizerXml,
+  readFileSync(join(SAN, 'gallery-oob-off-by-one-broken-1855.xml'), 'utf8').replace(
+    '<ComputeSanitizerOutput/>',
+    '<!-- saved by zelda on quartzhost-17 in /home/zelda-quartz/work -->\n<ComputeSanitizerOutput/>',
+  ),
+);
+const sanitizerText = join(dir, 'report.txt');
+writeFileSync(
+  sanitizerText,
+  `ran by zelda on quartzhost-17 in /home/zelda-quartz/work\n${readFileSync(join(SAN, 'gallery-oob-off-by-one-broken.txt'), 'utf8')}`,
+);
+const sanitizerArgs = ['--sanitizer-xml', sanitizerXml, '--sanitizer-text', sanitizerText, '--sanitizer-tool', 'memcheck'];
+// NVML samples from a machine with these names: another user's process, its command line holding a token.
+const samplesFile = join(dir, 'samples.json');
+const startUs = (recordedStart() - 5) * 1000;
+writeFileSync(
+  samplesFile,
+  JSON.stringify({
+    intervalMs: 10,
+    devices: [{ index: 0, name: 'NVIDIA H100 80GB HBM3', uuid: UUID, totalBytes: 85017493504 }],
+    processes: [
+      {
+        pid: 4242,
+        command: '/home/zelda-quartz/venv/bin/python train.py --token=do-not-ship-me',
+        flag: null,
+        firstSeenUs: startUs,
+        lastSeenUs: startUs + 20_000,
+      },
+    ],
+    samples: [0, 10_000, 20_000].map((t) => ({
+      timeUs: startUs + t,
+      devices: [{ index: 0, usedBytes: 2 ** 30, freeBytes: 85017493504 - 2 ** 30, totalBytes: 85017493504 }],
+      processes: [{ device: 0, pid: 4242, usedBytes: 2 ** 30 }],
+    })),
+    dropped: 0,
+  }),
+);
+// The result as recorded, with a compile log and device output that name this machine's user, host and home.
+const leakyResult = join(dir, 'leaky-result.json');
+{
+  const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as {
+    compile: { log: string }[];
+    result: { deviceOutput?: { stepIndex: number; text: string; droppedBytes: number }[] };
+  };
+  outcome.compile[0]!.log += 'remark: zelda@quartzhost-17 built /home/zelda-quartz/kernels/broken.cu\n';
+  outcome.result.deviceOutput = [{ stepIndex: 2, text: 'hello from quartzhost-17\n', droppedBytes: 0 }];
+  writeFileSync(leakyResult, JSON.stringify(outcome));
+}
+// A plan whose kernel says it came from the home folder (#line): nvcc and NVRTC write that path into the PTX.
+const leakyPlan = join(dir, 'leaky-plan.json');
+{
+  const plan = JSON.parse(readFileSync(PLAN, 'utf8')) as { kernels: { source?: string; sourceFile?: string; sourceName?: string }[] };
+  plan.kernels[0]!.source = `#line 1 "/home/zelda-quartz/kernels/broken.cu"\n${readFileSync(join(ROOT, 'samples/oob-off-by-one/broken.cu'), 'utf8')}`;
+  plan.kernels[0]!.sourceName = 'broken.cu';
+  delete plan.kernels[0]!.sourceFile;
+  writeFileSync(leakyPlan, JSON.stringify(plan));
+}
+const H100_DEVICES = join(ROOT, 'test/fixtures/env/h100/devices.json');
+const H100_UUID = 'GPU-211e0120-a03f-d321-37b8-500c399d5f3d';
+
+function recordedStart(): number {
+  return (JSON.parse(readFileSync(RESULT, 'utf8')) as { result: { startedAtMs: number } }).result.startedAtMs;
+}
 
 const text = (entries: Map<string, Uint8Array>) => [...entries.values()].map((b) => Buffer.from(b).toString('utf8')).join('\n');
 
-test('export then inspect: the bundle round-trips with every entry the manifest names', async () => {
+test('export then inspect: the bundle round-trips with every entry the manifest names, the new ones included', async () => {
   const out = join(dir, 'oob.zip');
-  const r = await runCli(['bundle', 'export', '--result', RESULT, '--plan', PLAN, '--sanitizer', sanitizerReport, '--out', out, '--doctor-timeout', '20'], {
-    env: leaky,
-  });
+  const r = await runCli(
+    [
+      'bundle',
+      'export',
+      '--result',
+      RESULT,
+      '--plan',
+      PLAN,
+      ...sanitizerArgs,
+      '--samples',
+      samplesFile,
+      '--devices',
+      H100_DEVICES,
+      '--out',
+      out,
+      '--doctor-timeout',
+      '20',
+    ],
+    { env: leaky },
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /✓ Wrote .*oob\.zip .*redacted/);
   const bundle = await readBundle(out);
   assert.deepEqual([...bundle.entries.keys()].sort(), [
+    'compile.json',
+    'devices.json',
     'doctor.json',
     'environment.json',
     'manifest.json',
     'plan.json',
+    'ptx/scale.ptx',
     'repro/CMakeLists.txt',
     'repro/Makefile',
     'repro/README.md',
     'repro/repro.cu',
     'result.json',
+    'samples.json',
     'sanitizer.json',
+    'sanitizer/program-output.txt',
+    'sanitizer/report-1855.xml',
+    'sanitizer/tool-output.txt',
     'sources/broken.cu',
+    'validation.json',
   ]);
-  assert.equal(bundle.manifest.schema, 1);
+  assert.equal(bundle.manifest.schema, BUNDLE_SCHEMA);
   assert.equal(bundle.manifest.redacted, true);
   assert.deepEqual(bundle.manifest.contents.sources, ['sources/broken.cu']);
+  assert.deepEqual(bundle.manifest.contents.ptx, ['ptx/scale.ptx']);
+  assert.equal(bundle.manifest.contents.samples, 'samples.json');
   const json = (name: string) => JSON.parse(Buffer.from(bundle.entries.get(name)!).toString('utf8')) as Record<string, unknown>;
   const plan = launchPlanSchema.parse(json('plan.json'));
   assert.match(plan.kernels[0]!.source, /i <= n/, 'the broken source is in the plan');
   assert.equal((json('result.json')['diagnosis'] as { kind: string }).kind, recorded.diagnosis.kind);
+  assert.ok(Array.isArray((json('result.json')['result'] as { events: unknown[] }).events), 'the event log is inside the result');
   assert.ok(Array.isArray((json('doctor.json') as { checks?: unknown[] }).checks) || 'timedOut' in json('doctor.json'));
+  assert.ok('facts' in json('doctor.json') || 'timedOut' in json('doctor.json'), "the doctor's facts go in");
+  const compile = json('compile.json') as {
+    kernels: { kernel: string; options: { arch: string }; record: { log: string; command: string }; ptx: string; ptxFrom: string }[];
+  };
+  assert.equal(compile.kernels[0]!.options.arch, 'sm_90');
+  assert.match(compile.kernels[0]!.record.command, /nvrtcCompileProgram/);
+  assert.match(compile.kernels[0]!.record.log, /Used 8 registers/);
+  assert.equal(compile.kernels[0]!.ptx, 'ptx/scale.ptx');
+  assert.match(compile.kernels[0]!.ptxFrom, /compile/);
+  assert.match(Buffer.from(bundle.entries.get('ptx/scale.ptx')!).toString(), /\.entry _Z5scalePffi/);
+  const validation = json('validation.json') as { device: { name: string }; launches: { stepIndex: number; checkedWith: string }[] };
+  assert.equal(validation.device.name, 'NVIDIA H100 80GB HBM3');
+  assert.deepEqual(
+    validation.launches.map((l) => [l.stepIndex, l.checkedWith]),
+    [[2, 'kernel']],
+  );
+  assert.equal((json('samples.json') as { samples: unknown[] }).samples.length, 3);
+  assert.equal((json('sanitizer.json') as { tool: string }).tool, 'memcheck');
+  assert.ok(!('rawXml' in json('sanitizer.json')), 'the XML goes in once, under sanitizer/');
+  assert.match(Buffer.from(bundle.entries.get('sanitizer/report-1855.xml')!).toString(), /<ComputeSanitizerOutput\/>/);
   assert.match(Buffer.from(bundle.entries.get('repro/Makefile')!).toString(), /^ARCH \?= sm_90$/m, 'the run compiled for sm_90');
   const inspect = await runCli(['bundle', 'inspect', out, '--json']);
   assert.equal(inspect.code, 0, inspect.stderr);
-  assert.equal((JSON.parse(inspect.stdout) as { entries: unknown[] }).entries.length, 11);
+  assert.equal((JSON.parse(inspect.stdout) as { entries: unknown[] }).entries.length, 19);
+  // The views' reading of it: every role read, the samples on the timeline.
+  const view = await openBundleView(out);
+  assert.deepEqual(view.samples, { count: 3, devices: 1 });
+  assert.ok(view.notes.every((n) => !/No NVML samples/.test(n)));
 });
 
-test('redaction by default: no user name, host name, home path, GPU UUID or unlisted variable in any entry', async () => {
+test('redaction by default holds in every entry, the new ones included: no user, host, home path, GPU UUID or unlisted variable', async () => {
   const out = join(dir, 'redacted.zip');
-  const r = await runCli(['bundle', 'export', '--result', RESULT, '--sample', 'oob-off-by-one', '--sanitizer', sanitizerReport, '--out', out], { env: leaky });
+  const r = await runCli(
+    ['bundle', 'export', '--result', leakyResult, '--plan', leakyPlan, ...sanitizerArgs, '--samples', samplesFile, '--devices', H100_DEVICES, '--out', out],
+    { env: leaky },
+  );
   assert.equal(r.code, 0, r.stderr);
   const bundle = await readBundle(out);
-  const all = text(bundle.entries);
-  for (const secret of ['zelda', 'quartzhost', '/home/zelda-quartz', UUID, 'do-not-ship-me', 'SECRET_API_TOKEN'])
-    assert.ok(!all.includes(secret), `"${secret}" is in the bundle`);
+  for (const [name, bytes] of bundle.entries) {
+    const content = Buffer.from(bytes).toString('utf8');
+    for (const secret of ['zelda', 'quartzhost', '/home/zelda-quartz', UUID, H100_UUID, 'do-not-ship-me', 'SECRET_API_TOKEN'])
+      assert.ok(!content.includes(secret), `"${secret}" is in ${name}`);
+  }
   const env = JSON.parse(Buffer.from(bundle.entries.get('environment.json')!).toString()) as { redacted: boolean; variables: Record<string, string> };
   assert.equal(env.redacted, true);
   assert.equal(env.variables['LD_LIBRARY_PATH'], '~/cuda/lib64:/opt/cuda/lib64');
   assert.equal(env.variables['CUDA_VISIBLE_DEVICES'], 'GPU-0');
-  assert.match(Buffer.from(bundle.entries.get('sanitizer.json')!).toString(), /ran by <user> on <host> in ~\/work/);
+  const entry = (name: string) => Buffer.from(bundle.entries.get(name)!).toString();
+  assert.match(entry('sanitizer/tool-output.txt') + entry('sanitizer/program-output.txt'), /ran by <user> on <host> in ~\/work/);
+  assert.match(entry('sanitizer/report-1855.xml'), /saved by <user> on <host> in ~\/work/);
+  assert.match(entry('compile.json'), /<user>@<host> built ~\/kernels\/broken\.cu/);
+  assert.match(entry('ptx/scale.ptx'), /~\/kernels\/broken\.cu/, 'the PTX keeps the file, not the home folder');
+  assert.match(entry('samples.json'), /"command": "python"/, "another process keeps its program's name, not its arguments");
+  assert.match(entry('result.json'), /hello from <host>/);
 
   const plain = join(dir, 'plain.zip');
-  const p = await runCli(['bundle', 'export', '--result', RESULT, '--sample', 'oob-off-by-one', '--out', plain, '--no-redact'], { env: leaky });
+  const p = await runCli(['bundle', 'export', '--result', RESULT, '--sample', 'oob-off-by-one', '--samples', samplesFile, '--out', plain, '--no-redact'], {
+    env: leaky,
+  });
   assert.equal(p.code, 0, p.stderr);
   assert.match(p.stdout, /NOT redacted/);
   const opened = await readBundle(plain);
   assert.equal(opened.manifest.redacted, false);
   assert.match(Buffer.from(opened.entries.get('environment.json')!).toString(), /\/home\/zelda-quartz\/cuda\/lib64/);
-  assert.ok(!text(opened.entries).includes('do-not-ship-me'), 'the allow-list holds without redaction too');
+  assert.match(Buffer.from(opened.entries.get('samples.json')!).toString(), /train\.py/);
+  assert.ok(!Buffer.from(opened.entries.get('environment.json')!).toString().includes('do-not-ship-me'), 'the allow-list holds without redaction too');
 });
 
 test('--preview prints exactly the files export writes and the redacted environment, and writes nothing', async () => {
@@ -114,12 +246,12 @@ test('--preview prints exactly the files export writes and the redacted environm
   assert.match(human.stdout, /^ {2}CUDA_VISIBLE_DEVICES=GPU-0$/m);
 });
 
-test('--no-sources leaves kernel text and repro/ out; the plan keeps its shape and still opens', async () => {
+test('--no-sources leaves kernel text, PTX and repro/ out; the plan keeps its shape and still opens', async () => {
   const out = join(dir, 'nosrc.zip');
   const r = await runCli(['bundle', 'export', '--result', RESULT, '--sample', 'oob-off-by-one', '--out', out, '--no-sources']);
   assert.equal(r.code, 0, r.stderr);
   const bundle = await readBundle(out);
-  assert.ok(![...bundle.entries.keys()].some((n) => n.startsWith('sources/') || n.startsWith('repro/')));
+  assert.ok(![...bundle.entries.keys()].some((n) => n.startsWith('sources/') || n.startsWith('repro/') || n.startsWith('ptx/')), 'no source, no PTX, no repro');
   const plan = launchPlanSchema.parse(JSON.parse(Buffer.from(bundle.entries.get('plan.json')!).toString()));
   assert.equal(plan.kernels[0]!.source, '');
   assert.ok(!text(bundle.entries).includes('i <= n'));
@@ -190,4 +322,93 @@ test('a user named like a buffer (root, in containers): the plan and repro.cu ke
   const dir = mkdtempSync(join(tmpdir(), 'wb-root-repro-'));
   writeFileSync(join(dir, 'repro.cu'), entries.get('repro/repro.cu')!);
   execFileSync('/usr/local/cuda/bin/nvcc', ['-arch=sm_90', '-o', join(dir, 'repro'), join(dir, 'repro.cu')], { stdio: 'pipe' });
+});
+
+test('bundle.preview and bundle.export from the UI: the preview lists exactly what is written; phases and bytes stream; a relative path is refused', async () => {
+  const { createHandlers, dispatch } = await import('../../main/host-api');
+  const { forkLauncher } = await import('../../main/process/launcher');
+  const { createWorkbench } = await import('../../main/workbench');
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    const handlers = createHandlers(workbench, 'serve');
+    const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as unknown;
+    const { loadSample } = await import('../../main/services/sample-service');
+    const plan = (await loadSample('oob-off-by-one', 'broken')).plan;
+    const request = { plan, outcome, origin: 'sample oob-off-by-one (broken)', includeSources: true, redact: true };
+    const preview = (await dispatch(handlers, 'bundle.preview', request)) as {
+      ok: boolean;
+      value: { files: { name: string }[]; notes: string[]; environment: object };
+    };
+    assert.ok(preview.ok, JSON.stringify(preview));
+    const events: { kind: string; phase?: string; written?: number }[] = [];
+    const path = join(dir, 'ui.zip');
+    const context = { signal: new AbortController().signal, emit: (e: unknown) => events.push(e as (typeof events)[number]) };
+    const exported = (await dispatch(handlers, 'bundle.export', { ...request, path }, context)) as { ok: boolean; value: { path: string; bytes: number } };
+    assert.ok(exported.ok, JSON.stringify(exported));
+    assert.deepEqual(
+      preview.value.files.map((f) => f.name),
+      [...(await readBundle(path)).entries.keys()],
+    );
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'phase').map((e) => e.phase),
+      ['check', 'doctor', 'devices', 'ptx', 'pack', 'write'],
+    );
+    const written = events.filter((e) => e.kind === 'progress').map((e) => e.written!);
+    assert.ok(written.length > 0 && written.at(-1) === exported.value.bytes, 'the bytes written stream up to the whole zip');
+    const relative = (await dispatch(handlers, 'bundle.export', { ...request, path: 'b.zip' })) as { ok: boolean; error: { code: string } };
+    assert.equal(relative.error.code, 'RELATIVE_PATH');
+    const notAPlan = (await dispatch(handlers, 'bundle.preview', { ...request, plan: { version: 1 } })) as {
+      ok: boolean;
+      error: { code: string; message: string };
+    };
+    assert.equal(notAPlan.error.code, 'BUNDLE_INPUT');
+    assert.match(notAPlan.error.message, /The plan is not valid/);
+    const fakeReport = (await dispatch(handlers, 'bundle.preview', { ...request, sanitizer: { verdict: 'clean' } })) as {
+      ok: boolean;
+      error: { code: string; message: string };
+    };
+    assert.match(fakeReport.error.message, /The sanitizer report is not one the workbench wrote/);
+  } finally {
+    await workbench.dispose();
+  }
+});
+
+test('a cancelled export leaves no file and no temporary file, whenever it is cancelled; an existing bundle stays whole', async () => {
+  const { exportBundle } = await import('../../main/bundle/bundle-service');
+  const { BundleCancelledError } = await import('../../main/bundle/write-bundle');
+  const { loadSample } = await import('../../main/services/sample-service');
+  const folder = mkdtempSync(join(tmpdir(), 'wb-cancel-'));
+  const plan = (await loadSample('oob-off-by-one', 'broken')).plan;
+  const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as unknown;
+  const request = { plan, outcome, origin: 'sample', includeSources: true, redact: true };
+  for (const at of ['doctor', 'ptx', 'write', 'progress'] as const) {
+    const controller = new AbortController();
+    const target = join(folder, `${at}.zip`);
+    await assert.rejects(
+      exportBundle(
+        target,
+        request,
+        { compiler: null },
+        {
+          signal: controller.signal,
+          onEvent: (e) => {
+            if ((e.kind === 'phase' && e.phase === at) || (at === 'progress' && e.kind === 'progress')) controller.abort();
+          },
+        },
+      ),
+      (e: unknown) => e instanceof BundleCancelledError || /cancelled/.test((e as Error).message),
+      at,
+    );
+    assert.deepEqual(readdirSync(folder), [], `cancelled at ${at}: nothing is left`);
+  }
+  const keep = join(folder, 'keep.zip');
+  await exportBundle(keep, request, { compiler: null });
+  const before = readFileSync(keep);
+  const controller = new AbortController();
+  await assert.rejects(
+    exportBundle(keep, request, { compiler: null }, { signal: controller.signal, onEvent: (e) => e.kind === 'progress' && controller.abort() }),
+    BundleCancelledError,
+  );
+  assert.deepEqual(readFileSync(keep), before, 'the bundle that was there is whole');
+  assert.deepEqual(readdirSync(folder), ['keep.zip']);
 });

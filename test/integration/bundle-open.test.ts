@@ -312,3 +312,24 @@ test('a schema 1 bundle still opens, and says what it lacks', async () => {
   assert.ok(decodeTimeline(view.timelines[0]).markers.some((m) => m.kind === 'leak'));
   assert.equal(view.doctor.from, 'none');
 });
+
+test('bundles recorded end to end on the GPU machine (scripts/record-bundles.sh) open, their samples on the timeline', async (t) => {
+  const recorded = join(FIXTURES, 'recorded');
+  const files = listing(recorded).filter((f) => f.endsWith('.zip'));
+  if (files.length === 0) return t.skip('none recorded yet: run scripts/record-bundles.sh on the GPU machine and commit test/fixtures/bundles/recorded/');
+  for (const file of files) {
+    const view = await open(join(recorded, file));
+    assert.ok(view.outcome, file);
+    assert.ok(view.timelines.length === 1, `${file}: ${view.notes.join(' ')}`);
+    if (view.samples)
+      assert.ok(
+        decodeTimeline(view.timelines[0]).counters.some((c) => c.group === 'device'),
+        `${file}: the device's memory is drawn`,
+      );
+    assert.ok(
+      view.kernels.every((k) => k.ptx !== null),
+      `${file}: every kernel's PTX`,
+    );
+    assert.ok(view.validation?.device, `${file}: the launches were checked against the run's device`);
+  }
+});

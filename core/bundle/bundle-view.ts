@@ -207,6 +207,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   // Samples and the memory timeline.
   let samples: SampleSeries | null = null;
   if (c.samples !== null) samples = parsed(sampleSeriesSchema, jsonEntry(entries, c.samples), c.samples, 'NVML samples');
+  else samples = outcome?.samples ?? null;
   const timelines: TimelineWire[] = [];
   const timelineSummary: TimelineSummary[] = [];
   if (outcome?.result) {
@@ -222,7 +223,9 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
       notes.push('The NVML samples cannot be placed on the run’s timeline: the result does not say when the run started.');
   } else if (outcome) notes.push('The run never reached the GPU, so there is no memory timeline.');
   if (!samples && outcome?.result)
-    notes.push('No NVML samples were taken while this run ran: the timeline shows the run’s own allocations, not the device’s memory.');
+    notes.push(
+      `No NVML samples were taken while this run ran${outcome.samplingProblem ? ` (${outcome.samplingProblem})` : ''}: the timeline shows the run’s own allocations, not the device’s memory.`,
+    );
 
   // The sanitizer.
   const sanitizer =

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { sampleSeriesSchema } from '../memory/sample-series-schema';
 import { savedEventLogFields } from './event-log-schema';
 import type { RunOutcome } from './run-outcome';
 
@@ -64,6 +65,8 @@ export const savedOutcomeSchema = z.object({
     .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()), ...savedEventLogFields })
     .passthrough()
     .nullable(),
+  samples: sampleSeriesSchema.nullable().optional(),
+  samplingProblem: z.string().max(4096).nullable().optional(),
 });
 
 /** A saved outcome checked for what the views read, or the schema's problems, one per line. */

@@ -42,7 +42,7 @@ export interface BundleInput {
   sanitizerXml?: RawSanitizerXml[];
   /** Each kernel's PTX (by the plan's kernel id), or why there is none. */
   ptx?: ReadonlyMap<string, PtxLookup>;
-  /** NVML samples taken while the run ran. */
+  /** NVML samples taken while the run ran (default: the outcome's own). */
   samples?: SampleSeries | null;
   /** nvcc's -arch for repro/: the run's own when known. */
   arch?: string;
@@ -100,7 +100,10 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
   const redacted: LaunchPlan = r.codeJson(input.plan);
   const plan: LaunchPlan = { ...redacted, kernels: redacted.kernels.map((k) => ({ ...k, source: input.includeSources ? k.source : '' })) };
   files.set('plan.json', encode(plan));
-  files.set('result.json', encode(r.json(input.outcome)));
+  // The samples the run took go in once, as samples.json (redacted as samples are): not a second time inside the result.
+  const { samples: runSamples, ...outcome } = input.outcome;
+  const samples = input.samples ?? runSamples ?? null;
+  files.set('result.json', encode(r.json(outcome)));
 
   // Each kernel's compile as the run made it, and its PTX (which is compiled code: without sources it stays out too).
   const arch = input.arch ?? runArch(input.outcome) ?? 'sm_90';
@@ -122,8 +125,11 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
   files.set('doctor.json', encode(r.json(input.doctor)));
   if (input.devices?.profiles.length) files.set('devices.json', encode(r.json({ from: input.devices.from, profiles: input.devices.profiles })));
   else notes.push('No device profile goes in: the bundle cannot say which limits the launches were checked against.');
-  if (input.samples) files.set('samples.json', encode(r.enabled ? r.json(shareableSamples(input.samples)) : input.samples));
-  else if (input.outcome.result) notes.push('No NVML samples were taken while this run ran: the memory timeline will show the run’s own allocations only.');
+  if (samples) files.set('samples.json', encode(r.enabled ? r.json(shareableSamples(samples)) : samples));
+  else if (input.outcome.result)
+    notes.push(
+      `No NVML samples were taken while this run ran${input.outcome.samplingProblem ? ` (${r.text(input.outcome.samplingProblem)})` : ''}: the memory timeline will show the run’s own allocations only.`,
+    );
   const sanitizerRaw: string[] = [];
   if (input.sanitizer) {
     // The report's findings in sanitizer.json; what the tool wrote (its XML, its text) in sanitizer/, once.

@@ -191,7 +191,7 @@ export function registerBundleExport(bundle: Command): void {
     .option('--sanitizer-xml <report.xml>', "compute-sanitizer's own XML report (--xml --save): kept, and read for the findings when --sanitizer is not given")
     .option('--sanitizer-text <output.txt>', 'with --sanitizer-xml: the text the tool printed')
     .option('--sanitizer-tool <tool>', `with --sanitizer-xml: which tool wrote it (${SANITIZER_TOOLS.join(', ')})`)
-    .option('--samples <samples.json>', 'NVML samples taken while the run ran (`gpu-workbench run --samples FILE`)')
+    .option('--samples <samples.json>', 'NVML samples taken while the run ran (default: those its result carries: `run --trace` samples)')
     .option(
       '--devices <devices.json>',
       "a profile of the run's device (`devices --save-profile`, or `devices --json`); default: this machine's, or a profile of it",

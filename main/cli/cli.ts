@@ -44,6 +44,9 @@ import { registerMonitorCommand } from './monitor-command';
 
 class UsageError extends Error {}
 
+/** `run --trace` samples device memory this often while the run goes. */
+const TRACE_SAMPLE_INTERVAL_MS = 10;
+
 const print = (json: boolean, value: unknown, human: () => string) => console.log(json ? JSON.stringify(value, null, 2) : human());
 
 function intOption(name: string, min: number, max: number) {
@@ -349,12 +352,11 @@ export function buildProgram(): Command {
       intOption('--determinism-runs', 1, 16),
     )
     .option('--trace <file>', "write the run's event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)")
-    .option('--samples <file>', "sample every GPU's memory through NVML while it runs, and write the samples (for `bundle export --samples`)")
     .option('--json', 'machine-readable output')
     .action(
       async (
         file: string | undefined,
-        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string; samples?: string },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -365,27 +367,19 @@ export function buildProgram(): Command {
         const timeout = sampleTimeoutMs && timeoutIsDefault ? sampleTimeoutMs : opts.timeout;
         const workbench = createWorkbench(forkLauncher, { warmSpare: false });
         try {
-          const run = () =>
-            workbench.runPlan(plan, {
-              timeoutMs: timeout,
-              arch: opts.arch,
-              planPath,
-              ...(determinismRuns !== undefined ? { determinismRuns } : {}),
-            });
-          let samples = null;
-          let outcome;
-          if (opts.samples) {
-            const { runWithSamples } = await import('./run-samples');
-            const sampled = await runWithSamples(run, opts.samples);
-            outcome = sampled.value;
-            samples = sampled.samples;
-            // stderr: --json's stdout stays the outcome alone.
-            console.error(sampled.note);
-          } else outcome = await run();
+          const outcome = await workbench.runPlan(plan, {
+            timeoutMs: timeout,
+            arch: opts.arch,
+            planPath,
+            ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+            // A trace carries the device and each process beside the run's own events.
+            ...(opts.trace ? { sampleIntervalMs: TRACE_SAMPLE_INTERVAL_MS } : {}),
+          });
           print(!!opts.json, outcome, () => renderRun(outcome));
           if (opts.trace) {
             const { renderRunTrace, writeRunTrace } = await import('./run-trace');
-            const trace = await writeRunTrace(outcome, opts.trace, samples);
+            const trace = await writeRunTrace(outcome, opts.trace, outcome.samples ?? null);
+            if (outcome.samplingProblem) console.error(`Device memory was not sampled: ${outcome.samplingProblem}`);
             // stderr: --json's stdout stays the outcome alone.
             console.error(renderRunTrace(trace));
             if ('notWritten' in trace && outcome.result) process.exitCode = EXIT.failed;

@@ -18,7 +18,7 @@ export const MAX_TRACE_SAMPLES = 500_000;
  * The session's series with the given samples, every pid they list named among its processes (a pid the monitor
  * did not follow gets a bare entry), so every slice of a CSV has the same columns.
  */
-export function seriesWith(report: MonitorReport, store: SampleStore, samples: MemorySample[]): SampleSeries {
+function seriesWith(report: MonitorReport, store: SampleStore, samples: MemorySample[]): SampleSeries {
   const processes: SampledProcess[] = [...report.series.processes];
   const named = new Set(processes.map((p) => p.pid));
   for (const s of store.iterate())
@@ -28,6 +28,12 @@ export function seriesWith(report: MonitorReport, store: SampleStore, samples: M
       processes.push({ pid: p.pid, command: null, flag: null, firstSeenUs: s.timeUs, lastSeenUs: s.timeUs });
     }
   return { intervalMs: report.series.intervalMs, devices: report.series.devices, processes, samples, dropped: store.dropped };
+}
+
+/** The session's newest samples (at most `max`) as a series: what a run's outcome keeps of its sampling. */
+export function seriesOf(report: MonitorReport, store: SampleStore, max: number): SampleSeries {
+  const samples = store.newest(max);
+  return { ...seriesWith(report, store, samples), dropped: store.dropped + (store.length - samples.length) };
 }
 
 /** Every sample kept, as the timeline's CSV (core/memory/samples-csv.ts), written atomically in slices. */

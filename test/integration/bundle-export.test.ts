@@ -79,6 +79,8 @@ const leakyResult = join(dir, 'leaky-result.json');
   };
   outcome.compile[0]!.log += 'remark: zelda@quartzhost-17 built /home/zelda-quartz/kernels/broken.cu\n';
   outcome.result.deviceOutput = [{ stepIndex: 2, text: 'hello from quartzhost-17\n', droppedBytes: 0 }];
+  // The samples the run took travel inside its outcome (run --trace, or the UI's run with sampling).
+  (outcome as unknown as { samples: unknown }).samples = JSON.parse(readFileSync(samplesFile, 'utf8'));
   writeFileSync(leakyResult, JSON.stringify(outcome));
 }
 // A plan whose kernel says it came from the home folder (#line): nvcc and NVRTC write that path into the PTX.
@@ -188,10 +190,9 @@ test('export then inspect: the bundle round-trips with every entry the manifest 
 
 test('redaction by default holds in every entry, the new ones included: no user, host, home path, GPU UUID or unlisted variable', async () => {
   const out = join(dir, 'redacted.zip');
-  const r = await runCli(
-    ['bundle', 'export', '--result', leakyResult, '--plan', leakyPlan, ...sanitizerArgs, '--samples', samplesFile, '--devices', H100_DEVICES, '--out', out],
-    { env: leaky },
-  );
+  const r = await runCli(['bundle', 'export', '--result', leakyResult, '--plan', leakyPlan, ...sanitizerArgs, '--devices', H100_DEVICES, '--out', out], {
+    env: leaky,
+  });
   assert.equal(r.code, 0, r.stderr);
   const bundle = await readBundle(out);
   for (const [name, bytes] of bundle.entries) {
@@ -209,6 +210,7 @@ test('redaction by default holds in every entry, the new ones included: no user,
   assert.match(entry('compile.json'), /<user>@<host> built ~\/kernels\/broken\.cu/);
   assert.match(entry('ptx/scale.ptx'), /~\/kernels\/broken\.cu/, 'the PTX keeps the file, not the home folder');
   assert.match(entry('samples.json'), /"command": "python"/, "another process keeps its program's name, not its arguments");
+  assert.ok(!('samples' in (JSON.parse(entry('result.json')) as object)), "the run's samples go in once, as samples.json");
   assert.match(entry('result.json'), /hello from <host>/);
 
   const plain = join(dir, 'plain.zip');

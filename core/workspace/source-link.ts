@@ -16,12 +16,18 @@ export interface SourceContext {
   documents: Record<string, string>;
   paths: string[];
   folders: string[];
+  /**
+   * Only these documents, found by the file's name: a diagnostic bundle's files, which must never be mixed up
+   * with a file of the same path or name on this machine. No path is read.
+   */
+  onlyDocuments?: boolean;
 }
 
 export const EMPTY_SOURCE_CONTEXT: SourceContext = { documents: {}, paths: [], folders: [] };
 
 /** Where the named file is: an open document it was compiled from, else the paths to try in turn. */
 export function sourceCandidates(ref: SourceRef, context: SourceContext): { documentId: string | null; paths: string[] } {
+  if (context.onlyDocuments) return { documentId: context.documents[ref.file] ?? context.documents[basenameOf(ref.file)] ?? null, paths: [] };
   const documentId = context.documents[ref.file] ?? null;
   const paths: string[] = [];
   const add = (p: string) => {

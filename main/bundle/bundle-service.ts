@@ -177,7 +177,7 @@ async function kernelPtx(plan: LaunchPlan, outcome: RunOutcome, services: Bundle
       out.set(kernel.id, {
         text: result.ptx,
         from: result.cached
-          ? `the compile cache: ${other ? 'an earlier compile' : "the run's own compile"} with ${result.backend} ${result.compilerVersion} for ${arch}${other}`
+          ? `taken from the compile cache (${other ? 'an earlier compile' : "the run's own compile"} with ${result.backend} ${result.compilerVersion} for ${arch})${other}`
           : `compiled again at export with ${result.backend} ${result.compilerVersion} for ${arch}${other}`,
       });
     } catch (error) {

@@ -8,6 +8,8 @@ import { focusNextRegion } from '../layout/regions';
 import { followSanitizerReport } from '../store/sanitizer-slice';
 import type { WorkbenchStore } from '../store/store';
 import { AppHeader, type View } from './AppHeader';
+import { ExportBundleDialog, OpenBundleDialog } from './BundleDialogs';
+import { BundleBanner, BundleView } from './BundleView';
 import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
 import { EditorView } from './EditorView';
@@ -19,7 +21,7 @@ import { ShortcutsDialog } from './ShortcutsDialog';
 
 export function App({ store }: { store: WorkbenchStore }) {
   const [view, setView] = useState<View>(
-    ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' ? v : 'editor'))(new URLSearchParams(location.search).get('view')),
+    ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' ? v : 'editor'))(new URLSearchParams(location.search).get('view')) as View,
   );
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const state = useStore(store);
@@ -50,12 +52,26 @@ export function App({ store }: { store: WorkbenchStore }) {
         devicesWarning={devices?.ok === false}
         info={info}
         onShortcuts={() => setShortcutsOpen(true)}
+        bundleOpen={state.bundle !== null}
         extra={
-          view === 'devices' && (
-            <button onClick={() => void loadDevices()} disabled={state.loading}>
-              {state.loading ? 'Refreshing…' : 'Refresh'}
+          <>
+            {view === 'devices' && (
+              <button onClick={() => void loadDevices()} disabled={state.loading}>
+                {state.loading ? 'Refreshing…' : 'Refresh'}
+              </button>
+            )}
+            <button onClick={() => state.showBundleDialog('open')} data-testid="open-bundle">
+              Open bundle…
             </button>
-          )
+            <button
+              onClick={() => state.showBundleDialog('export')}
+              disabled={!state.outcome}
+              data-testid="export-bundle"
+              title="The run on screen, as one .zip"
+            >
+              Export bundle…
+            </button>
+          </>
         }
       />
       {state.loadError && (
@@ -64,9 +80,11 @@ export function App({ store }: { store: WorkbenchStore }) {
         </div>
       )}
       <NoGpuBanner store={store} onShowDevices={() => setView('devices')} />
+      <BundleBanner store={store} onShow={() => setView('bundle')} />
       {view === 'editor' && <EditorView store={store} />}
       {view === 'explain' && <ExplainView store={store} />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
+      {view === 'bundle' && <BundleView store={store} onEditor={() => setView('editor')} />}
       <main className="devices-view" hidden={view !== 'devices'}>
         <aside aria-label="Devices and environment">
           <h2>Devices</h2>
@@ -98,6 +116,8 @@ export function App({ store }: { store: WorkbenchStore }) {
         </section>
       </main>
       {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
+      {state.bundleDialog === 'open' && <OpenBundleDialog store={store} onOpened={() => setView('editor')} />}
+      {state.bundleDialog === 'export' && <ExportBundleDialog store={store} />}
     </div>
   );
 }

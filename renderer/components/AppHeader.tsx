@@ -6,13 +6,14 @@ import { platform } from '../layout/keyboard';
 import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import { setThemePreference, useTheme } from '../layout/theme';
 
-export type View = 'editor' | 'devices' | 'gallery' | 'explain';
+export type View = 'editor' | 'devices' | 'gallery' | 'explain' | 'bundle';
 
 const VIEWS: { id: View; label: string; testId?: string }[] = [
   { id: 'editor', label: 'Editor' },
   { id: 'devices', label: 'Devices', testId: 'devices-tab' },
   { id: 'gallery', label: 'Failure gallery', testId: 'gallery-tab' },
   { id: 'explain', label: 'Explain an error' },
+  { id: 'bundle', label: 'Bundle', testId: 'bundle-tab' },
 ];
 
 const THEME_LABEL: Record<ThemePreference, string> = { system: 'System', light: 'Light', dark: 'Dark' };
@@ -25,6 +26,7 @@ export function AppHeader({
   info,
   extra,
   onShortcuts,
+  bundleOpen = false,
 }: {
   view: View;
   onView: (view: View) => void;
@@ -32,13 +34,15 @@ export function AppHeader({
   info: string;
   extra: ReactNode;
   onShortcuts: () => void;
+  /** The Bundle view is there while a bundle is open. */
+  bundleOpen?: boolean;
 }) {
   const { preference, theme } = useTheme();
   return (
     <header data-region="top bar" aria-label="Top bar">
       <h1>GPU Workbench</h1>
       <nav role="tablist" aria-label="Views" onKeyDown={onTablistKeyDown}>
-        {VIEWS.map((v) => (
+        {VIEWS.filter((v) => v.id !== 'bundle' || bundleOpen).map((v) => (
           <button
             key={v.id}
             role="tab"

@@ -75,6 +75,12 @@ export function EditorPane({ store, onSaveAs }: { store: WorkbenchStore; onSaveA
     };
   }, [store]);
 
+  const readOnly = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId)?.readOnly ?? null);
+  useEffect(() => {
+    // A bundle's file is read-only: typing in it says so instead of changing it.
+    instance?.updateOptions({ readOnly: readOnly !== null, readOnlyMessage: { value: 'Opened from a diagnostic bundle: read-only.' } });
+  }, [readOnly]);
+
   useEffect(() => {
     if (!instance) return;
     instance.setModel(activeId ? (getModel(activeId) ?? null) : null);

@@ -95,8 +95,11 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
 
   const result = compile?.result ?? null;
   const shown = shownCompile(result, compile?.lastGood ?? null);
-  const status =
-    compile?.status === 'compiling'
+  const status = doc?.readOnly
+    ? result
+      ? `From the bundle (read-only): ${result.ok ? '✓' : '✗'} ${result.backend} · ${result.arch}, as recorded`
+      : 'From the bundle (read-only): the run never compiled it'
+    : compile?.status === 'compiling'
       ? 'Compiling…'
       : compile?.status === 'stopped'
         ? `Stopped: ${compile.message}`

@@ -67,17 +67,24 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
   return (
     <div className={`launch-panel${view.compile.stale ? ' stale' : ''}`} data-testid="launch-panel">
       {view.compile.stale && <StaleNote what="The kernel's resources and these findings are" />}
-      <label>
-        Device{' '}
-        <select value={profileId ?? ''} onChange={(e) => chooseProfile(e.target.value)} aria-label="Device" disabled={!profiles}>
-          {!profiles && <option value="">Loading devices and profiles…</option>}
-          {profiles?.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.label}
-            </option>
-          ))}
-        </select>
-      </label>
+      {doc.readOnly ? (
+        <p data-testid="bundle-device">
+          Device <span className="mono">{view.profile?.label ?? 'not in the bundle'}</span>
+          {!view.profile && <span className="muted"> — the bundle carries no profile of the run’s device, so its launch is not checked here.</span>}
+        </p>
+      ) : (
+        <label>
+          Device{' '}
+          <select value={profileId ?? ''} onChange={(e) => chooseProfile(e.target.value)} aria-label="Device" disabled={!profiles}>
+            {!profiles && <option value="">Loading devices and profiles…</option>}
+            {profiles?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {run.plan ? (
         <p className="muted plan-launch" data-testid="plan-launch">
           {step ? `Step ${step} of the plan ${run.plan.label}: ` : `The plan ${run.plan.label}: `}
@@ -99,13 +106,26 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
       )}
       <div className="launch-fields">
         <label>
-          Grid <input value={run.launch.grid} onChange={(e) => edit({ grid: e.target.value })} aria-label="Grid" className={invalid('grid', fields.grid)} />
+          Grid{' '}
+          <input
+            value={run.launch.grid}
+            onChange={(e) => edit({ grid: e.target.value })}
+            aria-label="Grid"
+            className={invalid('grid', fields.grid)}
+            readOnly={!!doc.readOnly}
+          />
         </label>
         {!fields.grid.ok && <div className="status-fail">{fields.grid.error}</div>}
         <FieldFindings onLine={showLine} findings={at('grid')} />
         <label>
           Block{' '}
-          <input value={run.launch.block} onChange={(e) => edit({ block: e.target.value })} aria-label="Block" className={invalid('block', fields.block)} />
+          <input
+            value={run.launch.block}
+            onChange={(e) => edit({ block: e.target.value })}
+            aria-label="Block"
+            className={invalid('block', fields.block)}
+            readOnly={!!doc.readOnly}
+          />
         </label>
         {!fields.block.ok && <div className="status-fail">{fields.block.error}</div>}
         <FieldFindings onLine={showLine} findings={at('block')} />
@@ -116,6 +136,7 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
             onChange={(e) => edit({ smem: e.target.value })}
             aria-label="Dynamic shared memory"
             className={invalid('sharedBytes', fields.smem)}
+            readOnly={!!doc.readOnly}
           />
         </label>
         {!fields.smem.ok && <div className="status-fail">{fields.smem.error}</div>}

@@ -42,7 +42,7 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
   // SASS is disassembled on demand: a disassembler run is too slow for every keystroke.
   useEffect(() => {
     const good = shown.result;
-    if (view !== 'SASS' || !good?.ok || sass?.key === good.key) return;
+    if (view !== 'SASS' || !good?.ok || !good.key || sass?.key === good.key) return;
     setSass({ key: good.key, text: 'Disassembling…' });
     api.invoke('compile.sass', { key: good.key }).then(
       (r) => setSass({ key: good.key, text: r.sass ?? '(no SASS: neither cuobjdump nor nvdisasm was found beside nvcc, on PATH or in /usr/local/cuda/bin)' }),
@@ -79,7 +79,13 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
         {view === 'SASS' && (
           <div className={shown.stale ? 'stale' : ''}>
             {shown.stale && <StaleNote what="This SASS is" />}
-            <pre>{shown.result?.ok ? (sass?.text ?? '') : '(no SASS: the compile failed)'}</pre>
+            <pre>
+              {doc?.readOnly
+                ? '(no SASS: a bundle carries the PTX, in the PTX tab, not the compiled image)'
+                : shown.result?.ok
+                  ? (sass?.text ?? '')
+                  : '(no SASS: the compile failed)'}
+            </pre>
           </div>
         )}
         {view === 'Command' && (

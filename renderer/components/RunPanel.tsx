@@ -45,7 +45,43 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
       sources: { documents: { [doc.name]: doc.id }, paths: run.plan?.sourcePaths ?? [], folders: run.plan?.planPath ? [dirnameOf(run.plan.planPath)] : [] },
     });
   };
-  useCommand('run', () => !s.running && start());
+  useCommand('run', () => !s.running && !doc?.readOnly && start());
+  // Run this plan again (from a bundle): once the copy's compile has come, Run as if pressed — the same checks, the same refusals.
+  const compileStatus = doc ? s.compiles[doc.id]?.status : undefined;
+  useEffect(() => {
+    if (!doc || s.pendingRun !== doc.id || (compileStatus !== 'done' && compileStatus !== 'stopped')) return;
+    s.clearPendingRun();
+    start();
+  }, [s.pendingRun, doc?.id, compileStatus]);
+  const [bundleNote, setBundleNote] = useState<string | null>(null);
+  if (doc?.readOnly) {
+    return (
+      <div className="run-panel" data-testid="run-panel">
+        <p data-testid="bundle-run-note">
+          {run.plan ? (
+            <>
+              Plan <span className="mono">{run.plan.label}</span>, read-only: nothing in a bundle runs by being opened.
+            </>
+          ) : (
+            'This file is from a bundle, read-only: nothing in a bundle runs by being opened.'
+          )}
+        </p>
+        <button
+          disabled={!s.bundle?.view.plan || s.running}
+          onClick={() => setBundleNote(s.runBundlePlanAgain())}
+          data-testid="bundle-run-again"
+          title="Opens the plan in a new, editable file and runs it on this machine, after the same checks as any plan"
+        >
+          Run this plan again
+        </button>
+        {bundleNote && (
+          <p className="status-fail" role="alert" data-testid="bundle-run-refused">
+            {bundleNote}
+          </p>
+        )}
+      </div>
+    );
+  }
   const savePlan = async () => {
     const plan = currentPlan();
     if (!plan) return setNote({ kind: 'fail', text: view.plan.ok ? 'Open a file to save its plan.' : view.plan.error });

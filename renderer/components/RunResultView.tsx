@@ -208,7 +208,8 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
   // Typed names are shown against a folder, and the full path is what is read or written.
   const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.homeDir ?? '/');
   const target = resolveShownPath(folder, path);
-  const recorded = o && origin?.file ? recordedLaunch(o) : null;
+  // A bundle's launch is already in its file's launch panel.
+  const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;
   const save = () => {
     setSaved(null);
     if (!target) return store.setState({ runError: 'Give a file name or a full path to save the result to.' });
@@ -229,7 +230,19 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
           Save result
         </button>
         <button onClick={onOpenReport}>Open sanitizer report…</button>
-        {origin?.file && <span className="muted">opened from {origin.file}</span>}
+        <button
+          disabled={!o}
+          onClick={() => s.showBundleDialog('export')}
+          data-testid="run-export-bundle"
+          title="This result, its plan and what explains it, as one .zip"
+        >
+          Export as bundle…
+        </button>
+        {origin?.file && (
+          <span className="muted">
+            {origin.bundle ? 'from the bundle' : 'opened from'} {origin.file}
+          </span>
+        )}
       </div>
       {target && path.trim() && target !== path.trim() && (
         <p className="muted shown-path" data-testid="result-path-shown">

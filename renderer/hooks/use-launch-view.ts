@@ -50,6 +50,8 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
   const profileId = useStore(store, (s) => s.profileId);
   const devices = useStore(store, (s) => s.devices);
   const compileOptions = useStore(store, (s) => s.compileOptions);
+  // A bundle's file is checked against the bundle's device, never this machine's choice.
+  const bundleProfile = useStore(store, (s) => (s.bundle && doc?.readOnly?.bundle === s.bundle.view.path ? s.bundle.profile : null));
 
   return useMemo(() => {
     const shown = shownCompile(compileState?.result ?? null, compileState?.lastGood ?? null);
@@ -58,7 +60,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
     const kernels = (shown.result?.kernels ?? []).filter((k) => k.registers !== null);
     const attachedEntry = run.plan ? run.launch.kernel : null;
     const kernel = kernels.find((k) => k.name === (attachedEntry ?? run.launch.kernel)) ?? (attachedEntry ? null : (kernels[0] ?? null));
-    const profile = chosenProfile({ profiles, profileId });
+    const profile = doc?.readOnly ? bundleProfile : chosenProfile({ profiles, profileId });
     const device = profile ? deviceLimits(profile.profile.device) : null;
     const text = doc ? (getModel(doc.id)?.getValue() ?? '') : '';
     const limitsOf = (k: KernelFacts | null) => (k && device ? kernelLimitsFromFacts(k, device, text) : null);
@@ -124,5 +126,5 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
       gpu,
     });
     return { doc, compile: { ...shown, status }, kernels, kernel, profile, device, limits, run, fields, validation, plan, checks, blockers };
-  }, [doc, compileState, run, profiles, profileId, devices, compileOptions]);
+  }, [doc, compileState, run, profiles, profileId, devices, compileOptions, bundleProfile]);
 }

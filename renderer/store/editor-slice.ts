@@ -19,6 +19,11 @@ export interface DocumentState {
   savedMtimeMs: number | null;
   dirty: boolean;
   order: number;
+  /**
+   * A file opened from a diagnostic bundle: shown read-only, never compiled here (its panels show the bundle's
+   * own compile), never kept as a draft. `bundle` is the bundle's path.
+   */
+  readOnly?: { bundle: string };
 }
 
 export interface CompileState {
@@ -73,6 +78,8 @@ export interface EditorSlice {
   locateDocument(docId: string): void;
   cancelLocate(): void;
   newDocument(name: string, text: string): void;
+  /** Opens a bundle's source read-only, with the bundle's own compile for its panels and markers: its document's id. */
+  openReadOnly(name: string, text: string, bundle: string, compile: CompileResult | null): string;
   activate(id: string): void;
   close(id: string): Promise<void>;
   edited(id: string): void;
@@ -104,7 +111,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     debounce(`draft:${id}`, DRAFT_DEBOUNCE_MS, () => {
       const doc = get().documents.find((d) => d.id === id);
       const model = getModel(id);
-      if (!doc || !model) return;
+      // A bundle's file is the bundle's: opening one writes nothing on the host.
+      if (!doc || !model || doc.readOnly) return;
       const draft: Draft = {
         id,
         path: doc.path,
@@ -299,9 +307,24 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
 
     newDocument: (name, text) => addDocument({ id: newId(), path: null, name, savedText: null, savedMtimeMs: null }, text),
 
+    openReadOnly: (name, text, bundle, compile) => {
+      const id = `bundle-${newId()}`;
+      const order = Math.max(-1, ...get().documents.map((d) => d.order)) + 1;
+      const model = createModel(id, text, name);
+      setDiagnostics(model, compile);
+      const state: DocumentState = { id, path: null, name, savedText: text, savedMtimeMs: null, dirty: false, order, readOnly: { bundle } };
+      set((s) => ({
+        documents: [...s.documents, state],
+        activeId: id,
+        compiles: { ...s.compiles, [id]: { status: 'done', result: compile, lastGood: compile?.ok ? compile : null, message: null, generation: 0 } },
+      }));
+      return id;
+    },
+
     activate: (id) => set({ activeId: id }),
 
     close: async (id) => {
+      const readOnly = get().documents.find((d) => d.id === id)?.readOnly;
       disposeModel(id);
       set((s) => {
         const documents = s.documents.filter((d) => d.id !== id);
@@ -309,6 +332,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         const { [id]: _run, ...runs } = s.runs;
         return { documents, compiles, runs, activeId: s.activeId === id ? (documents[documents.length - 1]?.id ?? null) : s.activeId };
       });
+      if (readOnly) return; // a bundle's file never had a draft
       await get()
         .api.invoke('drafts.discard', { id })
         .catch(() => undefined);
@@ -317,7 +341,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     edited: (id) => {
       const doc = get().documents.find((d) => d.id === id);
       const model = getModel(id);
-      if (!doc || !model) return;
+      if (!doc || !model || doc.readOnly) return;
       const dirty = model.getValue() !== doc.savedText;
       if (dirty !== doc.dirty) set((s) => ({ documents: s.documents.map((d) => (d.id === id ? { ...d, dirty } : d)) }));
       persistDraft(id);
@@ -331,6 +355,21 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const model = getModel(id);
       const target = path ?? doc?.path;
       if (!doc || !model || !target) return false;
+      if (doc.readOnly) {
+        // The bundle's document stays the bundle's: Save as writes a copy, the tab goes on showing the bundle.
+        if (!path) {
+          set({ notice: { kind: 'info', text: `${doc.name} is from the bundle ${doc.readOnly.bundle}, read-only: Save as… keeps a copy of it.` } });
+          return false;
+        }
+        try {
+          const saved = await get().api.invoke('files.write', { path, text: model.getValue(), expectedMtimeMs: null });
+          set({ notice: { kind: 'info', text: `A copy of ${doc.name} from the bundle was saved to ${saved.path}; the tab still shows the bundle's.` } });
+          return true;
+        } catch (error) {
+          set({ notice: { kind: 'error', text: message(error) } });
+          return false;
+        }
+      }
       const text = model.getValue();
       try {
         const saved = await get().api.invoke('files.write', { path: target, text, expectedMtimeMs: target === doc.path ? doc.savedMtimeMs : null });
@@ -353,7 +392,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     compileNow: async (id) => {
       const doc = get().documents.find((d) => d.id === id);
       const model = getModel(id);
-      if (!doc || !model) return;
+      // A bundle's source is never compiled here: its panels show the compile the bundle recorded.
+      if (!doc || !model || doc.readOnly) return;
       const generation = (get().compiles[id]?.generation ?? 0) + 1;
       const previous = get().compiles[id];
       const lastGood = previous?.lastGood ?? null;

@@ -41,6 +41,8 @@ export interface OutcomeOrigin {
   sources: SourceContext;
   /** The plan exactly as it ran, for a run made here (to run it again under compute-sanitizer); absent for a recorded result. */
   plan?: unknown;
+  /** The diagnostic bundle it was opened from (its path): read-only, its files the bundle's own. */
+  bundle?: string;
 }
 
 export interface RunSlice {

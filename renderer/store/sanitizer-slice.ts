@@ -18,7 +18,9 @@ import type { WorkbenchState, WorkbenchStore } from './store';
 export type SanitizeOrigin =
   | { kind: 'file'; xmlPath: string; textPath: string | null }
   | { kind: 'run'; label: string; planPath: string | null; sources: SourceContext; run: RunOutcome }
-  | { kind: 'program'; command: string[]; cwd: string };
+  | { kind: 'program'; command: string[]; cwd: string }
+  /** A diagnostic bundle's report: its findings belong to the bundle's own (read-only) files, never to files here. */
+  | { kind: 'bundle'; path: string; sources: SourceContext };
 
 /** A program to run under a tool (Sanitize a program): its words as split from the command line, where, with what. */
 export interface SanitizeProgramRequest {
@@ -75,6 +77,11 @@ export function rerunSource(s: WorkbenchState): RerunSource {
   const outcome = s.outcome;
   const origin = s.outcomeOrigin;
   if (!outcome || !origin) return { ok: false, why: 'There is no run to repeat.' };
+  if (origin.bundle)
+    return {
+      ok: false,
+      why: 'This result is from a diagnostic bundle, read-only: nothing in it runs by itself. Use Run this plan again (in the bundle’s banner) to run its plan here first.',
+    };
   if (!origin.file) {
     if (origin.plan === undefined)
       return { ok: false, why: 'The plan of this run is no longer at hand: run it again, then re-run it under compute-sanitizer.' };
@@ -128,12 +135,20 @@ export function findingHints(s: Pick<WorkbenchState, 'sanitizeOrigin' | 'sanitiz
         : origin.kind === 'program'
           ? [origin.cwd]
           : [...new Set([...origin.sources.folders, ...foldersOf(origin.sources.paths)])];
-  return { chosen: s.sanitizeFiles, documents: origin?.kind === 'run' ? origin.sources.documents : {}, folders };
+  return { chosen: s.sanitizeFiles, documents: origin?.kind === 'run' || origin?.kind === 'bundle' ? origin.sources.documents : {}, folders };
+}
+
+/** The documents a report's findings may be marked on: a bundle's own files only, else every open file. */
+export function findingDocuments<D extends { id: string }>(s: Pick<WorkbenchState, 'sanitizeOrigin'>, documents: readonly D[]): D[] {
+  const origin = s.sanitizeOrigin;
+  if (origin?.kind !== 'bundle') return [...documents];
+  const own = new Set(Object.values(origin.sources.documents));
+  return documents.filter((d) => own.has(d.id));
 }
 
 /** Keeps the editor's marks in step with the store: a new report, a dismissed one, a file opened or closed. Returns the unsubscribe. */
 export function followSanitizerReport(store: WorkbenchStore): () => void {
-  const apply = (s: WorkbenchState) => showSanitizerMarks(s.sanitizeReport, s.documents, findingHints(s));
+  const apply = (s: WorkbenchState) => showSanitizerMarks(s.sanitizeReport, findingDocuments(s, s.documents), findingHints(s));
   apply(store.getState());
   return store.subscribe((s, previous) => {
     if (
@@ -254,11 +269,13 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
       const s = get();
       const hints = findingHints(s);
       const remember = (docId: string) => set((st) => ({ sanitizeFiles: { ...st.sanitizeFiles, [place.file]: docId } }));
-      const docId = documentForPlace(place.file, s.documents, hints);
+      const docId = documentForPlace(place.file, findingDocuments(s, s.documents), hints);
       if (docId && getModel(docId)) {
         remember(docId);
         return s.revealInDocument(docId, place.line, firstColumn(docId, place.line));
       }
+      // A bundle's finding is in the bundle's files or nowhere: no file of this machine is read for it.
+      if (s.sanitizeOrigin?.kind === 'bundle') return s.revealSource({ file: basenameOf(place.file), line: place.line }, s.sanitizeOrigin.sources, remember);
       const paths = placeCandidates(place.file, hints.folders);
       await s.revealSource(
         { file: place.file.startsWith('/') ? place.file : basenameOf(place.file), line: place.line },

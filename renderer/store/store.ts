@@ -2,13 +2,14 @@ import { create } from 'zustand';
 
 import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
+import { createBundleSlice, type BundleSlice } from './bundle-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & BundleSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -19,6 +20,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createRunSlice(...a),
     ...createSanitizerSlice(...a),
     ...createExplainSlice(...a),
+    ...createBundleSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

@@ -183,6 +183,9 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
       timeoutMs: 1000,
     }),
     'run.page': () => ({ runnerPid: 1, runId: 'x', buffer: 'b', offset: 0, count: 1 }),
+    'bundle.open': () => ({ path: inside() }),
+    'bundle.preview': () => ({ plan: value(1), outcome: value(1), origin: pick(strings) }),
+    'bundle.export': () => ({ plan: value(1), outcome: value(1), origin: pick(strings), path: inside() }),
     'compile.sass': () => ({ key: '0'.repeat(64) }),
     'sanitize.open': () => ({ xmlPath: inside(), textPath: rand() < 0.5 ? inside() : '/dev/zero', tool: null }),
     // serve runs no program the browser names (it was not started with --allow-programs): the marker never appears.
@@ -208,6 +211,8 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     'run.open',
     'memory.open',
     'plans.read',
+    'bundle.open',
+    'bundle.export',
   ]);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {

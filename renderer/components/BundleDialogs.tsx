@@ -1,0 +1,275 @@
+import { useEffect, useRef, useState } from 'react';
+import { useStore } from 'zustand';
+
+import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, type BundlePreview } from '../../core/bundle/bundle-export';
+import { formatBytes } from '../../core/format';
+import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
+import { exportSource } from '../store/bundle-slice';
+import type { WorkbenchStore } from '../store/store';
+import { Modal } from './Modal';
+import { Prose } from './Prose';
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Open a diagnostic bundle (a .zip someone sent): read on the host into memory, every view shown from it, nothing run or written. */
+export function OpenBundleDialog({ store, onOpened }: { store: WorkbenchStore; onOpened: () => void }) {
+  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const opened = useStore(store, (s) => s.bundle?.view.path ?? null);
+  const opening = useStore(store, (s) => s.bundleOpening);
+  const close = () => store.getState().showBundleDialog(null);
+  const folder = opened ? dirnameOf(opened) : homeDir;
+  const [path, setPath] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const target = resolveShownPath(folder, path);
+  return (
+    <Modal label="Open a diagnostic bundle" onClose={close} testId="bundle-open-dialog">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!target) return setError('Give the bundle’s file: the .zip that Export bundle (or `gpu-workbench bundle export`) wrote.');
+          setError(null);
+          void store
+            .getState()
+            .openBundle(target)
+            .then((failed) => {
+              if (failed) return setError(failed);
+              close();
+              onOpened();
+            });
+        }}
+      >
+        <h2>Open a diagnostic bundle</h2>
+        <p className="muted">
+          A .zip that GPU Workbench exported, in{' '}
+          <span className="mono" data-testid="bundle-open-folder">
+            {folder}
+          </span>{' '}
+          (or give a full path). It opens read-only: nothing in it runs, is compiled or is written; every view shows the bundle’s own data.
+        </p>
+        <label className="field">
+          Bundle (.zip) <input autoFocus value={path} onChange={(e) => setPath(e.target.value)} placeholder="bundle.zip" aria-label="Bundle file" />
+        </label>
+        {target && path.trim() !== target && <p className="muted shown-path">{target}</p>}
+        <button type="submit" disabled={opening !== null || !target} data-testid="bundle-open-submit">
+          {opening ? 'Reading…' : 'Open bundle'}
+        </button>{' '}
+        <button type="button" onClick={close}>
+          Cancel
+        </button>
+        {error && (
+          <p className="status-fail" role="alert" data-testid="bundle-open-error">
+            <Prose text={error} />
+          </p>
+        )}
+      </form>
+    </Modal>
+  );
+}
+
+const stamp = () =>
+  new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d\d-\d{3}Z$/, '');
+
+/**
+ * Export bundle…: exactly what would go in (every file with its size, the environment as it goes in, what it will
+ * lack), the choice to leave sources out and to keep names unredacted, where to write it, then the export with
+ * its progress and a Cancel that leaves nothing behind.
+ */
+export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
+  const state = useStore(store);
+  const close = () => store.getState().showBundleDialog(null);
+  const source = exportSource(state);
+  const report = state.sanitizeReport;
+  const [sources, setSources] = useState(true);
+  const [redact, setRedact] = useState(true);
+  const [withSanitizer, setWithSanitizer] = useState(report !== null && state.sanitizeOrigin?.kind !== 'program');
+  const [preview, setPreview] = useState<{ value: BundlePreview | null; error: string | null; busy: boolean }>({ value: null, error: null, busy: false });
+  const [progress, setProgress] = useState<{ phase: string; written: number } | null>(null);
+  const [done, setDone] = useState<BundleExportResult | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const exporting = useRef<AbortController | null>(null);
+  const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.homeDir ?? '/');
+  const label = state.outcome?.diagnosis.kernel?.entry ?? 'run';
+  const [path, setPath] = useState(`gpu-workbench-bundle-${label}-${stamp()}.zip`);
+  const target = resolveShownPath(folder, path);
+
+  const request = () => ({
+    plan: source.ok ? source.plan : null,
+    outcome: state.outcome,
+    origin: source.ok ? source.origin : '',
+    sanitizer: withSanitizer ? report : null,
+    includeSources: sources,
+    redact,
+  });
+
+  // The preview follows the choices: each change asks again, and a late answer to an earlier choice is dropped.
+  useEffect(() => {
+    if (!source.ok) return;
+    const controller = new AbortController();
+    setPreview((p) => ({ ...p, busy: true, error: null }));
+    state.api.invoke('bundle.preview', request(), { signal: controller.signal }).then(
+      (value) => !controller.signal.aborted && setPreview({ value, error: null, busy: false }),
+      (error: unknown) => !controller.signal.aborted && setPreview({ value: null, error: message(error), busy: false }),
+    );
+    return () => controller.abort();
+  }, [sources, redact, withSanitizer, source.ok]);
+
+  const start = () => {
+    if (!target) return setFailure('Give a file name or a full path for the bundle.');
+    const controller = new AbortController();
+    exporting.current = controller;
+    setFailure(null);
+    setDone(null);
+    setProgress({ phase: BUNDLE_PHASE_WORDS.check, written: 0 });
+    state.api
+      .invoke(
+        'bundle.export',
+        { ...request(), path: target },
+        {
+          signal: controller.signal,
+          onEvent: (e: BundleExportEvent) =>
+            setProgress((p) =>
+              e.kind === 'phase' ? { phase: BUNDLE_PHASE_WORDS[e.phase], written: p?.written ?? 0 } : { phase: p?.phase ?? '', written: e.written },
+            ),
+        },
+      )
+      .then(
+        (result) => setDone(result),
+        (error: unknown) =>
+          setFailure(controller.signal.aborted ? `Cancelled: nothing was written to ${target}.` : `The bundle was not exported: ${message(error)}`),
+      )
+      .finally(() => {
+        if (exporting.current === controller) exporting.current = null;
+        setProgress(null);
+      });
+  };
+  const total = preview.value?.files.reduce((n, f) => n + f.bytes, 0) ?? 0;
+
+  return (
+    <Modal label="Export a diagnostic bundle" onClose={() => (exporting.current ? exporting.current.abort() : close())} testId="bundle-export-dialog">
+      <div className="bundle-export">
+        <h2>Export a diagnostic bundle</h2>
+        {!source.ok ? (
+          <p className="status-fail" role="alert" data-testid="bundle-export-unavailable">
+            {source.why}
+          </p>
+        ) : (
+          <>
+            <p className="muted">
+              One .zip with this run and what explains it, for a colleague to open in GPU Workbench (read-only, with no GPU needed): the plan ({source.origin}),
+              the result and its diagnosis with the event log, what follows.
+            </p>
+            <fieldset>
+              <legend>What goes in</legend>
+              <label>
+                <input type="checkbox" checked={sources} onChange={(e) => setSources(e.target.checked)} aria-label="Include the kernels' sources" /> The
+                kernels’ sources, their PTX and a standalone repro/
+              </label>
+              <label>
+                <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} aria-label="Redact names" /> Hide user and host names,
+                home folders and GPU serials (redact)
+              </label>
+              {report && (
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={withSanitizer}
+                    onChange={(e) => setWithSanitizer(e.target.checked)}
+                    aria-label="Include the sanitizer report"
+                  />{' '}
+                  The sanitizer report on screen: <Prose text={report.headline} />
+                </label>
+              )}
+            </fieldset>
+            <section aria-label="What the bundle would hold" data-testid="bundle-preview" aria-busy={preview.busy}>
+              {preview.error && (
+                <p className="status-fail" role="alert" data-testid="bundle-preview-error">
+                  <Prose text={preview.error} />
+                </p>
+              )}
+              {preview.value && (
+                <>
+                  <h3>
+                    {preview.value.files.length} files, {formatBytes(total)} before compression{preview.busy ? ' (updating…)' : ''}
+                  </h3>
+                  <table className="bundle-files" data-testid="bundle-preview-files">
+                    <tbody>
+                      {preview.value.files.map((f) => (
+                        <tr key={f.name}>
+                          <td className="mono">{f.name}</td>
+                          <td>{formatBytes(f.bytes)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  <h3>The environment, exactly as it goes in ({preview.value.redacted ? 'redacted' : 'NOT redacted'})</h3>
+                  <pre className="mono" data-testid="bundle-preview-environment">
+                    {Object.entries(preview.value.environment)
+                      .map(([k, v]) => `${k}=${v}`)
+                      .join('\n') || '(none of the variables a bundle carries is set)'}
+                  </pre>
+                  {preview.value.notes.length > 0 && (
+                    <>
+                      <h3>It will lack</h3>
+                      <ul data-testid="bundle-preview-notes">
+                        {preview.value.notes.map((n) => (
+                          <li key={n}>
+                            <Prose text={n} />
+                          </li>
+                        ))}
+                      </ul>
+                    </>
+                  )}
+                </>
+              )}
+              {!preview.value && !preview.error && <p className="muted">Gathering what would go in…</p>}
+            </section>
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                start();
+              }}
+            >
+              <label className="field">
+                Save to <input value={path} onChange={(e) => setPath(e.target.value)} aria-label="Save the bundle to" disabled={progress !== null} />
+              </label>
+              <p className="muted shown-path" data-testid="bundle-export-target">
+                {target ? `Writes ${target}` : 'Give a file name.'}
+              </p>
+              <button type="submit" disabled={progress !== null || !target || !preview.value} data-testid="bundle-export-submit">
+                Export
+              </button>{' '}
+              {progress ? (
+                <button type="button" onClick={() => exporting.current?.abort()} data-testid="bundle-export-cancel">
+                  Cancel
+                </button>
+              ) : (
+                <button type="button" onClick={close}>
+                  Close
+                </button>
+              )}
+            </form>
+          </>
+        )}
+        {progress && (
+          <p role="status" data-testid="bundle-export-progress">
+            {progress.phase}…{progress.written ? ` ${formatBytes(progress.written)} written` : ''}
+          </p>
+        )}
+        {done && (
+          <p className="status-ok" role="status" data-testid="bundle-export-done">
+            Wrote {done.path} ({formatBytes(done.bytes)}, {done.files.length} files{redact ? ', redacted' : ', NOT redacted'}). Send it as it is: it opens with
+            Open bundle…, and <code className="inline-code">gpu-workbench bundle inspect {basenameOf(done.path)}</code> lists it.
+          </p>
+        )}
+        {failure && (
+          <p className="status-fail" role="alert" data-testid="bundle-export-error">
+            <Prose text={failure} />
+          </p>
+        )}
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,208 @@
+import { useStore } from 'zustand';
+
+import type { DeviceInfo } from '../../core/devices';
+import { formatBytes } from '../../core/format';
+import type { WorkbenchStore } from '../store/store';
+import { DevicePanel } from './DevicePanel';
+import { DoctorChecks } from './DoctorChecks';
+import { Prose } from './Prose';
+
+/** A bundle's time, as a person reads it, in UTC (the bundle's clock, not this machine's zone). */
+export function bundleTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** The banner over every view while a bundle is open: whose data is on screen, and the one way to run it. */
+export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow: () => void }) {
+  const bundle = useStore(store, (s) => s.bundle);
+  const running = useStore(store, (s) => s.running);
+  if (!bundle) return null;
+  const { view, name } = bundle;
+  const again = () => {
+    const refused = store.getState().runBundlePlanAgain();
+    if (refused) store.setState({ notice: { kind: 'error', text: refused } });
+  };
+  return (
+    <div className="banner info bundle-banner" role="status" data-testid="bundle-banner">
+      <span>
+        Opened from bundle <strong className="mono">{name}</strong> (recorded on {view.recorded.device ?? 'an unknown device'} at {bundleTime(view.recorded.at)}
+        ), read-only.
+      </span>{' '}
+      <button onClick={onShow} data-testid="bundle-show">
+        Bundle details
+      </button>{' '}
+      <button
+        onClick={again}
+        disabled={!view.plan || running}
+        data-testid="bundle-banner-run-again"
+        title="A copy of the plan, checked on this machine like any plan"
+      >
+        Run this plan again
+      </button>{' '}
+      <button onClick={() => store.getState().closeBundle()} data-testid="bundle-close">
+        Close bundle
+      </button>
+    </div>
+  );
+}
+
+/**
+ * The bundle's own picture of where it was made: what it holds and lacks, the run's devices and doctor (judged
+ * again by this version's rules from the facts it recorded), the environment as it went in, the validator's
+ * findings, each kernel's compile, and the memory timeline's markers. Never this machine's devices or doctor.
+ */
+export function BundleView({ store, onEditor }: { store: WorkbenchStore; onEditor: () => void }) {
+  const bundle = useStore(store, (s) => s.bundle);
+  if (!bundle) return <main className="bundle-view pad muted">No bundle is open: Open bundle… in the top bar.</main>;
+  const { view, name, timelines } = bundle;
+  const m = view.manifest;
+  const d = view.outcome?.diagnosis;
+  const summary = view.timelineSummary[0];
+  return (
+    <main className="bundle-view" data-testid="bundle-view">
+      <section aria-label="The bundle">
+        <h2>
+          Bundle <span className="mono">{name}</span>
+        </h2>
+        <p className="muted" data-testid="bundle-made">
+          Made {bundleTime(m.createdAt)} by GPU Workbench {m.workbench.version} (bundle schema {m.schema}) · {m.redacted ? 'redacted' : 'NOT redacted'} ·{' '}
+          {view.sources.length ? `${view.sources.length} source file${view.sources.length > 1 ? 's' : ''}` : 'no sources'} · {view.path}
+        </p>
+        {d && (
+          <p className={d.severity === 'ok' ? 'status-ok' : d.severity === 'warning' ? 'status-warn' : 'status-fail'} data-testid="bundle-diagnosis">
+            <Prose text={d.headline} />{' '}
+            <button className="link" onClick={onEditor}>
+              Show in the editor
+            </button>
+          </p>
+        )}
+        {view.notes.length > 0 && (
+          <>
+            <h3>What it lacks</h3>
+            <ul data-testid="bundle-notes">
+              {view.notes.map((n) => (
+                <li key={n} className="muted">
+                  <Prose text={n} />
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+
+      <section aria-label="Memory timeline" data-testid="bundle-memory">
+        <h3>Memory timeline</h3>
+        {timelines.length === 0 ? (
+          <p className="muted">The bundle has no memory timeline (see above).</p>
+        ) : (
+          <>
+            <p>
+              {summary?.title}: {summary?.allocations ?? 0} allocation(s)
+              {summary?.peak ? `, peak ${formatBytes(summary.peak.bytes)}` : ''}
+              {view.samples ? `, with ${view.samples.count} NVML samples of ${view.samples.devices} device(s)` : ', without NVML samples'}.
+            </p>
+            <ul data-testid="bundle-markers">
+              {timelines[0]!.markers.map((mk, i) => (
+                <li key={i} data-kind={mk.kind}>
+                  <strong>{mk.kind}</strong> <Prose text={mk.label} />
+                  <div className="muted">
+                    <Prose text={mk.detail} />
+                  </div>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </section>
+
+      <section aria-label="Launches checked" data-testid="bundle-validation">
+        <h3>Launches checked{view.validation?.device ? ` against ${view.validation.device.name}` : ''}</h3>
+        {view.validation?.device && <p className="muted">Its profile came from {view.validation.device.from}.</p>}
+        {view.validation?.launches.map((l) => (
+          <div key={l.stepIndex}>
+            <p className="mono">
+              Step {l.stepIndex + 1}: {l.label} ({l.checkedWith === 'kernel' ? "with the kernel's recorded resources" : "device's limits only"})
+            </p>
+            <ul>
+              {l.findings.length === 0 && <li className="status-ok">No finding.</li>}
+              {l.findings.map((f, i) => (
+                <li key={i} className={`finding-${f.severity}`}>
+                  <Prose text={f.message} />
+                  {f.fix && (
+                    <>
+                      {' '}
+                      Fix: <Prose text={f.fix} />
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+      </section>
+
+      <section aria-label="Kernels" data-testid="bundle-kernels">
+        <h3>Kernels</h3>
+        {view.kernels.map(({ compile: k, ptx }) => (
+          <div key={k.kernel} className="bundle-kernel">
+            <p>
+              <span className="mono">{k.entry}</span> from <span className="mono">{k.sourceName}</span>, for {k.options.arch}
+            </p>
+            {k.record ? <pre className="mono">{k.record.command}</pre> : <p className="muted">The run never compiled it.</p>}
+            <p className="muted">
+              {ptx
+                ? `PTX (${formatBytes(ptx.length)}) from ${k.ptxFrom ?? 'the bundle'}: in the PTX tab of its file.`
+                : `No PTX: ${k.ptxMissing ?? 'not in the bundle'}.`}
+            </p>
+          </div>
+        ))}
+      </section>
+
+      <section aria-label="Devices" data-testid="bundle-devices">
+        <h3>Devices (as the bundle recorded them)</h3>
+        {view.devices.length === 0 && <p className="muted">The bundle holds no device profile.</p>}
+        {view.devices.map((p) => (
+          <DevicePanel key={`${p.device.uuid}-${p.device.ordinal}`} device={p.device as DeviceInfo} memory={undefined} />
+        ))}
+      </section>
+
+      <section aria-label="Doctor" data-testid="bundle-doctor">
+        <h3>Doctor</h3>
+        <p className="muted">
+          {view.doctor.from === 'facts'
+            ? `Judged again by this version's rules from the facts gathered ${view.doctor.gatheredAt ? bundleTime(view.doctor.gatheredAt) : ''} where the bundle was made.`
+            : view.doctor.from === 'saved'
+              ? 'The checks as the exporting workbench made them.'
+              : 'No doctor report in this bundle.'}
+        </p>
+        {view.doctor.checks.length > 0 && <DoctorChecks checks={view.doctor.checks} />}
+      </section>
+
+      <section aria-label="Environment" data-testid="bundle-environment">
+        <h3>Environment{view.environment ? ` (${view.environment.redacted ? 'redacted' : 'NOT redacted'})` : ''}</h3>
+        <pre className="mono">
+          {view.environment
+            ? Object.entries(view.environment.variables)
+                .map(([k, v]) => `${k}=${v}`)
+                .join('\n') || '(none of the variables a bundle carries was set)'
+            : '(not in the bundle)'}
+        </pre>
+      </section>
+
+      <section aria-label="Files in the bundle" data-testid="bundle-files">
+        <h3>Files</h3>
+        <table>
+          <tbody>
+            {view.entries.map((e) => (
+              <tr key={e.name}>
+                <td className="mono">{e.name}</td>
+                <td>{formatBytes(e.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,218 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { readBundle } from '../../main/bundle/read-bundle';
+import { seriousViolations } from '../helpers/a11y';
+import { ROOT } from '../helpers/cli';
+import { serveWithBrowser } from '../helpers/serve';
+import { activeTab, markedLine, openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
+
+// Issue 15 ("bundles in the app"): a bundle made from runs recorded on an H100 (test/fixtures/bundles, by
+// scripts/bundle-fixtures.sh) opened through the UI on a machine with no GPU — every view a person sees shows the
+// bundle's own data, read-only; and a run exported from the UI, with its preview and its progress.
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-bundle-'));
+const BUNDLES = join(ROOT, 'test/fixtures/bundles');
+const app = serveWithBrowser(work);
+const viewport = VIEWPORTS[0];
+
+async function openBundle(page: Page, path: string): Promise<void> {
+  await page.getByTestId('open-bundle').click();
+  const dialog = page.getByTestId('bundle-open-dialog');
+  await dialog.getByLabel('Bundle file').fill(path);
+  await dialog.getByTestId('bundle-open-submit').click();
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByTestId('bundle-banner').waitFor();
+}
+
+/** The gutter's sanitizer glyphs, by line number. */
+async function glyphLines(page: Page): Promise<number[]> {
+  const glyphs = page.locator('.monaco-editor .sanitizer-glyph');
+  const numbers = page.locator('.monaco-editor .line-numbers');
+  const lines: number[] = [];
+  for (let i = 0; i < (await glyphs.count()); i++) {
+    const g = await glyphs.nth(i).boundingBox();
+    if (!g) continue;
+    for (let j = 0; j < (await numbers.count()); j++) {
+      const b = await numbers.nth(j).boundingBox();
+      if (b && Math.abs(b.y + b.height / 2 - (g.y + g.height / 2)) < 4) lines.push(Number(await numbers.nth(j).innerText()));
+    }
+  }
+  return lines.sort((a, b) => a - b);
+}
+
+test('15: a recorded race opened from its bundle: banner, read-only source with its findings, diagnosis, sanitizer, launch, devices, doctor, memory', async () => {
+  // axe-core goes into the page as a script, which the page's CSP forbids: this page's context lets it in.
+  const context = await app.browser.newContext({ viewport, bypassCSP: true });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(app.serve.url);
+  await page.getByTestId('tab').first().waitFor();
+  await openBundle(page, join(BUNDLES, 'shared-memory-race.zip'));
+
+  const banner = page.getByTestId('bundle-banner');
+  assert.match(
+    await banner.innerText(),
+    /Opened from bundle shared-memory-race\.zip \(recorded on NVIDIA H100 80GB HBM3 at \d{4}-\d\d-\d\d \d\d:\d\d UTC\), read-only\./,
+  );
+
+  // The source: the bundle's broken.cu, read-only, in front (the diagnosed kernel's file), with racecheck's finding at line 7.
+  assert.match(await activeTab(page).innerText(), /broken\.cu/);
+  assert.match(await page.getByTestId('compile-status').innerText(), /From the bundle \(read-only\): ✓ nvrtc · sm_90, as recorded/);
+  for (let started = Date.now(); !(await glyphLines(page)).includes(7) && Date.now() - started < 5000;) await page.waitForTimeout(50);
+  assert.ok((await glyphLines(page)).includes(7), 'the race is marked at broken.cu:7');
+  const before = await page.locator('.monaco-editor .view-lines').innerText();
+  await page.locator('.monaco-editor textarea').focus();
+  await page.keyboard.type('zzz');
+  assert.equal(await page.locator('.monaco-editor .view-lines').innerText(), before, 'typing does not change a bundle’s file');
+
+  // Its kernel facts come from the recorded compile, and its launch panel checks the recorded launch on the bundle's H100.
+  assert.match(await page.getByTestId('side-panel').innerText(), /reverseBlocks/);
+  assert.match(await page.getByTestId('bundle-device').innerText(), /NVIDIA H100 80GB HBM3 \(from the bundle\)/);
+  assert.equal(await page.getByTestId('launch-panel').getByRole('textbox', { name: 'Block' }).getAttribute('readonly'), '');
+  assert.match(await page.getByTestId('bundle-run-note').innerText(), /read-only: nothing in a bundle runs by being opened/);
+
+  // The Run tab: the recorded diagnosis.
+  await page.getByTestId('output-tab-Run').click();
+  assert.match(await page.getByTestId('diagnosis-headline').innerText(), /differ|race|second run/i);
+  assert.match(await page.getByTestId('run-result').innerText(), /from the bundle .*shared-memory-race\.zip/);
+  assert.match(await page.getByTestId('sanitizer-rerun-note').innerText(), /from a diagnostic bundle, read-only/);
+
+  // The Sanitizer tab: racecheck's finding, which leads to its line in the bundle's file.
+  await page.getByTestId('output-tab-Sanitizer').click();
+  const view = page.getByTestId('sanitizer-view');
+  assert.match(await view.getByTestId('sanitizer-headline').innerText(), /racecheck found 1 finding in 1 place/);
+  assert.match(await view.innerText(), /From the bundle .*shared-memory-race\.zip \(read-only\)/);
+  await view.getByTestId('sanitizer-finding').first().getByTestId('finding-open').click();
+  assert.equal((await markedLine(page, 7)).line, 7);
+  assert.match(await activeTab(page).innerText(), /broken\.cu/);
+
+  // The PTX tab: the bundle's PTX.
+  await page.getByTestId('output-tab-PTX').click();
+  assert.match(await page.getByTestId('output-pane').innerText(), /\.entry _Z13reverseBlocksPKfPfi|\.visible \.entry/);
+
+  // The Bundle view: devices and doctor as recorded on the H100, validator findings, memory markers, what it lacks.
+  await banner.getByTestId('bundle-show').click();
+  const bundle = page.getByTestId('bundle-view');
+  assert.match(await bundle.getByTestId('bundle-devices').innerText(), /NVIDIA H100 80GB HBM3/);
+  assert.match(await bundle.getByTestId('bundle-devices').innerText(), /GPU-\d+/);
+  assert.match(await bundle.getByTestId('bundle-doctor').innerText(), /Judged again by this version's rules/);
+  assert.ok((await bundle.getByTestId('bundle-doctor').locator('li[data-status="ok"]').count()) > 3, 'the H100’s passed checks');
+  assert.match(await bundle.getByTestId('bundle-validation').innerText(), /against NVIDIA H100 80GB HBM3/i);
+  assert.match(await bundle.getByTestId('bundle-memory').innerText(), /allocation/);
+  assert.match(await bundle.getByTestId('bundle-notes').innerText(), /No NVML samples/);
+  assert.match(await bundle.getByTestId('bundle-files').innerText(), /sanitizer\/gallery-shared-memory-race-broken-2131\.xml/);
+  const violations = await seriousViolations(page);
+  assert.deepEqual(violations, [], 'the Bundle view has no serious accessibility violation');
+
+  // Run this plan again: a copy, checked like any plan on this machine — which has no GPU, so Run says why not.
+  await banner.getByTestId('bundle-banner-run-again').click();
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByTestId('run-refused').waitFor({ timeout: 60_000 });
+  assert.match(await page.getByTestId('run-refused').innerText(), /GPU|device|driver/i);
+  assert.match(await page.getByTestId('attached-plan').innerText(), /from shared-memory-race\.zip \(a copy, editable\)/);
+
+  // Closing the bundle takes its views away.
+  await banner.getByTestId('bundle-close').click();
+  await page.getByTestId('bundle-banner').waitFor({ state: 'detached' });
+  assert.equal(await page.getByTestId('bundle-tab').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('15: an out-of-memory and a leak opened from their bundles: the diagnosis and the timeline markers; a hostile bundle is refused in words', async () => {
+  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+  await page.getByTestId('tab').first().waitFor();
+  await openBundle(page, join(BUNDLES, 'allocation-too-large.zip'));
+  await page.getByTestId('output-tab-Run').click();
+  assert.match(await page.getByTestId('diagnosis-headline').innerText(), /Out of device memory at step 1 \(alloc x\)/);
+  await page.getByTestId('bundle-show').click();
+  assert.equal(await page.getByTestId('bundle-markers').locator('li[data-kind="oom"]').count(), 1);
+
+  await openBundle(page, join(BUNDLES, 'never-frees.zip'));
+  await page.getByTestId('bundle-show').click();
+  assert.ok((await page.getByTestId('bundle-markers').locator('li[data-kind="leak"]').count()) >= 1);
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  // Both samples' kernels are kernel.cu: one tab, the newer bundle's (the last bundle's files went with it).
+  assert.equal(await page.locator('[data-testid="tab"]').filter({ hasText: 'kernel.cu' }).count(), 1, 'the last bundle’s files went with it');
+
+  // A bundle is already the one file to send: exporting its run again is not offered.
+  await page.getByTestId('export-bundle').click();
+  assert.match(await page.getByTestId('bundle-export-unavailable').innerText(), /already the one file to send/);
+  await page.keyboard.press('Escape');
+  await page.getByTestId('bundle-export-dialog').waitFor({ state: 'detached' });
+
+  // Not a bundle: refused, with the reason; the open bundle stays.
+  await page.getByTestId('open-bundle').click();
+  const dialog = page.getByTestId('bundle-open-dialog');
+  await dialog.getByLabel('Bundle file').fill(join(ROOT, 'samples/vector-add/plan.json'));
+  await dialog.getByTestId('bundle-open-submit').click();
+  assert.match(await dialog.getByTestId('bundle-open-error').innerText(), /was not opened: it is not a readable zip.*Nothing was written\./);
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.match(await page.getByTestId('bundle-banner').innerText(), /never-frees\.zip/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('15: Export bundle… from the Run tab: the exact files and environment, sources and redaction switched, progress, the zip written', async () => {
+  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+  await page.getByTestId('tab').first().waitFor();
+  // A recorded H100 result with its plan (the sample), as a person has one on screen.
+  await openSample(page, 'oob-off-by-one');
+  await openResult(page, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
+  await page.getByTestId('diagnosis-headline').waitFor();
+  await page.getByTestId('run-export-bundle').click();
+  const dialog = page.getByTestId('bundle-export-dialog');
+  const files = dialog.getByTestId('bundle-preview-files');
+  await files.waitFor({ timeout: 60_000 });
+  const names = async () => (await files.locator('td.mono').allInnerTexts()).sort();
+  for (const name of [
+    'manifest.json',
+    'plan.json',
+    'result.json',
+    'compile.json',
+    'validation.json',
+    'doctor.json',
+    'environment.json',
+    'sources/broken.cu',
+    'repro/repro.cu',
+  ])
+    assert.ok((await names()).includes(name), `${name} is in the preview`);
+  assert.match(await dialog.getByTestId('bundle-preview').innerText(), /the environment, exactly as it goes in \(redacted\)/i);
+  await dialog.getByTestId('bundle-preview-environment').waitFor();
+
+  // Without sources: no source, no PTX, no repro; the preview follows.
+  await dialog.getByLabel("Include the kernels' sources").uncheck();
+  for (let started = Date.now(); (await names()).includes('sources/broken.cu') && Date.now() - started < 30_000;) await page.waitForTimeout(100);
+  assert.ok(!(await names()).some((n) => n.startsWith('sources/') || n.startsWith('ptx/') || n.startsWith('repro/')));
+  await dialog.getByLabel("Include the kernels' sources").check();
+  for (let started = Date.now(); !(await names()).includes('sources/broken.cu') && Date.now() - started < 30_000;) await page.waitForTimeout(100);
+  const shown = await names();
+
+  const target = join(work, 'from-ui.zip');
+  await dialog.getByLabel('Save the bundle to').fill(target);
+  assert.match(await dialog.getByTestId('bundle-export-target').innerText(), new RegExp(`Writes ${target.replace(/[.]/g, '\\.')}`));
+  await dialog.getByTestId('bundle-export-submit').click();
+  await dialog.getByTestId('bundle-export-done').waitFor({ timeout: 60_000 });
+  assert.match(await dialog.getByTestId('bundle-export-done').innerText(), /Wrote .*from-ui\.zip \(.*, \d+ files, redacted\)/);
+  assert.ok(existsSync(target));
+  assert.deepEqual([...(await readBundle(target)).entries.keys()].sort(), shown, 'the zip holds exactly what the preview listed');
+  assert.deepEqual(
+    readdirSync(work).filter((f) => f.includes('from-ui')),
+    ['from-ui.zip'],
+    'no temporary file is left beside it',
+  );
+
+  // A relative name goes into the folder shown, and a folder that does not exist is refused in words.
+  await dialog.getByLabel('Save the bundle to').fill(join(work, 'no-such-folder', 'b.zip'));
+  await dialog.getByTestId('bundle-export-submit').click();
+  assert.match(await dialog.getByTestId('bundle-export-error').innerText(), /its folder does not exist\. Nothing was left behind\./);
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  assert.deepEqual(errors, []);
+  await page.close();
+});

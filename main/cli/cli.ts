@@ -430,15 +430,18 @@ export function buildProgram(): Command {
     .argument('<file>', 'the bundle (.zip)')
     .option('--json', 'machine-readable output')
     .action(async (file: string, opts: { json?: boolean }) => {
-      const { BundleRefusedError, readBundle } = await import('../bundle/read-bundle');
+      const { BundleRefusedError, openBundleView } = await import('../bundle/read-bundle');
       try {
-        const opened = await readBundle(resolve(file));
-        const entries = [...opened.entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength }));
-        print(!!opts.json, { manifest: opened.manifest, entries }, () =>
+        // Read as the app reads it: every entry for what its role says, so what inspect accepts the app opens.
+        const view = await openBundleView(resolve(file));
+        const { manifest, entries, notes } = view;
+        print(!!opts.json, { manifest, entries, recorded: view.recorded, diagnosis: view.outcome?.diagnosis.headline ?? null, notes }, () =>
           [
-            `Bundle ${resolve(file)}: schema ${opened.manifest.schema}, made ${opened.manifest.createdAt} by GPU Workbench ${opened.manifest.workbench.version}`,
-            `  plan: ${opened.manifest.contents.plan ?? '—'}   result: ${opened.manifest.contents.result ?? '—'}   sources: ${opened.manifest.contents.sources.join(', ') || '—'}`,
+            `Bundle ${resolve(file)}: schema ${manifest.schema}, made ${manifest.createdAt} by GPU Workbench ${manifest.workbench.version}${manifest.redacted ? ', redacted' : ''}`,
+            `  recorded on ${view.recorded.device ?? 'an unknown device'}${view.outcome ? `: ${view.outcome.diagnosis.headline}` : ''}`,
+            `  plan: ${manifest.contents.plan ?? '—'}   result: ${manifest.contents.result ?? '—'}   sources: ${manifest.contents.sources.join(', ') || '—'}`,
             ...entries.map((e) => `  ${e.name}  ${formatBytes(e.bytes)}`),
+            ...(notes.length ? ['It lacks:', ...notes.map((n) => `  - ${n}`)] : []),
           ].join('\n'),
         );
       } catch (error) {

@@ -60,17 +60,6 @@ export function App({ store }: { store: WorkbenchStore }) {
                 {state.loading ? 'Refreshing…' : 'Refresh'}
               </button>
             )}
-            <button onClick={() => state.showBundleDialog('open')} data-testid="open-bundle">
-              Open bundle…
-            </button>
-            <button
-              onClick={() => state.showBundleDialog('export')}
-              disabled={!state.outcome}
-              data-testid="export-bundle"
-              title="The run on screen, as one .zip"
-            >
-              Export bundle…
-            </button>
           </>
         }
       />

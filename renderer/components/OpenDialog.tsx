@@ -8,7 +8,7 @@ import { Modal } from './Modal';
 
 type Listing = { dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] };
 
-/** Open a sample or any .cu file on the host (the GPU server, in serve mode). */
+/** Open a sample or any .cu file on the host (the GPU server, in serve mode), or a diagnostic bundle (.zip). */
 export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
   const api = useStore(store, (s) => s.api);
   const openPath = useStore(store, (s) => s.openPath);
@@ -30,8 +30,13 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
     void browse(null);
   }, [api]);
 
+  const openBundle = useStore(store, (s) => s.openBundle);
   const open = async (p: string) => {
-    await openPath(p);
+    // A .zip is a diagnostic bundle: opened read-only, every view from it.
+    if (/\.zip$/i.test(p)) {
+      const failed = await openBundle(p);
+      if (failed) return setError(failed);
+    } else await openPath(p);
     onClose();
   };
 
@@ -45,7 +50,7 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
             if (path.trim()) void open(path.trim());
           }}
         >
-          <input autoFocus placeholder="/path/to/kernel.cu" value={path} onChange={(e) => setPath(e.target.value)} aria-label="Path" />
+          <input autoFocus placeholder="/path/to/kernel.cu or bundle.zip" value={path} onChange={(e) => setPath(e.target.value)} aria-label="Path" />
           <button type="submit">Open</button>
           <button type="button" onClick={onClose}>
             Cancel

@@ -236,7 +236,10 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
           data-testid="run-export-bundle"
           title="This result, its plan and what explains it, as one .zip"
         >
-          Export as bundle…
+          Export bundle…
+        </button>
+        <button onClick={() => s.showBundleDialog('open')} data-testid="open-bundle">
+          Open bundle…
         </button>
         {origin?.file && (
           <span className="muted">

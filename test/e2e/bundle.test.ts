@@ -20,7 +20,10 @@ const BUNDLES = join(ROOT, 'test/fixtures/bundles');
 const app = serveWithBrowser(work);
 const viewport = VIEWPORTS[0];
 
+/** Open bundle… in the Run tab, as a person does. */
 async function openBundle(page: Page, path: string): Promise<void> {
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByTestId('output-tab-Run').click();
   await page.getByTestId('open-bundle').click();
   const dialog = page.getByTestId('bundle-open-dialog');
   await dialog.getByLabel('Bundle file').fill(path);
@@ -134,7 +137,13 @@ test('15: an out-of-memory and a leak opened from their bundles: the diagnosis a
   await page.getByTestId('bundle-show').click();
   assert.equal(await page.getByTestId('bundle-markers').locator('li[data-kind="oom"]').count(), 1);
 
-  await openBundle(page, join(BUNDLES, 'never-frees.zip'));
+  // Open… takes a bundle too: a .zip opens as one.
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByRole('button', { name: 'Open…' }).click();
+  await page.getByLabel('Path', { exact: true }).fill(join(BUNDLES, 'never-frees.zip'));
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+  await page.getByTestId('bundle-banner').filter({ hasText: 'never-frees.zip' }).waitFor();
   await page.getByTestId('bundle-show').click();
   assert.ok((await page.getByTestId('bundle-markers').locator('li[data-kind="leak"]').count()) >= 1);
   await page.getByRole('tab', { name: 'Editor' }).click();
@@ -142,7 +151,8 @@ test('15: an out-of-memory and a leak opened from their bundles: the diagnosis a
   assert.equal(await page.locator('[data-testid="tab"]').filter({ hasText: 'kernel.cu' }).count(), 1, 'the last bundle’s files went with it');
 
   // A bundle is already the one file to send: exporting its run again is not offered.
-  await page.getByTestId('export-bundle').click();
+  await page.getByTestId('output-tab-Run').click();
+  await page.getByTestId('run-export-bundle').click();
   assert.match(await page.getByTestId('bundle-export-unavailable').innerText(), /already the one file to send/);
   await page.keyboard.press('Escape');
   await page.getByTestId('bundle-export-dialog').waitFor({ state: 'detached' });

@@ -39,3 +39,10 @@ test('where a named file is: the document it was compiled from, else beside the 
   // A recorded result names only a file name: nothing open is taken for it, only what is beside the result.
   assert.deepEqual(sourceCandidates({ file: 'broken.cu', line: 9 }, EMPTY_SOURCE_CONTEXT), { documentId: null, paths: [] });
 });
+
+test("a bundle's files: its own documents by name, never a path on this machine", () => {
+  const bundle = { documents: { 'broken.cu': 'b1' }, paths: [], folders: [], onlyDocuments: true };
+  assert.deepEqual(sourceCandidates({ file: '/work/main/samples/race/broken.cu', line: 7 }, bundle), { documentId: 'b1', paths: [] });
+  assert.deepEqual(sourceCandidates({ file: 'broken.cu', line: 7 }, bundle), { documentId: 'b1', paths: [] });
+  assert.deepEqual(sourceCandidates({ file: '/etc/passwd', line: 1 }, { ...bundle, folders: ['/w'] }), { documentId: null, paths: [] });
+});

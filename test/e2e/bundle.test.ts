@@ -207,8 +207,23 @@ test('15: Export bundle… from the Run tab: the exact files and environment, so
   const target = join(work, 'from-ui.zip');
   await dialog.getByLabel('Save the bundle to').fill(target);
   assert.match(await dialog.getByTestId('bundle-export-target').innerText(), new RegExp(`Writes ${target.replace(/[.]/g, '\\.')}`));
+  // Every progress line the dialog shows, as it shows it (an export of kilobytes is over in a blink).
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+    new MutationObserver(() => {
+      const text = document.querySelector('[data-testid="bundle-export-progress"]')?.textContent;
+      if (text && seen.at(-1) !== text) seen.push(text);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await dialog.getByTestId('bundle-export-submit').click();
   await dialog.getByTestId('bundle-export-done').waitFor({ timeout: 60_000 });
+  const seen = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
+  assert.ok(
+    seen.some((t) => /^Writing the zip…/.test(t)),
+    `the phases were shown: ${JSON.stringify(seen)}`,
+  );
+  assert.ok(seen.some((t) => /KiB written|B written/.test(t)) || seen.length >= 3, `the progress was shown: ${JSON.stringify(seen)}`);
   assert.match(await dialog.getByTestId('bundle-export-done').innerText(), /Wrote .*from-ui\.zip \(.*, \d+ files, redacted\)/);
   assert.ok(existsSync(target));
   assert.deepEqual([...(await readBundle(target)).entries.keys()].sort(), shown, 'the zip holds exactly what the preview listed');

@@ -32,6 +32,7 @@ import type { SanitizerTool } from '../core/sanitizer/findings';
 import { sanitizePlan } from './services/sanitize-plan-service';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
+import { MonitorSessions } from './memory/monitor-sessions';
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -79,6 +80,7 @@ export interface HostOptions {
 
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
+  const monitors = new MonitorSessions();
   let defaultArch: string | null = null;
   const archFor = async (): Promise<string> => {
     if (defaultArch) return defaultArch;
@@ -194,6 +196,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         throw new ApiError((error as Error).message, 'PAGE_GONE');
       }
     },
+    'monitor.start': (request, context) => monitors.start(request, context),
+    'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
     'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
     'run.save': ({ path, outcome }) => userFile(() => writeJsonFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),

@@ -14,6 +14,8 @@ import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
 import type { SampleManifest } from '../samples/sample-manifest';
 import { SANITIZER_TOOLS } from '../sanitizer/findings';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
+import type { MonitorReport } from '../memory/monitor-report';
+import type { MemorySample, SampledProcess } from '../memory/samples';
 
 const path = z.string().min(1).max(4096);
 
@@ -38,6 +40,15 @@ export type RunEvent = { kind: 'phase'; phase: 'checks' | 'compile' | 'run' | 'd
 
 /** What sanitize.plan streams: the run's phases, and the findings the tool has printed so far. */
 export type SanitizeEvent = RunEvent | { kind: 'findings'; count: number };
+
+/**
+ * What monitor.start streams, batched (about four times a second): the samples taken since the last batch,
+ * and the processes listed in them or whose name or flag changed (merge them by pid); problems as they happen.
+ */
+export type MonitorEvent = { kind: 'samples'; samples: MemorySample[]; processes: SampledProcess[] } | { kind: 'problem'; text: string };
+
+/** A monitoring session's name, chosen by its caller, for monitor.stop. */
+const monitorId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 export type DevicesResult =
   | { ok: true; devices: DeviceInfo[]; memory: DeviceMemory[] | null; driverVersion: string | null; memoryProblem: string | null }
@@ -184,6 +195,31 @@ export const channels = {
       .strict(),
     response: response<BufferPage | null>(),
   },
+  /**
+   * Samples every GPU's memory, and each process's, through NVML until `durationS` passes, the followed `pid`
+   * exits, or monitor.stop names it: then answers the report. Cancelling stops sampling too (without a report).
+   * A process can be followed, never started: no request names a program to run.
+   */
+  'monitor.start': {
+    request: z
+      .object({
+        id: monitorId.optional(),
+        intervalMs: z.number().int().min(10).max(60_000).default(100),
+        /** List processes at most this often (default: at every sample). */
+        processIntervalMs: z.number().int().min(10).max(60_000).optional(),
+        durationS: z
+          .number()
+          .positive()
+          .max(7 * 86_400)
+          .optional(),
+        pid: z.number().int().min(1).max(4_194_304).optional(),
+      })
+      .strict(),
+    response: response<MonitorReport>(),
+    events: events<MonitorEvent>(),
+  },
+  /** Ends the monitor.start call of that id, which then answers its report. */
+  'monitor.stop': { request: z.object({ id: monitorId }).strict(), response: response<{ stopped: boolean }>() },
   /** A saved run result (a colleague's, or one the GPU suite recorded). */
   'run.open': { request: z.object({ path }).strict(), response: response<RunOutcome>() },
   'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
@@ -238,6 +274,11 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
   if (channel === 'sanitize.program') return (typeof asked === 'number' ? asked : 600_000) + 30_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
+  if (channel === 'monitor.start') {
+    // Without a duration it runs until stopped: the longest a timer can wait.
+    const duration = (request as { durationS?: unknown } | null)?.durationS;
+    return typeof duration === 'number' ? duration * 1000 + 60_000 : 2 ** 31 - 1;
+  }
   return 60_000;
 }
 

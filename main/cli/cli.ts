@@ -40,6 +40,7 @@ import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-pr
 import { sanitizePlan } from '../services/sanitize-plan-service';
 import { renderSanitize } from './render-sanitize';
 import { registerMemoryCommand } from './memory-command';
+import { registerMonitorCommand } from './monitor-command';
 
 class UsageError extends Error {}
 
@@ -567,6 +568,7 @@ export function buildProgram(): Command {
     });
 
   registerMemoryCommand(program);
+  registerMonitorCommand(program);
 
   return program;
 }

@@ -13,6 +13,8 @@ export interface NvmlSnapshotRaw {
   devices: {
     index: number;
     uuid: string;
+    /** NVML's product name; empty where the driver lacks nvmlDeviceGetName. */
+    name: string;
     memory: { totalBytes: number; freeBytes: number; usedBytes: number };
     processes: { pid: number; usedBytes: number | null; name: string }[] | null;
   }[];
@@ -42,6 +44,15 @@ export interface NativeAddon {
   };
   listDevices(attributeIds: readonly number[]): Promise<RawDevice[]>;
   nvmlSnapshot(): Promise<NvmlSnapshotRaw>;
+  /**
+   * One memory sample of every device (and, when asked, the compute processes on each), off the JS thread.
+   * Device handles are fetched once. The flat layout is core/memory/nvml-sample-layout.ts's.
+   */
+  nvmlSample(includeProcesses: boolean): Promise<Float64Array>;
+  /** nvmlSample on the JS thread: no thread hop, but a wedged driver would stall the caller's event loop. */
+  nvmlSampleSync(includeProcesses: boolean): Float64Array;
+  /** NVML's name for a process (nvmlSystemGetProcessName), or null where it has none. */
+  nvmlProcessName(pid: number): Promise<string | null>;
   openContext(ordinal: number): Promise<void>;
   closeContext(): Promise<void>;
   synchronize(): Promise<void>;

@@ -6,6 +6,9 @@
 Napi::Value LoadLibraries(const Napi::CallbackInfo&);
 Napi::Value ListDevices(const Napi::CallbackInfo&);
 Napi::Value NvmlSnapshot(const Napi::CallbackInfo&);
+Napi::Value NvmlSample(const Napi::CallbackInfo&);
+Napi::Value NvmlSampleSync(const Napi::CallbackInfo&);
+Napi::Value NvmlProcessName(const Napi::CallbackInfo&);
 Napi::Value OpenContext(const Napi::CallbackInfo&);
 Napi::Value CloseContext(const Napi::CallbackInfo&);
 Napi::Value Synchronize(const Napi::CallbackInfo&);
@@ -42,6 +45,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("loadLibraries", Napi::Function::New(env, LoadLibraries, "loadLibraries"));
   exports.Set("listDevices", Napi::Function::New(env, ListDevices, "listDevices"));
   exports.Set("nvmlSnapshot", Napi::Function::New(env, NvmlSnapshot, "nvmlSnapshot"));
+  exports.Set("nvmlSample", Napi::Function::New(env, NvmlSample, "nvmlSample"));
+  exports.Set("nvmlSampleSync", Napi::Function::New(env, NvmlSampleSync, "nvmlSampleSync"));
+  exports.Set("nvmlProcessName", Napi::Function::New(env, NvmlProcessName, "nvmlProcessName"));
   exports.Set("openContext", Napi::Function::New(env, OpenContext, "openContext"));
   exports.Set("closeContext", Napi::Function::New(env, CloseContext, "closeContext"));
   exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));

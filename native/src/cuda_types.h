@@ -46,6 +46,13 @@ using nvmlDevice_t = nvmlDevice_st*;
 struct nvmlMemory_t {
   unsigned long long total, free, used;
 };
+// nvmlMemory_v2_t: `reserved` is the driver's own share, which v1 counts in `used`.
+struct nvmlMemory_v2_t {
+  unsigned int version;
+  unsigned long long total, reserved, free, used;
+};
+// NVML_STRUCT_VERSION(Memory, 2): the struct's size with the version in the top byte.
+constexpr unsigned int NVML_MEMORY_V2_VERSION = static_cast<unsigned int>(sizeof(nvmlMemory_v2_t)) | (2u << 24);
 // nvmlProcessInfo_v2_t, filled by nvmlDeviceGetComputeRunningProcesses_v3.
 struct nvmlProcessInfo_t {
   unsigned int pid;
@@ -54,5 +61,8 @@ struct nvmlProcessInfo_t {
   unsigned int computeInstanceId;
 };
 constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
 constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
+constexpr nvmlReturn_t NVML_ERROR_FUNCTION_NOT_FOUND = 13;
+constexpr nvmlReturn_t NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25;
 constexpr unsigned long long NVML_VALUE_NOT_AVAILABLE = ~0ULL;

@@ -70,6 +70,8 @@
   X(true, nvmlDeviceGetHandleByIndex, "nvmlDeviceGetHandleByIndex_v2", nvmlReturn_t, (unsigned int, nvmlDevice_t*)) \
   X(true, nvmlDeviceGetUUID, "nvmlDeviceGetUUID", nvmlReturn_t, (nvmlDevice_t, char*, unsigned int))    \
   X(true, nvmlDeviceGetMemoryInfo, "nvmlDeviceGetMemoryInfo", nvmlReturn_t, (nvmlDevice_t, nvmlMemory_t*)) \
+  X(false, nvmlDeviceGetMemoryInfo_v2, "nvmlDeviceGetMemoryInfo_v2", nvmlReturn_t, (nvmlDevice_t, nvmlMemory_v2_t*)) \
+  X(false, nvmlDeviceGetName, "nvmlDeviceGetName", nvmlReturn_t, (nvmlDevice_t, char*, unsigned int))   \
   X(false, nvmlDeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3", nvmlReturn_t, \
     (nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*))                                                  \
   X(false, nvmlSystemGetProcessName, "nvmlSystemGetProcessName", nvmlReturn_t, (unsigned int, char*, unsigned int))

@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+import { loadAddon } from '../main/native/addon';
+import { MemorySampler } from '../main/memory/memory-sampler';
+import { NvmlUnavailableError, openNvmlSource, type SampleMode } from '../main/memory/nvml-source';
+
+/**
+ * `npm run bench:nvml` (needs the NVIDIA driver): what monitoring costs the host. Target: sampling at 100 Hz,
+ * processes included, costs under 1% of one core.
+ *
+ * Measured with process.cpuUsage() (every thread of this process: the JS thread and the libuv thread an NVML
+ * call runs on), as a share of one core over the wall time:
+ * - an idle host (a timer a second, nothing else): the floor;
+ * - the raw reference: the bare native call in a tight loop, µs per call, on the JS thread (nvmlSampleSync) and
+ *   through the worker (nvmlSample, awaited one after another), with processes and without;
+ * - the MemorySampler at 100 Hz for SECONDS each: worker and inline mode, processes at every sample, processes
+ *   every 100 ms, and device memory only — with a batch listener attached, as the CLI and the UI have.
+ * A process holding 256 MiB (python3 with torch, when there is one) is started first, so listing processes
+ * lists one. Without NVML it says so and exits 2.
+ */
+const SECONDS = Number(process.env['NVML_BENCH_SECONDS'] ?? 10);
+const RAW_CALLS = Number(process.env['NVML_BENCH_CALLS'] ?? 2000);
+const TARGET_PERCENT = 1;
+
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+const percentOfCore = (cpu: number, wallMs: number) => (cpu / 1000 / wallMs) * 100;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function measureIdle(): Promise<number> {
+  const keep = setInterval(() => undefined, 1000);
+  const c0 = cpuUs();
+  const t0 = performance.now();
+  await sleep(SECONDS * 1000);
+  clearInterval(keep);
+  return percentOfCore(cpuUs() - c0, performance.now() - t0);
+}
+
+async function measureRaw(label: string, call: () => unknown): Promise<{ label: string; wallUs: number; cpuUs: number }> {
+  for (let i = 0; i < 50; i++) await call();
+  const c0 = cpuUs();
+  const t0 = performance.now();
+  for (let i = 0; i < RAW_CALLS; i++) await call();
+  return { label, wallUs: ((performance.now() - t0) * 1000) / RAW_CALLS, cpuUs: (cpuUs() - c0) / RAW_CALLS };
+}
+
+async function measureSampler(
+  label: string,
+  mode: SampleMode,
+  options: { processIntervalMs?: number; includeProcesses: boolean },
+): Promise<{ label: string; percent: number; samples: number; skipped: number; nativeUs: number; listed: number }> {
+  const source = await openNvmlSource(mode);
+  const sampler = new MemorySampler(source, { intervalMs: 10, ...options });
+  let listed = 0;
+  sampler.listen((event) => {
+    if (event.kind === 'batch') listed = Math.max(listed, ...event.batch.samples.map((s) => s.processes?.length ?? 0));
+  });
+  const c0 = cpuUs();
+  const t0 = performance.now();
+  sampler.start();
+  await sleep(SECONDS * 1000);
+  sampler.stop();
+  const wall = performance.now() - t0;
+  const stats = sampler.samplingStats();
+  return { label, percent: percentOfCore(cpuUs() - c0, wall), samples: stats.samples, skipped: stats.skipped, nativeUs: stats.meanNativeUs, listed };
+}
+
+/** A process holding GPU memory, so there is one to list; null where python3 with torch is not here. */
+async function startHolder(): Promise<ChildProcess | null> {
+  const child = spawn(
+    'python3',
+    ['-c', "import torch,time\nx=torch.empty(256*2**20,dtype=torch.uint8,device='cuda')\nprint('ready',flush=True)\ntime.sleep(3600)"],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  process.on('exit', () => child.kill('SIGKILL'));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(null);
+    }, 60_000);
+    child.on('error', () => resolve(null));
+    child.on('exit', () => resolve(null));
+    child.stdout!.on('data', (d: Buffer) => {
+      if (!String(d).includes('ready')) return;
+      clearTimeout(timer);
+      resolve(child);
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  try {
+    await openNvmlSource();
+  } catch (error) {
+    if (!(error instanceof NvmlUnavailableError)) throw error;
+    console.error(`✗ No NVML here, so nothing to measure: ${error.problem.title}. ${error.problem.detail}\n  ${error.problem.remedy}`);
+    return 2;
+  }
+  const addon = loadAddon().addon!;
+  const holder = await startHolder();
+  console.log(
+    holder
+      ? `A python3 process (PID ${holder.pid}) holds 256 MiB, so listing processes lists it.`
+      : 'No python3 with torch here: processes are listed as they are (perhaps none).',
+  );
+  console.log(`Each sampler run: 100 Hz for ${SECONDS} s; raw calls: ${RAW_CALLS} each.\n`);
+
+  const raw = [
+    await measureRaw('nvmlSampleSync, with processes (JS thread)', () => addon.nvmlSampleSync(true)),
+    await measureRaw('nvmlSampleSync, device only (JS thread)', () => addon.nvmlSampleSync(false)),
+    await measureRaw('nvmlSample, with processes (worker, awaited)', () => addon.nvmlSample(true)),
+    await measureRaw('nvmlSample, device only (worker, awaited)', () => addon.nvmlSample(false)),
+  ];
+  const idle = await measureIdle();
+  const runs = [
+    await measureSampler('worker, processes every sample', 'worker', { includeProcesses: true }),
+    await measureSampler('inline, processes every sample', 'inline', { includeProcesses: true }),
+    await measureSampler('worker, processes every 100 ms', 'worker', { includeProcesses: true, processIntervalMs: 100 }),
+    await measureSampler('worker, device memory only', 'worker', { includeProcesses: false }),
+  ];
+  holder?.kill('SIGKILL');
+
+  console.log('Raw reference: the native call alone, one after another');
+  console.log(`  ${'call'.padEnd(48)} ${'wall µs/call'.padStart(13)} ${'CPU µs/call'.padStart(12)}`);
+  for (const r of raw) console.log(`  ${r.label.padEnd(48)} ${r.wallUs.toFixed(1).padStart(13)} ${r.cpuUs.toFixed(1).padStart(12)}`);
+  console.log(`\nIdle host: ${idle.toFixed(3)}% of one core\n`);
+  console.log('MemorySampler at 100 Hz (% of one core, all threads; "above idle" subtracts the idle host)');
+  console.log(
+    `  ${'mode'.padEnd(34)} ${'% core'.padStart(8)} ${'above idle'.padStart(11)} ${'samples'.padStart(8)} ${'skipped'.padStart(8)} ${'NVML µs'.padStart(8)} ${'listed'.padStart(7)}`,
+  );
+  for (const r of runs)
+    console.log(
+      `  ${r.label.padEnd(34)} ${r.percent.toFixed(3).padStart(8)} ${(r.percent - idle).toFixed(3).padStart(11)} ${String(r.samples).padStart(8)} ${String(r.skipped).padStart(8)} ${r.nativeUs.toFixed(1).padStart(8)} ${String(r.listed).padStart(7)}`,
+    );
+  const main = runs[0]!;
+  const pass = main.percent - idle < TARGET_PERCENT;
+  console.log(
+    `\nTarget: 100 Hz with processes (the default: worker, every sample) under ${TARGET_PERCENT}% of a core above idle: ${(main.percent - idle).toFixed(3)}% → ${pass ? 'met' : 'NOT met'}.`,
+  );
+  return pass ? 0 : 1;
+}
+
+void main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

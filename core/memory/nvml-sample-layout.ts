@@ -1,0 +1,84 @@
+/**
+ * The flat array one NVML sample comes in (native/src/monitor.cc): no object per device or process, so a
+ * sample costs one allocation to build in C++ and nothing to read here but numbers.
+ *
+ *   [0] layout (1)   [1] time, µs since the Unix epoch   [2] µs the NVML calls took   [3] of which listing processes
+ *   [4] D, the number of devices; then per device, in NVML's order (nvidia-smi's numbering):
+ *       used bytes (the driver's reserve included, as nvmlDeviceGetMemoryInfo counts it), free, total,
+ *       reserved (NaN where the driver lacks nvmlDeviceGetMemoryInfo_v2),
+ *       process status (-1: not asked; 0: listed; else NVML's error code), P, then P × (pid, used bytes or NaN)
+ */
+import type { MemorySample, ProcessMemorySample } from './samples';
+
+export const NVML_SAMPLE_LAYOUT = 1;
+/** More processes than this on one device is a malformed sample (NVML lists at most a few thousand). */
+const MAX_PROCESSES_PER_DEVICE = 65_536;
+/** NVML_ERROR_FUNCTION_NOT_FOUND: the driver lacks nvmlDeviceGetComputeRunningProcesses_v3. */
+export const NVML_FUNCTION_NOT_FOUND = 13;
+
+export interface DecodedNvmlSample {
+  sample: MemorySample;
+  /** Per device (as sample.devices): the driver's own reserve, null where not reported. */
+  reservedBytes: (number | null)[];
+  /** Devices whose processes NVML could not list, with its error code. */
+  processErrors: { device: number; code: number }[];
+  /** Time the native call spent in NVML, and of it listing processes. */
+  nativeUs: number;
+  processUs: number;
+}
+
+export class NvmlSampleLayoutError extends Error {
+  override readonly name = 'NvmlSampleLayoutError';
+}
+
+const nonNegative = (value: number | undefined, what: string): number => {
+  if (value === undefined || !Number.isFinite(value) || value < 0) throw new NvmlSampleLayoutError(`${what} is ${value}`);
+  return value;
+};
+const count = (value: number | undefined, what: string, max: number): number => {
+  const n = nonNegative(value, what);
+  if (!Number.isInteger(n) || n > max) throw new NvmlSampleLayoutError(`${what} is ${value}`);
+  return n;
+};
+
+/** Reads one sample; throws NvmlSampleLayoutError on anything that does not fit the layout. */
+export function decodeNvmlSample(data: ArrayLike<number>): DecodedNvmlSample {
+  if (data[0] !== NVML_SAMPLE_LAYOUT) throw new NvmlSampleLayoutError(`layout ${data[0]}, expected ${NVML_SAMPLE_LAYOUT}`);
+  const timeUs = nonNegative(data[1], 'the time');
+  const nativeUs = nonNegative(data[2], 'the native time');
+  const processUs = nonNegative(data[3], 'the process time');
+  const deviceCount = count(data[4], 'the device count', 1024);
+  const devices: MemorySample['devices'] = [];
+  const reservedBytes: (number | null)[] = [];
+  const processErrors: DecodedNvmlSample['processErrors'] = [];
+  let processes: ProcessMemorySample[] | null = null;
+  let at = 5;
+  for (let index = 0; index < deviceCount; index++) {
+    if (at + 6 > data.length) throw new NvmlSampleLayoutError(`device ${index} runs past the end (${data.length} values)`);
+    const usedBytes = nonNegative(data[at], `device ${index}'s used bytes`);
+    const freeBytes = nonNegative(data[at + 1], `device ${index}'s free bytes`);
+    const totalBytes = nonNegative(data[at + 2], `device ${index}'s total bytes`);
+    const reserved = data[at + 3]!;
+    const status = data[at + 4]!;
+    const listed = count(data[at + 5], `device ${index}'s process count`, MAX_PROCESSES_PER_DEVICE);
+    at += 6;
+    devices.push({ index, usedBytes, freeBytes, totalBytes });
+    reservedBytes.push(Number.isFinite(reserved) && reserved >= 0 ? reserved : null);
+    if (!Number.isInteger(status) || status < -1) throw new NvmlSampleLayoutError(`device ${index}'s process status is ${status}`);
+    if (status > 0) processErrors.push({ device: index, code: status });
+    if (status !== 0 && listed !== 0) throw new NvmlSampleLayoutError(`device ${index} lists ${listed} processes with status ${status}`);
+    if (at + 2 * listed > data.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
+    if (status === 0) {
+      processes ??= [];
+      for (let k = 0; k < listed; k++) {
+        const pid = data[at + 2 * k]!;
+        const used = data[at + 2 * k + 1]!;
+        if (!Number.isInteger(pid) || pid <= 0 || pid > 0xffffffff) throw new NvmlSampleLayoutError(`device ${index} lists pid ${pid}`);
+        processes.push({ device: index, pid, usedBytes: Number.isFinite(used) && used >= 0 ? used : null });
+      }
+    }
+    at += 2 * listed;
+  }
+  if (at !== data.length) throw new NvmlSampleLayoutError(`${data.length - at} values after the last device`);
+  return { sample: { timeUs, devices, processes }, reservedBytes, processErrors, nativeUs, processUs };
+}

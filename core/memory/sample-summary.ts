@@ -1,0 +1,170 @@
+/**
+ * What a monitoring session says at the end, kept up sample by sample (so it covers every sample, also
+ * those the store has since dropped): per device the baseline, the peak and when, the end; per process on
+ * each device its first, last and peak memory and how it moved — a leak shows as steady growth.
+ */
+import { formatBytes } from '../format';
+import type { MemorySample } from './samples';
+
+export interface DeviceTrend {
+  index: number;
+  samples: number;
+  firstUs: number;
+  lastUs: number;
+  baselineUsedBytes: number;
+  peakUsedBytes: number;
+  peakAtUs: number;
+  endUsedBytes: number;
+  minFreeBytes: number;
+  totalBytes: number;
+}
+
+export interface ProcessTrend {
+  device: number;
+  pid: number;
+  /** Samples that listed it. */
+  samples: number;
+  /** Of those, the ones where NVML could not tell its memory. */
+  unknownSamples: number;
+  firstUs: number;
+  lastUs: number;
+  /** Its first and last known memory (null while NVML never told). */
+  firstBytes: number | null;
+  lastBytes: number | null;
+  peakBytes: number | null;
+  peakAtUs: number | null;
+  /** From one known value to the next: how often it went up, and down. */
+  rises: number;
+  falls: number;
+}
+
+/** Growth below this is noise (allocator rounding, the driver's own bookkeeping). */
+export const GROWTH_NOISE_BYTES = 2 * 2 ** 20;
+
+export class SeriesSummarizer {
+  private readonly deviceTrends = new Map<number, DeviceTrend>();
+  private readonly processTrends = new Map<number, Map<number, ProcessTrend>>();
+  private count = 0;
+
+  get samples(): number {
+    return this.count;
+  }
+
+  observe(sample: MemorySample): void {
+    this.count++;
+    const t = sample.timeUs;
+    for (const d of sample.devices) {
+      const trend = this.deviceTrends.get(d.index);
+      if (!trend) {
+        this.deviceTrends.set(d.index, {
+          index: d.index,
+          samples: 1,
+          firstUs: t,
+          lastUs: t,
+          baselineUsedBytes: d.usedBytes,
+          peakUsedBytes: d.usedBytes,
+          peakAtUs: t,
+          endUsedBytes: d.usedBytes,
+          minFreeBytes: d.freeBytes,
+          totalBytes: d.totalBytes,
+        });
+        continue;
+      }
+      trend.samples++;
+      trend.lastUs = t;
+      trend.endUsedBytes = d.usedBytes;
+      trend.totalBytes = d.totalBytes;
+      if (d.usedBytes > trend.peakUsedBytes) {
+        trend.peakUsedBytes = d.usedBytes;
+        trend.peakAtUs = t;
+      }
+      trend.minFreeBytes = Math.min(trend.minFreeBytes, d.freeBytes);
+    }
+    for (const p of sample.processes ?? []) {
+      let onDevice = this.processTrends.get(p.device);
+      if (!onDevice) this.processTrends.set(p.device, (onDevice = new Map()));
+      let trend = onDevice.get(p.pid);
+      if (!trend) {
+        trend = {
+          device: p.device,
+          pid: p.pid,
+          samples: 0,
+          unknownSamples: 0,
+          firstUs: t,
+          lastUs: t,
+          firstBytes: null,
+          lastBytes: null,
+          peakBytes: null,
+          peakAtUs: null,
+          rises: 0,
+          falls: 0,
+        };
+        onDevice.set(p.pid, trend);
+      }
+      trend.samples++;
+      trend.lastUs = t;
+      const used = p.usedBytes;
+      if (used === null) {
+        trend.unknownSamples++;
+        continue;
+      }
+      if (trend.lastBytes !== null) {
+        if (used > trend.lastBytes) trend.rises++;
+        else if (used < trend.lastBytes) trend.falls++;
+      }
+      trend.firstBytes ??= used;
+      trend.lastBytes = used;
+      if (trend.peakBytes === null || used > trend.peakBytes) {
+        trend.peakBytes = used;
+        trend.peakAtUs = t;
+      }
+    }
+  }
+
+  devices(): DeviceTrend[] {
+    return [...this.deviceTrends.values()].sort((a, b) => a.index - b.index).map((t) => ({ ...t }));
+  }
+
+  processes(): ProcessTrend[] {
+    return [...this.processTrends.values()].flatMap((m) => [...m.values()].map((t) => ({ ...t }))).sort((a, b) => a.device - b.device || a.pid - b.pid);
+  }
+}
+
+export interface Growth {
+  /** Last known minus first known (0 while unknown). */
+  bytes: number;
+  overUs: number;
+  /** Grew by more than noise, and never fell on the way: what a leak looks like. */
+  steady: boolean;
+  /** One sentence: "grew by 300 MiB over 3.0 s, steadily (30 rises, no fall)". */
+  text: string;
+}
+
+const seconds = (us: number) => `${(us / 1e6).toFixed(us < 10e6 ? 1 : 0)} s`;
+const times = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** How a process's memory moved from its first sample to its last. */
+export function growthOf(trend: ProcessTrend): Growth {
+  const overUs = trend.lastUs - trend.firstUs;
+  if (trend.firstBytes === null || trend.lastBytes === null)
+    return { bytes: 0, overUs, steady: false, text: 'NVML did not report its memory (some drivers and containers do not)' };
+  const bytes = trend.lastBytes - trend.firstBytes;
+  if (trend.samples < 2) return { bytes: 0, overUs, steady: false, text: 'seen in one sample only' };
+  if (Math.abs(bytes) < GROWTH_NOISE_BYTES)
+    return {
+      bytes,
+      overUs,
+      steady: false,
+      text: `held steady over ${seconds(overUs)}${trend.peakBytes !== null && trend.peakBytes - trend.firstBytes >= GROWTH_NOISE_BYTES ? ` (it peaked higher, then came back)` : ''}`,
+    };
+  if (bytes < 0) return { bytes, overUs, steady: false, text: `shrank by ${formatBytes(-bytes)} over ${seconds(overUs)}` };
+  const steady = trend.falls === 0 && trend.rises >= 2;
+  return {
+    bytes,
+    overUs,
+    steady,
+    text: steady
+      ? `grew by ${formatBytes(bytes)} over ${seconds(overUs)}, steadily (${times(trend.rises, 'rise', 'rises')}, never down): a leak looks like this`
+      : `grew by ${formatBytes(bytes)} over ${seconds(overUs)} (${times(trend.rises, 'rise', 'rises')}, ${times(trend.falls, 'fall', 'falls')})`,
+  };
+}

@@ -1,0 +1,253 @@
+import type { DecodedNvmlSample } from '../../core/memory/nvml-sample-layout';
+import { SampleStore, DEFAULT_SAMPLE_LIMITS, type SampleStoreLimits } from '../../core/memory/sample-store';
+import { SeriesSummarizer } from '../../core/memory/sample-summary';
+import type { MemorySample, SampledProcess } from '../../core/memory/samples';
+import type { SamplingStats } from '../../core/memory/monitor-report';
+import { toCudaError } from '../runner/cuda-error';
+import type { NvmlSource } from './nvml-source';
+import { ProcReader } from './proc-reader';
+import { ProcessTracker } from './process-tracker';
+
+export const MIN_INTERVAL_MS = 10;
+export const MAX_INTERVAL_MS = 60_000;
+/** How often processes are re-checked and batches handed on. */
+export const BATCH_MS = 250;
+/** Failures in a row after which sampling gives up (a GPU fallen off the bus answers every call with one). */
+export const MAX_CONSECUTIVE_ERRORS = 5;
+/** Problems kept for the report (each kind is said once per episode; a session of days could still repeat). */
+const MAX_PROBLEMS = 100;
+
+export interface SamplerOptions {
+  intervalMs: number;
+  /** List processes at most this often (default: at every sample). */
+  processIntervalMs?: number;
+  /** false: device memory only. */
+  includeProcesses?: boolean;
+  limits?: SampleStoreLimits;
+  /** A call in flight longer than this is reported as a stall (default: the larger of 2 s and 5 intervals). */
+  stallMs?: number;
+  /** The monitored process, when known at the start. */
+  targetPid?: number | null;
+  proc?: ProcReader;
+}
+
+export interface SamplerBatch {
+  samples: MemorySample[];
+  /** Processes new, still listed, or whose name or flag changed in this batch. */
+  processes: SampledProcess[];
+}
+
+export type SamplerEvent = { kind: 'batch'; batch: SamplerBatch } | { kind: 'problem'; text: string } | { kind: 'failed'; message: string };
+
+/**
+ * Samples every device's memory (and the processes on each) through NVML at a set interval, keeping the
+ * samples in a bounded store and a running summary. Ticks are scheduled against the clock, not after each
+ * other, so a slow call does not stretch the interval; a tick that finds a call still in flight is skipped
+ * and counted (never queued), and a call in flight too long is reported as a stall while the event loop
+ * goes on. Every BATCH_MS it re-checks the processes and hands on what it sampled.
+ */
+export class MemorySampler {
+  readonly store: SampleStore;
+  readonly summary = new SeriesSummarizer();
+  readonly tracker: ProcessTracker;
+  readonly intervalMs: number;
+  readonly processIntervalMs: number;
+  private readonly includeProcesses: boolean;
+  private readonly stallMs: number;
+  private listener: ((event: SamplerEvent) => void) | null = null;
+  private pending: MemorySample[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private batchTimer: NodeJS.Timeout | null = null;
+  private nextDue = 0;
+  private lastProcessAt = -Infinity;
+  private running = false;
+  private stallReported = false;
+  private readonly reportedProcessErrors = new Set<string>();
+  private consecutiveErrors = 0;
+  private nativeUsTotal = 0;
+  private stats = { samples: 0, skipped: 0, errors: 0, stalls: 0 };
+  private latestSample: MemorySample | null = null;
+  private latestReserved: (number | null)[] = [];
+  private failure: string | null = null;
+  private inFlight: Promise<void> | null = null;
+  readonly problems: string[] = [];
+
+  constructor(
+    readonly source: NvmlSource,
+    options: SamplerOptions,
+  ) {
+    if (!(options.intervalMs >= MIN_INTERVAL_MS && options.intervalMs <= MAX_INTERVAL_MS))
+      throw new RangeError(`The interval must be between ${MIN_INTERVAL_MS} ms and ${MAX_INTERVAL_MS / 1000} s, not ${options.intervalMs} ms.`);
+    this.intervalMs = options.intervalMs;
+    this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? this.intervalMs);
+    this.includeProcesses = options.includeProcesses ?? true;
+    this.stallMs = options.stallMs ?? Math.max(2000, 5 * this.intervalMs);
+    this.store = new SampleStore(source.devices.length, options.limits ?? DEFAULT_SAMPLE_LIMITS);
+    this.tracker = new ProcessTracker(options.proc ?? new ProcReader(), { targetPid: options.targetPid ?? null, hostPid: process.pid }, (pid) =>
+      source.processName(pid),
+    );
+  }
+
+  /** One listener: batches, problems as they happen, and the failure that ends sampling. */
+  listen(listener: (event: SamplerEvent) => void): void {
+    this.listener = listener;
+  }
+
+  get latest(): MemorySample | null {
+    return this.latestSample;
+  }
+
+  get reservedBytes(): (number | null)[] {
+    return this.latestReserved;
+  }
+
+  /** Why sampling gave up, or null. */
+  get failed(): string | null {
+    return this.failure;
+  }
+
+  /** Whether an NVML call of this sampler is still running (a wedged driver: the process must exit on purpose). */
+  get callInFlight(): boolean {
+    return this.inFlight !== null;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.nextDue = performance.now();
+    this.tick();
+    this.batchTimer = setInterval(() => this.flush(), BATCH_MS);
+  }
+
+  /** Takes one sample now (outside the schedule): the baseline before a command starts, the last one at the end. */
+  async sampleNow(): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (this.inFlight) await this.inFlight;
+      const before = this.stats.samples + this.stats.errors;
+      await this.take(true);
+      if (this.stats.samples + this.stats.errors > before) return;
+      await new Promise((resolve) => setTimeout(resolve, MIN_INTERVAL_MS)); // another session's call was in flight
+    }
+  }
+
+  /** Stops ticking, re-checks the processes once more and hands on the last batch. An NVML call in flight is not waited for. */
+  stop(): void {
+    if (!this.running && !this.timer) return;
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.batchTimer) clearInterval(this.batchTimer);
+    this.timer = this.batchTimer = null;
+    this.flush();
+  }
+
+  setTarget(pid: number | null): void {
+    this.tracker.setTarget(pid);
+  }
+
+  samplingStats(): SamplingStats {
+    return {
+      intervalMs: this.intervalMs,
+      processIntervalMs: this.includeProcesses ? this.processIntervalMs : 0,
+      mode: this.source.mode,
+      samples: this.stats.samples,
+      kept: this.store.length,
+      skipped: this.stats.skipped,
+      errors: this.stats.errors,
+      stalls: this.stats.stalls,
+      meanNativeUs: this.stats.samples ? this.nativeUsTotal / this.stats.samples : 0,
+    };
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    const now = performance.now();
+    // The next tick against the clock; ticks the host was too busy for are skipped, not caught up.
+    this.nextDue += this.intervalMs;
+    if (this.nextDue < now) {
+      const missed = Math.ceil((now - this.nextDue) / this.intervalMs);
+      this.stats.skipped += missed;
+      this.nextDue += missed * this.intervalMs;
+    }
+    this.timer = setTimeout(() => this.tick(), Math.max(0, this.nextDue - now));
+    const since = this.source.inFlightSince();
+    if (since !== null) {
+      this.stats.skipped++;
+      if (now - since > this.stallMs && !this.stallReported) {
+        this.stallReported = true;
+        this.stats.stalls++;
+        this.problem(
+          `NVML has not answered for ${((now - since) / 1000).toFixed(1)} s: the GPU or its driver may be wedged (\`nvidia-smi\` would hang too; \`dmesg\` shows Xid errors). Sampling waits for it; Ctrl-C or Stop still work.`,
+        );
+      }
+      return;
+    }
+    const withProcesses = this.includeProcesses && now - this.lastProcessAt >= this.processIntervalMs - this.intervalMs / 2;
+    if (withProcesses) this.lastProcessAt = now;
+    void this.take(withProcesses);
+  }
+
+  private async take(withProcesses: boolean): Promise<void> {
+    let done!: () => void;
+    this.inFlight = new Promise((resolve) => (done = resolve));
+    try {
+      const decoded = await this.source.take(withProcesses && this.includeProcesses);
+      if (decoded === null) {
+        this.stats.skipped++;
+        return;
+      }
+      this.stallReported = false;
+      this.consecutiveErrors = 0;
+      this.record(decoded);
+    } catch (error) {
+      this.stats.errors++;
+      this.consecutiveErrors++;
+      const e = toCudaError(error, 'nvmlDeviceGetMemoryInfo');
+      if (this.consecutiveErrors === 1) this.problem(`An NVML sample failed: ${e.api} returned ${e.name}: ${e.message}`);
+      if (this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS && this.failure === null) {
+        this.failure = `NVML failed ${MAX_CONSECUTIVE_ERRORS} times in a row (${e.api}: ${e.name}, ${e.message}). If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
+        this.stop();
+        this.listener?.({ kind: 'failed', message: this.failure });
+      }
+    } finally {
+      this.inFlight = null;
+      done();
+    }
+  }
+
+  private record(decoded: DecodedNvmlSample): void {
+    const { sample } = decoded;
+    this.stats.samples++;
+    this.nativeUsTotal += decoded.nativeUs;
+    this.store.push(sample);
+    this.summary.observe(sample);
+    this.tracker.observe(sample);
+    this.latestSample = sample;
+    this.latestReserved = decoded.reservedBytes;
+    if (this.listener) this.pending.push(sample);
+    for (const { device, code } of decoded.processErrors) {
+      const key = `${device}:${code}`;
+      if (this.reportedProcessErrors.has(key)) continue;
+      this.reportedProcessErrors.add(key);
+      this.problem(
+        code === 13
+          ? `This driver's NVML has no nvmlDeviceGetComputeRunningProcesses_v3: per-process memory is not shown (device memory still is). A driver from 510 on has it.`
+          : `NVML could not list the processes on GPU ${device} (error ${code}${code === 3 ? ': not supported on this GPU or in this VM' : ''}): per-process memory is not shown there.`,
+      );
+    }
+  }
+
+  private flush(): void {
+    if (this.latestSample) this.tracker.refresh(Date.now() * 1000, this.latestSample.timeUs);
+    const processes = this.tracker.takeChanged();
+    if (!this.listener) return;
+    if (!this.pending.length && !processes.length) return;
+    const samples = this.pending;
+    this.pending = [];
+    this.listener({ kind: 'batch', batch: { samples, processes } });
+  }
+
+  private problem(text: string): void {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(text);
+    this.listener?.({ kind: 'problem', text });
+  }
+}

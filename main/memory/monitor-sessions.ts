@@ -1,0 +1,76 @@
+import { ApiError, type CallContext, type ChannelRequest, type MonitorEvent } from '../../core/api/channels';
+import type { MonitorReport } from '../../core/memory/monitor-report';
+import { processRuns } from '../process/process-state';
+import { runMonitorSession } from './monitor-session';
+import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from './nvml-source';
+
+/** Sessions one host runs at once: each samples on its own timer, and a page can open more than it needs. */
+export const MAX_MONITOR_SESSIONS = 4;
+
+/**
+ * The host's monitoring sessions for the UI (monitor.start / monitor.stop): at most MAX_MONITOR_SESSIONS,
+ * each named by its caller for Stop; NVML opened once and shared. A session follows a process or the whole
+ * device: a request never starts a program.
+ */
+export class MonitorSessions {
+  private readonly running = new Map<string, AbortController>();
+  private unnamed = 0;
+  private source: Promise<NvmlSource> | null = null;
+
+  async start(request: ChannelRequest<'monitor.start'>, context: CallContext<MonitorEvent>): Promise<MonitorReport> {
+    if (this.running.size + this.unnamed >= MAX_MONITOR_SESSIONS)
+      throw new ApiError(`${MAX_MONITOR_SESSIONS} monitoring sessions are already running on this host: stop one first.`, 'MONITOR_BUSY');
+    if (request.id !== undefined && this.running.has(request.id))
+      throw new ApiError(`A monitoring session named ${request.id} is already running.`, 'MONITOR_BUSY');
+    if (request.pid !== undefined && !processRuns(request.pid))
+      throw new ApiError(`No process with PID ${request.pid} is running on the host.`, 'NO_SUCH_PROCESS');
+    // The slot is taken before anything is awaited, so two calls at once cannot both take the last one.
+    const stop = new AbortController();
+    context.signal.addEventListener('abort', () => stop.abort(), { once: true });
+    if (context.signal.aborted) stop.abort();
+    if (request.id !== undefined) this.running.set(request.id, stop);
+    else this.unnamed++;
+    try {
+      const source = await this.openSource();
+      const { report } = await runMonitorSession(source, {
+        target: request.pid !== undefined ? { kind: 'pid', pid: request.pid } : { kind: 'device' },
+        intervalMs: request.intervalMs ?? 100,
+        ...(request.processIntervalMs !== undefined ? { processIntervalMs: Math.max(request.processIntervalMs, request.intervalMs ?? 100) } : {}),
+        durationS: request.durationS ?? null,
+        signal: stop.signal,
+        onEvent: (event) => {
+          if (event.kind === 'batch') context.emit({ kind: 'samples', samples: event.batch.samples, processes: event.batch.processes });
+          else context.emit({ kind: 'problem', text: event.kind === 'problem' ? event.text : event.message });
+        },
+      });
+      return report;
+    } finally {
+      if (request.id !== undefined) this.running.delete(request.id);
+      else this.unnamed--;
+    }
+  }
+
+  /** Ends the session of that id (it answers its report); false when none runs by that name. */
+  stop(id: string): boolean {
+    const session = this.running.get(id);
+    session?.abort();
+    return session !== undefined;
+  }
+
+  /** Ends every session (the host is closing). */
+  stopAll(): void {
+    for (const s of this.running.values()) s.abort();
+  }
+
+  private async openSource(): Promise<NvmlSource> {
+    this.source ??= openNvmlSource();
+    try {
+      return await this.source;
+    } catch (error) {
+      this.source = null; // tried again next time: the driver may have come back
+      if (error instanceof NvmlUnavailableError)
+        throw new ApiError(`${error.problem.title}. ${error.problem.detail} What to do: ${error.problem.remedy}`, 'NO_NVML');
+      throw error;
+    }
+  }
+}

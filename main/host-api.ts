@@ -25,7 +25,7 @@ import { listDevices } from './services/device-service';
 import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
 import type { Workbench } from './workbench';
-import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile } from './services/plan-files';
+import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile, writeResultFile } from './services/plan-files';
 import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
 import type { SanitizerTool } from '../core/sanitizer/findings';
@@ -199,7 +199,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'monitor.start': (request, context) => monitors.start(request, context),
     'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
     'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
-    'run.save': ({ path, outcome }) => userFile(() => writeJsonFile(fullPathToWrite(path), outcome)),
+    'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),

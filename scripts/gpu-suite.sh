@@ -12,6 +12,13 @@ if ! command -v node >/dev/null 2>&1; then
   export PATH=/tmp/gpu-workbench-node:$PATH
 fi
 [ -f dist/main/cli.js ] && [ -f native/build/Release/gpu_workbench_native.node ] || { echo "Build first (npm run build) and carry dist and native/build/Release" >&2; exit 2; }
-export GPU_WORKBENCH_FIXTURES_OUT="${OUT:-}"
+# The fixtures are many files: they go to a folder here and come back as one archive (the device tool
+# returns at most 8 files from $OUT), beside the suite's log.
+if [ -n "${OUT:-}" ]; then
+  export GPU_WORKBENCH_FIXTURES_OUT=/tmp/gpu-workbench-fixtures
+  rm -rf "$GPU_WORKBENCH_FIXTURES_OUT" && mkdir -p "$GPU_WORKBENCH_FIXTURES_OUT"
+  trap 'tar -czf "$OUT/fixtures.tar.gz" -C "$GPU_WORKBENCH_FIXTURES_OUT" .' EXIT
+fi
 node --version
-node scripts/run-tests.mjs gpu "$@"
+set -o pipefail
+node scripts/run-tests.mjs gpu "$@" 2>&1 | tee ${OUT:+"$OUT/suite.log"}

@@ -46,6 +46,8 @@ export type RunLogEvent =
       sharedBytes: number;
       /** Each timed launch (repeats) on the GPU: start and end after the origin event, ms. Empty when events failed. */
       gpu: { startMs: number; endMs: number }[];
+      /** Timed launches left out of `gpu` once the run held MAX_RUN_GPU_TIMES of them (absent when none were). */
+      gpuDropped?: number;
     })
   | (EventBase & { kind: 'sync' })
   | (EventBase & {
@@ -60,3 +62,10 @@ export type RunLogEventKind = RunLogEvent['kind'];
 
 /** At most this many events are kept per run; past it, `eventsDropped` counts what was left out. */
 export const MAX_RUN_EVENTS = 100_000;
+
+/**
+ * At most this many GPU placements (`gpu` entries of launches) per run, all launches together: one launch
+ * step may time 10,000 repeats, and a plan may hold 10,000 launch steps and replay them, so the event cap
+ * alone would not bound them.
+ */
+export const MAX_RUN_GPU_TIMES = 100_000;

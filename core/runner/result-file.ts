@@ -17,3 +17,29 @@ export function describeNotAResult(value: unknown, path: string, problems: strin
   const shown = problems.slice(0, 3).join('; ');
   return `${path} is not a GPU Workbench run result that this version can read: ${shown}${problems.length > 3 ? `; and ${problems.length - 3} more` : ''}. It may be damaged, or written by another version: run the plan again and save its result.`;
 }
+
+/**
+ * A run outcome as a result file's text: JSON indented by two, except that each event of the event log
+ * takes one line. A 100,000-event log indented field by field is ~30 MB and 1.5 million lines; one line
+ * an event halves it and keeps it readable (and diffable) in an editor. JSON.stringify's rules otherwise:
+ * undefined fields are left out, undefined in an array is null.
+ */
+export function resultFileText(outcome: unknown): string {
+  return `${formatJson(outcome, '', false)}\n`;
+}
+
+function formatJson(value: unknown, indent: string, rows: boolean): string {
+  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(value) ?? 'null';
+  const inner = `${indent}  `;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    const items = value.map((item) => (rows ? (JSON.stringify(item) ?? 'null') : formatJson(item, inner, false)));
+    return `[\n${inner}${items.join(`,\n${inner}`)}\n${indent}]`;
+  }
+  const fields: string[] = [];
+  for (const [key, field] of Object.entries(value)) {
+    if (field === undefined || typeof field === 'function' || typeof field === 'symbol') continue;
+    fields.push(`${JSON.stringify(key)}: ${formatJson(field, inner, key === 'events' && Array.isArray(field))}`);
+  }
+  return fields.length ? `{\n${inner}${fields.join(`,\n${inner}`)}\n${indent}}` : '{}';
+}

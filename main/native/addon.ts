@@ -56,6 +56,11 @@ export interface NativeAddon {
   openContext(ordinal: number): Promise<void>;
   closeContext(): Promise<void>;
   synchronize(): Promise<void>;
+  /**
+   * Records the run's time origin event on the default stream (native/src/context.cc). Until the next call,
+   * launch() places each timed launch after it; a rejection leaves no origin, and launches return no `gpu`.
+   */
+  markTimeOrigin(): Promise<void>;
   loadModule(image: Uint8Array): Promise<number>;
   unloadModule(moduleId: number): Promise<void>;
   getFunction(moduleId: number, name: string): Promise<{ id: number; attributes: FunctionAttributes }>;
@@ -83,7 +88,11 @@ export interface NativeAddon {
     args: Uint8Array[];
     warmup: number;
     repeats: number;
-  }): Promise<{ timesMs: number[] }>;
+  }): Promise<{
+    timesMs: number[];
+    /** Each timed launch's start and end on the GPU, ms after the time origin; empty without one (never an error). */
+    gpu: { startMs: number; endMs: number }[];
+  }>;
   probeLaunches(spec: {
     functionId: number;
     configs: Float64Array;

@@ -28,9 +28,11 @@ export class ModuleCache {
     this.modules = new BoundedLru(capacity, undefined, (_key, oldest) => void this.addon.unloadModule(oldest.moduleId).catch(() => undefined));
   }
 
-  async function(module: CompiledModule): Promise<LoadedFunction> {
+  /** The module's function; `loaded` says whether this call loaded the module (a driver call) or the cache held it. */
+  async function(module: CompiledModule): Promise<{ fn: LoadedFunction; loaded: boolean }> {
     const key = createHash('sha1').update(module.image).digest('hex');
     let entry = this.modules.get(key);
+    const loaded = !entry;
     if (!entry) {
       entry = { moduleId: await this.addon.loadModule(module.image), functions: new Map() };
       this.modules.set(key, entry);
@@ -40,6 +42,6 @@ export class ModuleCache {
       fn = await this.addon.getFunction(entry.moduleId, module.symbol);
       entry.functions.set(module.symbol, fn);
     }
-    return fn;
+    return { fn, loaded };
   }
 }

@@ -14,6 +14,7 @@ import { encodePointer, encodeScalar } from '../../core/plan/kernel-args';
 import { stepLabel } from '../../core/plan/step-label';
 import { bytesOf, type BufferSpec, type LaunchPlan, type Step } from '../../core/plan/plan-schema';
 import type { DeviceOutput } from '../../core/runner/device-output';
+import { RunEventRecorder } from '../../core/runner/event-recorder';
 import type { CompiledModule } from '../../core/runner/protocol';
 import {
   timingStats,
@@ -53,6 +54,8 @@ interface Allocation {
   base: bigint;
   /** What the kernel gets: past the front guard. */
   pointer: bigint;
+  /** `pointer` in hex, as the result and the event log name it. */
+  address: string;
   bytes: number;
 }
 
@@ -73,11 +76,21 @@ export async function executePlan(
   plan: LaunchPlan,
   modules: CompiledModule[],
   device: { ordinal: number; name: string },
-  loadFunction: (module: CompiledModule) => Promise<LoadedFunction>,
+  /** The module's function; `loaded` when this call loaded it (a cache hit is no driver call, and no event). */
+  loadFunction: (module: CompiledModule) => Promise<{ fn: LoadedFunction; loaded: boolean }>,
   runId: string,
   timeLimitMs: number | null = null,
 ): Promise<ExecutedPlan> {
   const runStarted = performance.now();
+  const startedAtMs = Date.now();
+  /** Every driver call that touches memory or time, on the run's time axis (core/runner/event-log.ts). */
+  const log = new RunEventRecorder(() => performance.now(), runStarted);
+  try {
+    // The GPU's time zero for this run: launches are placed after it. Without it they carry no placement.
+    await addon.markTimeOrigin();
+  } catch {
+    // An addon without it, or a context that refused the event: the launches' `gpu` lists stay empty.
+  }
   const guard = plan.checks.guardBytes;
   const buffers = new Map<string, BufferSpec>(plan.buffers.map((b) => [b.name, b]));
   const allocations = new Map<string, Allocation>();
@@ -108,14 +121,21 @@ export async function executePlan(
     if (text || droppedBytes) deviceOutput.push({ stepIndex, text, droppedBytes });
   };
 
+  /** The failure's event in the log, for the memory figures an allocation that ran out learns after. */
+  let failureEvent: ReturnType<RunEventRecorder['error']> = null;
   const fail = (stepIndex: number | null, op: string, kernel: string | null, error: unknown) => {
     const info = error instanceof StepFailure ? error.error : toCudaError(error, op);
     failure = { stepIndex, op, kernel, error: info, sticky: info.library === 'cuda' && isStickyCode(info.code) };
+    failureEvent = log.error(info);
   };
 
+  log.phase = 'load';
   for (const module of modules) {
     try {
-      const fn = await loadFunction(module);
+      log.begin();
+      const { fn, loaded } = await loadFunction(module);
+      if (loaded) log.moduleLoad(module.kernel, module.image.byteLength);
+      else log.skip();
       const entry = plan.kernels.find((k) => k.id === module.kernel)?.entry ?? module.symbol;
       functions.set(module.kernel, { id: fn.id, entry, attributes: fn.attributes, loaded: fn });
     } catch (error) {
@@ -123,6 +143,7 @@ export async function executePlan(
       break;
     }
   }
+  log.phase = 'run';
 
   const replayable = replayableEnd(plan);
   // The first run's read-backs are kept by step for the replays: the determinism check and the poison probe.
@@ -135,6 +156,7 @@ export async function executePlan(
     const step = plan.steps[index]!;
     const started = performance.now();
     let ms: number | null = null;
+    log.step = index;
     try {
       ms = await runStep(step, index);
     } catch (error) {
@@ -143,6 +165,8 @@ export async function executePlan(
       if (f && step.op === 'alloc' && f.error.library === 'cuda' && f.error.code === CUDA_ERROR_OUT_OF_MEMORY) {
         const info = await addon.memGetInfo().catch(() => null);
         f.memory = info && { requestedBytes: bytesOf(buffers.get(step.buffer)!), ...info };
+        const event = failureEvent as ReturnType<RunEventRecorder['error']>; // set by fail(), which TS cannot see
+        if (event) event.memory = f.memory;
       }
     }
     if (step.op === 'launch' || step.op === 'sync' || failure) takeOutput(index);
@@ -163,7 +187,17 @@ export async function executePlan(
   const leaks = failure ? [] : [...allocations].map(([name, a]) => ({ name, bytes: a.bytes }));
   const contextAlive = !(failure as RunResult['failure'])?.sticky;
   if (contextAlive) {
-    for (const [, a] of allocations) await addon.memFree(a.base).catch(() => undefined);
+    log.phase = 'teardown';
+    log.step = null;
+    for (const [name, a] of allocations) {
+      log.begin();
+      try {
+        await addon.memFree(a.base);
+        log.free(name, a.address, a.bytes, a.bytes + 2 * guard);
+      } catch (error) {
+        log.error(toCudaError(error, 'cuMemFree_v2'));
+      }
+    }
   }
   if (capturing) {
     takeOutput(Math.max(0, steps.length - 1));
@@ -189,6 +223,8 @@ export async function executePlan(
       pageable: [...downloads.keys()],
       failure,
       deviceOutput,
+      startedAtMs,
+      ...log.finish(),
       runnerPid: process.pid,
     },
   };
@@ -201,9 +237,14 @@ export async function executePlan(
         const bytes = bytesOf(spec);
         // Poison only what a kernel could read before the plan writes it: an upload first makes it moot.
         const poison = plan.checks.poison && !uploadedBeforeUse.has(index) ? POISON_BYTE : -1;
+        log.begin();
         const base = await addon.memAllocGuarded(bytes, guard, GUARD_PATTERN, poison);
-        allocations.set(step.buffer, { base, pointer: base + BigInt(guard), bytes });
-        memory.push({ buffer: step.buffer, address: `0x${(base + BigInt(guard)).toString(16)}`, bytes, allocatedAtStep: index, freedAtStep: null });
+        const pointer = base + BigInt(guard);
+        const address = `0x${pointer.toString(16)}`;
+        // One event: the guard and poison fills are made inside the same addon call, and timed with it.
+        log.alloc(step.buffer, address, bytes, bytes + 2 * guard);
+        allocations.set(step.buffer, { base, pointer, address, bytes });
+        memory.push({ buffer: step.buffer, address, bytes, allocatedAtStep: index, freedAtStep: null });
         freed.delete(step.buffer);
         if (poison === POISON_BYTE) poisoned.add(step.buffer);
         return null;
@@ -234,7 +275,8 @@ export async function executePlan(
           return encodePointer(a.pointer);
         });
         await setDynamicSharedLimit(fn, step.sharedBytes);
-        const { timesMs } = await addon.launch({
+        log.begin();
+        const { timesMs, gpu } = await addon.launch({
           functionId: fn.id,
           grid: step.grid,
           block: step.block,
@@ -243,6 +285,7 @@ export async function executePlan(
           warmup: step.warmup,
           repeats: step.repeats,
         });
+        log.launch(step.kernel, fn.entry, step.grid, step.block, step.sharedBytes, gpu);
         launchArgs.set(index, args);
         launches.push({
           stepIndex: index,
@@ -266,12 +309,16 @@ export async function executePlan(
         return timingStats(timesMs).medianMs;
       }
       case 'sync':
+        log.begin();
         await addon.synchronize();
+        log.sync();
         return null;
       case 'download': {
         const spec = buffers.get(step.buffer)!;
         const source = allocated(step.buffer, 'cuMemcpyDtoH_v2');
+        log.begin();
         const { data, ms } = await addon.memcpyDtoH(source.pointer, source.bytes);
+        log.copy('DtoH', step.buffer, source.bytes, 'data');
         const summary = summarizeBuffer(spec.name, spec.type, data);
         summaries.push(plan.checks.poison ? { ...summary, poison: scanPoison(spec.type, data, summary.nanCount, poisoned.has(spec.name)) } : summary);
         downloads.set(spec.name, { type: spec.type, bytes: data });
@@ -284,7 +331,9 @@ export async function executePlan(
       }
       case 'free': {
         const a = allocated(step.buffer, 'cuMemFree_v2');
+        log.begin();
         await addon.memFree(a.base);
+        log.free(step.buffer, a.address, a.bytes, a.bytes + 2 * guard);
         allocations.delete(step.buffer);
         freed.set(step.buffer, { pointer: a.pointer, stepIndex: index });
         const record = [...memory].reverse().find((m) => m.buffer === step.buffer && m.freedAtStep === null);
@@ -306,7 +355,11 @@ export async function executePlan(
         `buffer "${spec.name}" needs ${formatBytes(bytes)} of host memory to initialise, but only ${formatBytes(freemem())} is free`,
       );
     }
-    return addon.memcpyHtoD(target.pointer, spec.init?.kind === 'file' ? fileBytes(spec) : initialBytesOf(spec));
+    const data = spec.init?.kind === 'file' ? fileBytes(spec) : initialBytesOf(spec);
+    log.begin();
+    const ms = await addon.memcpyHtoD(target.pointer, data);
+    log.copy('HtoD', spec.name, data.byteLength, 'data');
+    return ms;
   }
 
   /**
@@ -361,8 +414,10 @@ export async function executePlan(
     flag: 'duringDeterminismRun' | 'duringPoisonProbe',
     onDownload: (index: number, spec: BufferSpec, data: Uint8Array, first: Uint8Array) => void,
   ): Promise<void> {
+    log.phase = flag === 'duringDeterminismRun' ? 'determinism' : 'probe';
     for (let index = 0; index < replayAt && !failure; index++) {
       const step = plan.steps[index]!;
+      log.step = index;
       try {
         await replayStep(step, index, fill, (spec, data, first) => onDownload(index, spec, data, first));
       } catch (error) {
@@ -370,6 +425,7 @@ export async function executePlan(
         failure![flag] = true;
       }
     }
+    log.phase = 'run';
     const replayFailure = failure as RunResult['failure'];
     if (replayFailure) takeOutput(replayFailure.stepIndex ?? 0);
     else if (capturing) addon.captureOutputTake(0);
@@ -419,7 +475,11 @@ export async function executePlan(
     switch (step.op) {
       case 'alloc': {
         const a = allocations.get(step.buffer)!;
-        if (plan.checks.poison && !uploadedBeforeUse.has(index)) await addon.memsetD8(a.pointer, fill, a.bytes);
+        if (plan.checks.poison && !uploadedBeforeUse.has(index)) {
+          log.begin();
+          await addon.memsetD8(a.pointer, fill, a.bytes);
+          log.memset(step.buffer, a.address, a.bytes, fill, fill === POISON_BYTE ? 'poison' : 'zero');
+        }
         return;
       }
       case 'upload':
@@ -428,7 +488,8 @@ export async function executePlan(
       case 'launch': {
         const fn = functions.get(step.kernel)!;
         await setDynamicSharedLimit(fn, step.sharedBytes);
-        await addon.launch({
+        log.begin();
+        const { gpu } = await addon.launch({
           functionId: fn.id,
           grid: step.grid,
           block: step.block,
@@ -437,15 +498,20 @@ export async function executePlan(
           warmup: step.warmup,
           repeats: step.repeats,
         });
+        log.launch(step.kernel, fn.entry, step.grid, step.block, step.sharedBytes, gpu);
         return;
       }
       case 'sync':
+        log.begin();
         await addon.synchronize();
+        log.sync();
         return;
       case 'download': {
         const spec = buffers.get(step.buffer)!;
         const a = allocations.get(step.buffer)!;
+        log.begin();
         const { data } = await addon.memcpyDtoH(a.pointer, a.bytes);
+        log.copy('DtoH', step.buffer, a.bytes, 'data');
         const first = firstRun.get(index);
         if (first) onDownload(spec, data, first);
         return;
@@ -462,7 +528,9 @@ export async function executePlan(
       const a = allocations.get(name)!;
       return [a.base, a.pointer + BigInt(a.bytes)];
     });
+    log.begin();
     const data = await addon.memcpyDtoHRegions(pointers, guard);
+    log.copy('DtoH', null, pointers.length * guard, 'guards');
     for (const [i, name] of names.entries()) {
       const spec = buffers.get(name)!;
       const a = allocations.get(name)!;
@@ -471,9 +539,15 @@ export async function executePlan(
       const damage = findGuardDamage(before, after, elementSize(spec.type), spec.count);
       for (const d of damage) checks.guardViolations.push({ stepIndex, kernel, entry, buffer: name, type: spec.type, count: spec.count, damage: d });
       // Restore the damaged pattern, so the next launch's damage is its own.
-      if (damage.some((d) => d.side === 'before')) await addon.memsetD8(a.base, GUARD_PATTERN, guard);
-      if (damage.some((d) => d.side === 'after')) await addon.memsetD8(a.pointer + BigInt(a.bytes), GUARD_PATTERN, guard);
+      if (damage.some((d) => d.side === 'before')) await restoreGuard(name, a.base);
+      if (damage.some((d) => d.side === 'after')) await restoreGuard(name, a.pointer + BigInt(a.bytes));
     }
+  }
+
+  async function restoreGuard(buffer: string, at: bigint): Promise<void> {
+    log.begin();
+    await addon.memsetD8(at, GUARD_PATTERN, guard);
+    log.memset(buffer, `0x${at.toString(16)}`, guard, GUARD_PATTERN, 'guard');
   }
 
   /** A file initializer's bytes: a regular file only (opened non-blocking: a FIFO or a device is refused). */

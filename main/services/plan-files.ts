@@ -2,10 +2,11 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
 import { formatBytes } from '../../core/format';
-import { MAX_SOURCE_BYTES } from '../../core/limits';
+import { MAX_RESULT_FILE_BYTES, MAX_SOURCE_BYTES } from '../../core/limits';
 import { describeIssues } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
-import { describeNotAResult } from '../../core/runner/result-file';
+import { savedEventLogFields } from '../../core/runner/event-log-schema';
+import { describeNotAResult, resultFileText } from '../../core/runner/result-file';
 import { z } from 'zod';
 
 import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
@@ -13,15 +14,15 @@ import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
 /** A plan file that cannot be read, in words for the user (never a stack trace). */
 export class PlanFileError extends Error {}
 
-/** A text file the user named (a plan, a kernel source, a result), within the source-size limit. */
-export async function readTextFile(path: string, what: string): Promise<string> {
+/** A text file the user named (a plan, a kernel source, a result), within a size limit (the source-size one unless given). */
+export async function readTextFile(path: string, what: string, limit = MAX_SOURCE_BYTES): Promise<string> {
   let bytes: Buffer;
   try {
-    bytes = (await readRegularFile(path, MAX_SOURCE_BYTES)).bytes;
+    bytes = (await readRegularFile(path, limit)).bytes;
   } catch (error) {
     if (error instanceof FileRefusedError)
       throw new PlanFileError(
-        error.code === 'TOO_LARGE' ? `${what} ${path} is larger than the limit of ${formatBytes(MAX_SOURCE_BYTES)}.` : `${what} ${path}: ${error.message}`,
+        error.code === 'TOO_LARGE' ? `${what} ${path} is larger than the limit of ${formatBytes(limit)}.` : `${what} ${path}: ${error.message}`,
       );
     const code = (error as NodeJS.ErrnoException).code;
     throw new PlanFileError(code === 'EISDIR' ? `${what} ${path} is a folder, not a file.` : `${what} ${path} does not exist (or cannot be read).`);
@@ -90,11 +91,17 @@ export async function writeJsonFile(path: string, value: unknown): Promise<{ pat
   return { path };
 }
 
-/** A saved run result: checked for the fields the UI reads before it is shown. */
+/** Writes a run outcome as a result file (one line per event of its log: core/runner/result-file.ts), atomically. */
+export async function writeResultFile(path: string, outcome: unknown): Promise<{ path: string }> {
+  await writeFileAtomic(path, resultFileText(outcome));
+  return { path };
+}
+
+/** A saved run result: checked for the fields the UI reads (and the event log the timeline draws) before it is shown. */
 export async function readRunOutcome(path: string): Promise<RunOutcome> {
   let value: unknown;
   try {
-    value = JSON.parse(await readTextFile(path, 'Result file'));
+    value = JSON.parse(await readTextFile(path, 'Result file', MAX_RESULT_FILE_BYTES));
   } catch (error) {
     if (error instanceof PlanFileError) throw error;
     throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);
@@ -115,7 +122,7 @@ const savedOutcomeSchema = z.object({
   }),
   compile: z.array(z.unknown()),
   result: z
-    .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()) })
+    .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()), ...savedEventLogFields })
     .passthrough()
     .nullable(),
 });

@@ -12,6 +12,7 @@ Napi::Value NvmlProcessName(const Napi::CallbackInfo&);
 Napi::Value OpenContext(const Napi::CallbackInfo&);
 Napi::Value CloseContext(const Napi::CallbackInfo&);
 Napi::Value Synchronize(const Napi::CallbackInfo&);
+Napi::Value MarkTimeOrigin(const Napi::CallbackInfo&);
 Napi::Value LoadModule(const Napi::CallbackInfo&);
 Napi::Value UnloadModule(const Napi::CallbackInfo&);
 Napi::Value GetFunction(const Napi::CallbackInfo&);
@@ -51,6 +52,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("openContext", Napi::Function::New(env, OpenContext, "openContext"));
   exports.Set("closeContext", Napi::Function::New(env, CloseContext, "closeContext"));
   exports.Set("synchronize", Napi::Function::New(env, Synchronize, "synchronize"));
+  exports.Set("markTimeOrigin", Napi::Function::New(env, MarkTimeOrigin, "markTimeOrigin"));
   exports.Set("loadModule", Napi::Function::New(env, LoadModule, "loadModule"));
   exports.Set("unloadModule", Napi::Function::New(env, UnloadModule, "unloadModule"));
   exports.Set("getFunction", Napi::Function::New(env, GetFunction, "getFunction"));

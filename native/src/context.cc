@@ -61,6 +61,9 @@ Napi::Value CloseContext(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(s.mutex);
     if (!s.open) return;
     cu.cuCtxSetCurrent(s.context);
+    if (s.timeOrigin) cu.cuEventDestroy(s.timeOrigin);
+    s.timeOrigin = nullptr;
+    s.timeOriginValid = false;
     for (auto& [id, module] : s.modules) cu.cuModuleUnload(module);
     s.modules.clear();
     s.functions.clear();
@@ -68,6 +71,24 @@ Napi::Value CloseContext(const Napi::CallbackInfo& info) {
     s.open = false;
     s.context = nullptr;
     checkDriver(failure, "cuDevicePrimaryCtxRelease_v2", result);
+  };
+  return PromiseWorker::Start(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
+}
+
+// markTimeOrigin(): records the session's origin event on the default stream (created on first use).
+// The runner calls it as a run begins; launch() then gives each timed launch's GPU start and end as ms
+// after it, so the GPU's times share the run's time axis.
+Napi::Value MarkTimeOrigin(const Napi::CallbackInfo& info) {
+  auto execute = [](Failure& failure) {
+    Session& s = session();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.timeOriginValid = false;
+    if (!enterContext(failure, "cuEventRecord")) return;
+    if (!s.timeOrigin && !checkDriver(failure, "cuEventCreate", cu.cuEventCreate(&s.timeOrigin, CU_EVENT_DEFAULT))) {
+      s.timeOrigin = nullptr;
+      return;
+    }
+    s.timeOriginValid = checkDriver(failure, "cuEventRecord", cu.cuEventRecord(s.timeOrigin, nullptr));
   };
   return PromiseWorker::Start(info.Env(), execute, [](Napi::Env env) { return env.Undefined(); });
 }

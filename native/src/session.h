@@ -15,6 +15,11 @@ struct Session {
   int nextId = 1;
   std::map<int, CUmodule> modules;
   std::map<int, std::pair<int, CUfunction>> functions;  // id -> (module id, handle)
+  // The run's time origin (markTimeOrigin): launches report their GPU start and end after it. Valid only
+  // once recorded in the current run; a failed record leaves it invalid, so no launch measures from a
+  // stale one.
+  CUevent timeOrigin = nullptr;
+  bool timeOriginValid = false;
 };
 
 Session& session();

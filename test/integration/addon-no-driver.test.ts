@@ -48,6 +48,11 @@ test('CUDA calls without a driver reject with a structured error, not a crash', 
     addon.memAlloc(16),
     (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_INVALID_ARGUMENT' && /No CUDA context is open/.test(String(e['message'])),
   );
+  // The runner's time origin: a structured rejection the executor turns into launches without GPU placements.
+  await assert.rejects(
+    addon.markTimeOrigin(),
+    (e: Record<string, unknown>) => e['api'] === 'cuEventRecord' && /No CUDA context is open/.test(String(e['message'])),
+  );
 });
 
 test('bad arguments are refused at the boundary with a TypeError or RangeError', () => {

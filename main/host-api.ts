@@ -33,6 +33,7 @@ import { sanitizePlan } from './services/sanitize-plan-service';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
+import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
 
 /** File problems reach the user as their message, not as an internal error. */
 async function userFile<T>(work: () => Promise<T>): Promise<T> {
@@ -199,6 +200,18 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'monitor.start': (request, context) => monitors.start(request, context),
     'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
     'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
+    'memory.open': async ({ path }, { signal, emit }) => {
+      try {
+        return await openMemoryTimelines(path, { signal: signal as AbortSignal, onPhase: (phase) => emit({ kind: 'phase', phase }) });
+      } catch (error) {
+        if (error instanceof SnapshotImportError)
+          throw new ApiError(
+            error.kind === 'refused' ? `${path} was refused: ${error.message}` : error.message,
+            `MEMORY_${error.kind.toUpperCase().replace(/-/g, '_')}`,
+          );
+        throw error;
+      }
+    },
     'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),

@@ -8,6 +8,7 @@ import { MAX_SOURCE_BYTES } from '../limits';
 import { draftSchema, type Draft } from './drafts';
 import { workspaceSettingsSchema, type WorkspaceSettings } from './workspace';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
+import type { MemoryOpenEvent, MemoryOpenResult } from '../memory/memory-open';
 import type { RunOutcome } from '../runner/run-outcome';
 import type { BufferPage } from '../runner/protocol';
 import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
@@ -222,6 +223,12 @@ export const channels = {
   'monitor.stop': { request: z.object({ id: monitorId }).strict(), response: response<{ stopped: boolean }>() },
   /** A saved run result (a colleague's, or one the GPU suite recorded). */
   'run.open': { request: z.object({ path }).strict(), response: response<RunOutcome>() },
+  /**
+   * The memory timelines of a file the user chose: a PyTorch memory snapshot pickle (one timeline per device with
+   * data) or a saved run result. Read in a worker thread (nothing in a pickle runs); decode each with decodeTimeline.
+   * Two opened files are compared in the renderer with compareTimelines.
+   */
+  'memory.open': { request: z.object({ path }).strict(), response: response<MemoryOpenResult>(), events: events<MemoryOpenEvent>() },
   'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
   'plans.read': { request: z.object({ path }).strict(), response: response<{ plan: unknown; path: string }>() },
   'plans.write': { request: z.object({ path, plan: z.unknown() }).strict(), response: response<{ path: string }>() },
@@ -273,6 +280,8 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   }
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
   if (channel === 'sanitize.program') return (typeof asked === 'number' ? asked : 600_000) + 30_000;
+  // A 1 GiB snapshot (the most read) takes well under a minute; a loaded machine gets room.
+  if (channel === 'memory.open') return 300_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   if (channel === 'monitor.start') {
     // Without a duration it runs until stopped: the longest a timer can wait.

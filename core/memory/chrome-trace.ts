@@ -10,6 +10,7 @@
  * allocations alive at once, and an allocation takes the lane that came free first.
  */
 import { formatBytes as formatBytesForTrace } from '../format';
+import { MinHeap } from './min-heap';
 import { A, beforeRecording, describeFrame, type SnapshotModel } from './snapshot-model';
 
 /** Perfetto's UI loads a JSON trace into the browser tab's memory; traces of a few hundred MB are the practical
@@ -17,6 +18,14 @@ import { A, beforeRecording, describeFrame, type SnapshotModel } from './snapsho
 export const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 /** A complete event as written here is 180–260 bytes; counters and instants fewer. Used to refuse early. */
 export const BYTES_PER_EVENT_ESTIMATE = 200;
+
+/** A trace past MAX_TRACE_BYTES (or the caller's own bound): refused, with what to do instead. */
+export class TraceTooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TraceTooLargeError';
+  }
+}
 
 export function countTraceEvents(model: SnapshotModel): number {
   let n = 0;
@@ -36,55 +45,6 @@ export function countTraceEvents(model: SnapshotModel): number {
     }
   }
   return n;
-}
-
-class MinHeap {
-  private keys: number[] = [];
-  private values: number[] = [];
-  get size() {
-    return this.keys.length;
-  }
-  peekKey() {
-    return this.keys[0]!;
-  }
-  push(key: number, value: number) {
-    const k = this.keys;
-    const v = this.values;
-    let i = k.length;
-    k.push(key);
-    v.push(value);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (k[p]! <= key) break;
-      k[i] = k[p]!;
-      v[i] = v[p]!;
-      i = p;
-    }
-    k[i] = key;
-    v[i] = value;
-  }
-  pop(): number {
-    const k = this.keys;
-    const v = this.values;
-    const top = v[0]!;
-    const lastK = k.pop()!;
-    const lastV = v.pop()!;
-    if (k.length) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= k.length) break;
-        const c = l + 1 < k.length && k[l + 1]! < k[l]! ? l + 1 : l;
-        if (k[c]! >= lastK) break;
-        k[i] = k[c]!;
-        v[i] = v[c]!;
-        i = c;
-      }
-      k[i] = lastK;
-      v[i] = lastV;
-    }
-    return top;
-  }
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;

@@ -174,6 +174,7 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     'files.write': () => ({ path: inside(), text: pick(strings) }),
     'files.list': () => ({ dir }),
     'run.open': () => ({ path: inside() }),
+    'memory.open': () => ({ path: inside() }),
     'run.save': () => ({ path: inside(), outcome: value(1) }),
     'plans.read': () => ({ path: inside() }),
     'plans.write': () => ({ path: inside(), plan: value(1) }),
@@ -196,7 +197,18 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
       tool: 'memcheck',
     }),
   };
-  const writes = new Set(['files.write', 'run.save', 'plans.write', 'drafts.save', 'drafts.discard', 'files.read', 'files.list', 'run.open', 'plans.read']);
+  const writes = new Set([
+    'files.write',
+    'run.save',
+    'plans.write',
+    'drafts.save',
+    'drafts.discard',
+    'files.read',
+    'files.list',
+    'run.open',
+    'memory.open',
+    'plans.read',
+  ]);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
     const channel = rand() < 0.9 ? pick(CHANNEL_NAMES) : pick(['', 'app', 'toString', '__proto__', 'files.read.x', 'x'.repeat(300)]);

@@ -1,0 +1,65 @@
+/**
+ * What the `memory.open` channel answers: the memory timelines of a file the user opened (a PyTorch snapshot
+ * pickle: one per device with data; a saved run result: one), ready for the wire, each with its summary.
+ */
+import type { RunResult } from '../runner/run-result';
+import { NoEventLogError } from './run-timeline';
+import { checkRunForTimeline, RunLogError } from './run-log-schema';
+import type { SnapshotModel } from './snapshot-model';
+import { timelineFromSnapshot } from './snapshot-timeline';
+import type { Timeline } from './timeline';
+import { summarizeTimeline, type TimelineSummary } from './timeline-model';
+import { encodeTimeline, type EncodeOptions, type TimelineWire } from './timeline-wire';
+
+export type MemoryFileKind = 'snapshot' | 'run';
+
+export interface MemoryOpenResult {
+  path: string;
+  kind: MemoryFileKind;
+  /** Decode each with decodeTimeline (core/memory/timeline-wire.ts). */
+  timelines: TimelineWire[];
+  /** One per timeline, in the same order. */
+  summary: TimelineSummary[];
+  /** What the reader wants the user to know (a snapshot with no trace, events left out, …). */
+  notes: string[];
+  timings: { readMs: number; parseMs: number; modelMs: number; timelineMs: number; bytes: number };
+}
+
+/** What memory.open streams while it works: the phase it entered. */
+export type MemoryOpenEvent = { kind: 'phase'; phase: 'read' | 'parse' | 'model' | 'timeline' };
+
+/** The devices of a snapshot that have a trace or segments, each as a timeline. */
+export function snapshotTimelines(model: SnapshotModel, name?: string): Timeline[] {
+  return model.devices
+    .filter((t) => t.count > 0 || model.segments.some((s) => s.device === t.device))
+    .map((t) => timelineFromSnapshot(model, t.device, name ? { name } : {}));
+}
+
+/** A saved result file's run: a RunOutcome's `result` (what the workbench saves), or a bare RunResult; checked. */
+export function runFromSavedJson(value: unknown): RunResult {
+  const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (record && 'diagnosis' in record && 'status' in record) {
+    if (record['result'] === null || record['result'] === undefined)
+      throw new NoEventLogError(
+        `This result holds no record of a run on the device (its status is "${String(record['status']).slice(0, 40)}"), so there is no memory timeline to draw.`,
+      );
+    return checkRunForTimeline(record['result']);
+  }
+  if (record && 'runId' in record && 'steps' in record) return checkRunForTimeline(record);
+  throw new RunLogError('This JSON file is not a run result saved by the workbench (it has neither a run outcome nor a run result at its top level).');
+}
+
+/** Timelines on the wire with their summaries. */
+export function memoryOpenResult(
+  path: string,
+  kind: MemoryFileKind,
+  timelines: Timeline[],
+  notes: string[],
+  timings: Omit<MemoryOpenResult['timings'], 'timelineMs'> & { timelineMs?: number },
+  encode: EncodeOptions = {},
+): MemoryOpenResult {
+  const started = Date.now();
+  const summary = timelines.map(summarizeTimeline);
+  const wires = timelines.map((t) => encodeTimeline(t, encode));
+  return { path, kind, timelines: wires, summary, notes, timings: { ...timings, timelineMs: (timings.timelineMs ?? 0) + (Date.now() - started) } };
+}

@@ -1,11 +1,14 @@
 /**
- * Which colour each allocation is drawn in: one per place in the user's code that made it (its stack's top
- * user frame), else per buffer name, else per size class, so that the allocations one line makes read as
- * one colour at every zoom. Indices into a palette of PALETTE_SIZE colours the theme supplies.
+ * Which colour each allocation is drawn in: one hue per place in the user's code that made it (its stack's
+ * top user frame), else per buffer name, else per size class, so that the allocations one line makes read
+ * as one colour at every zoom; and two shades of it, alternating from one allocation to the next, so that
+ * neighbours made by the same line still show as separate blocks. The theme supplies HUES colours; index
+ * 2h is hue h, 2h + 1 its second shade.
  */
 import type { Timeline } from './timeline';
 
-export const PALETTE_SIZE = 12;
+export const HUES = 12;
+export const PALETTE_SIZE = HUES * 2;
 
 /** FNV-1a: the same text gives the same colour in every session. */
 function hash(text: string): number {
@@ -38,18 +41,18 @@ export function allocationColours(t: Timeline): Uint8Array {
     const stack = t.stacks[s];
     if (stack && stack.userFrame >= 0) {
       let c = byStack.get(s);
-      if (c === undefined) byStack.set(s, (c = hash(colourKey(t, i)) % PALETTE_SIZE));
-      out[i] = c;
+      if (c === undefined) byStack.set(s, (c = hash(colourKey(t, i)) % HUES));
+      out[i] = c * 2 + (i & 1);
       continue;
     }
     const l = a.label[i]!;
     if (t.labels[l] !== undefined) {
       let c = byLabel.get(l);
-      if (c === undefined) byLabel.set(l, (c = hash(colourKey(t, i)) % PALETTE_SIZE));
-      out[i] = c;
+      if (c === undefined) byLabel.set(l, (c = hash(colourKey(t, i)) % HUES));
+      out[i] = c * 2 + (i & 1);
       continue;
     }
-    out[i] = Math.floor(Math.log2(Math.max(1, a.size[i]!))) % PALETTE_SIZE;
+    out[i] = (Math.floor(Math.log2(Math.max(1, a.size[i]!))) % HUES) * 2 + (i & 1);
   }
   return out;
 }

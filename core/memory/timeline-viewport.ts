@@ -163,6 +163,7 @@ function formatWithUnit(us: number, unit: Unit, stepUs: number): string {
 /** A duration or a moment as a person reads it: "350 ns", "12.5 µs", "3.2 ms", "1.25 s", "2 min 5 s". */
 export function formatDuration(us: number): string {
   if (!Number.isFinite(us)) return us > 0 ? 'until the end' : String(us);
+  if (us === 0) return '0';
   const a = Math.abs(us);
   const sign = us < 0 ? '-' : '';
   // thresholds just under each unit's 1000, so that rounding to 3 figures never writes "1000 µs"

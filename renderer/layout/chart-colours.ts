@@ -21,7 +21,7 @@ export interface TimelineColours {
   selection: string;
   hover: string;
   range: string;
-  /** PALETTE_SIZE colours (core/memory/timeline-colours.ts), as #rrggbb. */
+  /** HUES colours (core/memory/timeline-colours.ts), as #rrggbb; the view adds a darker shade of each. */
   palette: string[];
 }
 

@@ -21,6 +21,8 @@ interface Props {
   onPeak(): void;
   /** What the view shows, for its accessible name: "Memory timeline of oom.pickle, device 0". */
   label: string;
+  /** When two views are on screen: what tells this one's buttons from the other's ("leak.pickle"). */
+  controlsOf?: string;
   testId?: string;
 }
 
@@ -35,7 +37,7 @@ type Drag = { kind: 'pan' | 'range'; x0: number; y0: number; win: TimeWindow; mo
  * range to zoom to, double-click shows it all; a click selects; the keys in TIMELINE_KEYS do all of that and
  * more from the keyboard. What is selected, and the window after a key, are said in a live region.
  */
-export function TimelineView({ timeline, follow = false, mode, selection, onSelect, onPeak, label, testId }: Props) {
+export function TimelineView({ timeline, follow = false, mode, selection, onSelect, onPeak, label, controlsOf, testId }: Props) {
   const wrapper = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const engine = useRef<TimelineEngine | null>(null);
@@ -51,7 +53,6 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
   useLayoutEffect(() => {
     const e = new TimelineEngine(canvas.current!, TIMELINE_COLOURS[theme], setWin);
     engine.current = e;
-    (canvas.current as unknown as { timelineEngine?: TimelineEngine }).timelineEngine = e;
     const resize = () => {
       const box = wrapper.current;
       if (box) e.resize(box.clientWidth, box.clientHeight, window.devicePixelRatio || 1);
@@ -256,16 +257,17 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
   }, [win, timeline.durationUs]);
 
   const described = hover ? describe(timeline, hover.target) : null;
+  const of = controlsOf ? ` (${controlsOf})` : '';
   return (
     <div className="timeline-view" data-testid={testId}>
-      <div className="timeline-toolbar" role="toolbar" aria-label="Timeline zoom">
-        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 2 })} title="Zoom in (+)">
+      <div className="timeline-toolbar" role="toolbar" aria-label={`Zoom${of}`}>
+        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 2 })} title="Zoom in (+)" aria-label={`Zoom in${of}`}>
           Zoom in
         </button>
-        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 0.5 })} title="Zoom out (−)">
+        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 0.5 })} title="Zoom out (−)" aria-label={`Zoom out${of}`}>
           Zoom out
         </button>
-        <button type="button" onClick={() => perform({ kind: 'reset' })} title="The whole timeline (0)">
+        <button type="button" onClick={() => perform({ kind: 'reset' })} title="The whole timeline (0)" aria-label={`Whole timeline${of}`}>
           Whole timeline
         </button>
         {win && (

@@ -56,19 +56,25 @@ export function fitText(ctx: CanvasRenderingContext2D, text: string, x: number, 
   if (lo > 0) ctx.fillText(`${text.slice(0, lo)}…`, x, y);
 }
 
-export function drawAxis(ctx: CanvasRenderingContext2D, track: Track, plot: Plot, c: TimelineColours): void {
+/** The time axis: its grid lines (drawn first, under everything) or its labels and rule. */
+export function drawAxis(ctx: CanvasRenderingContext2D, track: Track, plot: Plot, c: TimelineColours, part: 'lines' | 'labels'): void {
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
   for (const tick of timeTicks(plot.win, plot.width)) {
     const x = snap(plot, plotX(plot, tick.us));
-    ctx.fillStyle = c.grid;
-    ctx.fillRect(x, track.y + track.height - 6, 1 / plot.dpr, plot.height);
-    ctx.fillStyle = c.muted;
-    ctx.fillText(tick.label, x + 3, track.y + track.height / 2 - 2);
+    if (part === 'lines') {
+      ctx.fillStyle = c.grid;
+      ctx.fillRect(x, track.y + track.height - 6, 1 / plot.dpr, plot.height);
+    } else {
+      ctx.fillStyle = c.muted;
+      ctx.fillText(tick.label, x + 3, track.y + track.height / 2 - 2);
+    }
   }
-  ctx.fillStyle = c.grid;
-  ctx.fillRect(plot.x, track.y + track.height - 0.5, plot.width, 0.5);
+  if (part === 'labels') {
+    ctx.fillStyle = c.grid;
+    ctx.fillRect(plot.x, track.y + track.height - 0.5, plot.width, 0.5);
+  }
 }
 
 /** Byte ticks for a track `height` tall showing 0..max: 1, 2 or 5 × a power of 1024's unit. */

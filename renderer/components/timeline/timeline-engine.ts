@@ -1,4 +1,4 @@
-import { PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
+import { HUES, PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
 import {
   activeOutline,
   ActiveRaster,
@@ -55,13 +55,20 @@ interface Prepared {
 
 let nextId = 1;
 
+/** The theme's hues, each with a second shade (a sixth darker) for every other allocation. */
 function parsePalette(colours: string[]): Palette {
   const p: Palette = { r: new Float32Array(PALETTE_SIZE), g: new Float32Array(PALETTE_SIZE), b: new Float32Array(PALETTE_SIZE) };
-  for (let i = 0; i < PALETTE_SIZE; i++) {
-    const hex = colours[i % colours.length]!;
-    p.r[i] = parseInt(hex.slice(1, 3), 16) / 255;
-    p.g[i] = parseInt(hex.slice(3, 5), 16) / 255;
-    p.b[i] = parseInt(hex.slice(5, 7), 16) / 255;
+  for (let h = 0; h < HUES; h++) {
+    const hex = colours[h % colours.length]!;
+    const rgb = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16) / 255);
+    for (const [k, shade] of [
+      [2 * h, 1],
+      [2 * h + 1, 5 / 6],
+    ] as const) {
+      p.r[k] = rgb[0]! * shade;
+      p.g[k] = rgb[1]! * shade;
+      p.b[k] = rgb[2]! * shade;
+    }
   }
   return p;
 }
@@ -90,8 +97,8 @@ export class TimelineEngine {
   /** A drag-select under way: from and to, in CSS pixels across the plot. */
   range: { from: number; to: number } | null = null;
   private outline: { index: number; time: Float64Array; offset: Float64Array; end: number } | null = null;
-  /** Frames drawn and tiles still missing after the last frame: for the bench and the tests' waits. */
-  stats = { frames: 0, pendingTiles: 0, lastFrameMs: 0 };
+  /** Frames drawn, tiles still missing after the last frame, and what the last frame cost. */
+  readonly stats = { frames: 0, pendingTiles: 0, lastFrameMs: 0 };
 
   constructor(
     private readonly canvas: HTMLCanvasElement,
@@ -325,6 +332,15 @@ export class TimelineEngine {
     const plot: Plot = { x: GUTTER_WIDTH, width: this.plotWidth, dpr: this.dpr, win: this.win, height };
 
     const area = this.tracks.find((t): t is Track & { kind: 'allocations' } => t.kind === 'allocations');
+    const axis = this.tracks.find((t) => t.kind === 'axis');
+    if (axis) {
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(plot.x, 0, plot.width, height);
+      ctx.clip();
+      drawAxis(ctx, axis, plot, c, 'lines');
+      ctx.restore();
+    }
     let pending = 0;
     if (area) {
       drawByteGrid(ctx, area, this.mode === 'active' ? this.yMax() : 0, plot, c, 'lines');
@@ -336,7 +352,7 @@ export class TimelineEngine {
     ctx.rect(plot.x, 0, plot.width, height);
     ctx.clip();
     for (const track of this.tracks) {
-      if (track.kind === 'axis') drawAxis(ctx, track, plot, c);
+      if (track.kind === 'axis') drawAxis(ctx, track, plot, c, 'labels');
       else if (track.kind === 'counter')
         drawCounter(ctx, track, p.counterScales[p.timeline.counters.indexOf(track.counter)] ?? 1, p.timeline.durationUs, plot, c);
       else if (track.kind === 'spans') drawSpans(ctx, track, p.timeline, p.spanIndex, plot, c);
@@ -357,6 +373,9 @@ export class TimelineEngine {
     this.stats.frames++;
     this.stats.pendingTiles = pending;
     this.stats.lastFrameMs = performance.now() - started;
+    // what tests and the bench wait on: every tile in view drawn at its own level
+    const settled = pending === 0 ? 'yes' : 'no';
+    if (this.canvas.dataset['tilesSettled'] !== settled) this.canvas.dataset['tilesSettled'] = settled;
     if (pending > 0) this.requestDraw();
   }
 

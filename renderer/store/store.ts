@@ -5,10 +5,11 @@ import { createAppSlice, type AppSlice } from './app-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
+import { createMemorySlice, type MemorySlice } from './memory-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & MemorySlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -19,6 +20,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createRunSlice(...a),
     ...createSanitizerSlice(...a),
     ...createExplainSlice(...a),
+    ...createMemorySlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

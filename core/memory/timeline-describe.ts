@@ -4,6 +4,7 @@
  */
 import { formatBytes } from '../format';
 import { SPAN_LANES, type Timeline, type TimelineFrame } from './timeline';
+import type { TimelineSummary } from './timeline-model';
 import { formatDuration } from './timeline-viewport';
 
 /** A thing the view can point at. */
@@ -134,4 +135,28 @@ export function counterValueAt(time: Float64Array, value: Float64Array, t: numbe
 export function announce(t: Timeline, target: TimelineTarget): string {
   const d = describe(t, target);
   return `${d.title}. ${d.facts.map((f) => `${f.name}: ${f.value}`).join('. ')}.`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+
+/** The timeline in sentences: what a screen reader reads beside the canvas, and what everyone reads first. */
+export function summarySentences(t: Timeline, s: TimelineSummary): string[] {
+  const out: string[] = [];
+  if (t.allocations.count > 0) out.push(`${plural(t.allocations.count, 'allocation')} over ${formatDuration(t.durationUs)}.`);
+  else if (t.counters.some((c) => c.time.length > 0)) out.push(`${formatDuration(t.durationUs)} of samples.`);
+  else out.push('No samples yet.');
+  if (s.peak) out.push(`Peak ${formatBytes(s.peak.bytes)} at ${formatDuration(s.peak.timeUs)}, with ${plural(s.peak.allocations, 'allocation')} alive.`);
+  // the device's own memory and PyTorch's cache: what the allocations alone do not say
+  for (const c of s.counters.filter((c) => c.peak !== null && (c.id.endsWith(':used') || c.id.endsWith(':reserved'))).slice(0, 4))
+    out.push(`${c.label} peaked at ${formatBytes(c.peak!)}${c.peakUs !== null ? ` at ${formatDuration(c.peakUs)}` : ''}.`);
+  if (s.ooms.length) out.push(`${plural(s.ooms.length, 'out-of-memory error')}.`);
+  if (s.errors.length) out.push(`${plural(s.errors.length, 'other error')}.`);
+  if (s.leaks.count > 0)
+    out.push(
+      t.source === 'run'
+        ? `${plural(s.leaks.count, 'allocation')} (${formatBytes(s.leaks.bytes)}) never freed: leaked.`
+        : `${plural(s.leaks.count, 'allocation')} (${formatBytes(s.leaks.bytes)}) still alive when the timeline ends: leak candidates.`,
+    );
+  else if (t.allocations.count > 0) out.push('Everything allocated was freed.');
+  return out;
 }

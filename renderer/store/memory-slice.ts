@@ -1,7 +1,8 @@
 import type { StateCreator } from 'zustand';
 
 import type { MemoryOpenEvent } from '../../core/memory/memory-open';
-import type { MemorySample, SampledProcess, SampleSeries } from '../../core/memory/samples';
+import { addSamples } from '../../core/memory/sample-batches';
+import type { SampleSeries } from '../../core/memory/samples';
 import { timelineFromSamples } from '../../core/memory/samples-timeline';
 import type { Timeline } from '../../core/memory/timeline';
 import type { TimelineTarget } from '../../core/memory/timeline-describe';
@@ -62,22 +63,10 @@ export interface MemorySlice {
   stopMonitor(): void;
 }
 
-/** An hour at 10 samples a second; past it the oldest go, and the timeline says how many. */
-export const MAX_MONITOR_SAMPLES = 36_000;
-
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 let openAbort: AbortController | null = null;
 let monitorAbort: AbortController | null = null;
-
-/** Merges a batch of samples into the series: processes by pid (a later listing replaces an earlier one), samples appended, bounded. */
-export function addSamples(series: SampleSeries, samples: MemorySample[], processes: SampledProcess[]): SampleSeries {
-  const byPid = new Map(series.processes.map((p) => [p.pid, p]));
-  for (const p of processes) byPid.set(p.pid, { ...byPid.get(p.pid), ...p, firstSeenUs: Math.min(byPid.get(p.pid)?.firstSeenUs ?? Infinity, p.firstSeenUs) });
-  const all = series.samples.concat(samples);
-  const over = Math.max(0, all.length - MAX_MONITOR_SAMPLES);
-  return { ...series, processes: [...byPid.values()], samples: over ? all.slice(over) : all, dropped: series.dropped + over };
-}
 
 export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice> = (set, get) => ({
   memorySource: 'run',
@@ -172,7 +161,15 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
         },
       );
     } catch (error) {
-      if (!controller.signal.aborted) set((s) => ({ monitor: { ...s.monitor, error: `Monitoring stopped: ${message(error)}` } }));
+      if (!controller.signal.aborted)
+        set((s) => ({
+          monitor: {
+            ...s.monitor,
+            error: `Monitoring stopped: ${message(error)}`,
+            // nothing was sampled: no empty timeline, just the reason
+            timeline: s.monitor.series?.samples.length ? s.monitor.timeline : null,
+          },
+        }));
     } finally {
       if (monitorAbort === controller) monitorAbort = null;
       set((s) => ({ monitor: { ...s.monitor, running: false } }));

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
+import { discoverLibraries } from '../../main/services/discovery-service';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -161,6 +162,34 @@ test('14: a run result recorded before event logs: the Memory tab says there is 
   const refusal = dialog.getByTestId('memory-open-error');
   await refusal.waitFor();
   assert.match(await refusal.innerText(), /evil-global\.pickle/);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('14: the monitor: with NVML, each GPU live and Stop ends it; without, why it cannot and what to do', async () => {
+  const { page, errors } = await openApp(VIEWPORTS[0]);
+  await page.getByTestId('output-tab-Memory').click();
+  await page.getByLabel('Sampling interval (ms)').fill('5');
+  assert.equal(await page.getByRole('button', { name: 'Start monitoring' }).isDisabled(), true, 'below 10 ms is refused');
+  await page.getByLabel('Sampling interval (ms)').fill('50');
+  await page.getByRole('button', { name: 'Start monitoring' }).click();
+  if (discoverLibraries().nvml.loaded) {
+    // a real device: its used memory is a track, drawn live, until Stop
+    await page.getByRole('application', { name: /Memory timeline of the monitor/ }).waitFor();
+    await page
+      .getByTestId('memory-summary')
+      .filter({ hasText: /GPU \d+ used/ })
+      .waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Stop monitoring' }).click();
+    await page.getByRole('button', { name: 'Start monitoring' }).waitFor();
+  } else {
+    const alert = page.getByTestId('memory-view').getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /^Monitoring stopped: NVML was not found[\s\S]*What to do:/);
+    await page.getByRole('button', { name: 'Start monitoring' }).waitFor();
+    assert.equal(await page.getByRole('application').count(), 0, 'nothing sampled, nothing drawn');
+    assert.match(await page.getByTestId('memory-empty').innerText(), /Start monitoring/);
+  }
   assert.deepEqual(errors, []);
   await page.context().close();
 });

@@ -3,7 +3,10 @@ import { test } from 'node:test';
 
 import { AddressRaster, buildAddressLayout, hitAddress } from '../../core/memory/address-layout';
 import { allocationColours, PALETTE_SIZE } from '../../core/memory/timeline-colours';
-import { announce, counterValueAt, describe, hexAddress } from '../../core/memory/timeline-describe';
+import type { SampleSeries } from '../../core/memory/samples';
+import { announce, counterValueAt, describe, hexAddress, summarySentences } from '../../core/memory/timeline-describe';
+import { summarizeTimeline } from '../../core/memory/timeline-model';
+import { addSamples, MAX_MONITOR_SAMPLES } from '../../core/memory/sample-batches';
 import { timelineAction } from '../../core/memory/timeline-keys';
 import { buildActiveLayout, byPosition, stackNeighbour, type Palette } from '../../core/memory/timeline-layout';
 import { buildSpanIndex, counterColumns, hitSpan, spanColumns } from '../../core/memory/timeline-lod';
@@ -279,4 +282,45 @@ test('the address view: blocks at their address, large unused gaps squeezed, sma
   assert.equal(px(2, 1)[3], 0, 'the hole is empty');
   assert.deepEqual(px(2, 2), [0, 255, 0, 255]);
   assert.deepEqual(px(7, 2), [255, 0, 0, 255], 'the reused address, in the new block’s colour');
+});
+
+test('the summary in sentences: allocations, the peak, the OOMs, what was left alive, by the kind of timeline', () => {
+  const t = timelineOf([
+    [0, 10, 100],
+    [2, Infinity, 50],
+  ]);
+  const summary = summarizeTimeline(t);
+  assert.deepEqual(summarySentences(t, summary), [
+    '2 allocations over 10 µs.',
+    'Peak 150 B at 2 µs, with 2 allocations alive.',
+    '1 allocation (50 B) still alive when the timeline ends: leak candidates.',
+  ]);
+  t.source = 'run';
+  assert.match(summarySentences(t, summary).at(-1)!, /^1 allocation \(50 B\) never freed: leaked\.$/);
+  t.allocations.end[1] = 5;
+  assert.equal(summarySentences(t, summarizeTimeline(t)).at(-1), 'Everything allocated was freed.');
+});
+
+test('monitor batches: processes merged by pid, samples appended, the oldest dropped past the bound and counted', () => {
+  const sample = (timeUs: number) => ({ timeUs, devices: [{ index: 0, usedBytes: 1, freeBytes: 2, totalBytes: 3 }], processes: [] });
+  const proc = (pid: number, firstSeenUs: number, command: string) => ({ pid, command, flag: null, firstSeenUs, lastSeenUs: firstSeenUs });
+  let series = { intervalMs: 100, devices: [], processes: [], samples: [], dropped: 0 } as SampleSeries;
+  series = addSamples(series, [sample(1), sample(2)], [proc(7, 1, 'python train.py')]);
+  series = addSamples(series, [sample(3)], [proc(7, 3, 'python train.py --resume'), proc(8, 3, 'other')]);
+  assert.deepEqual(
+    series.processes.map((p) => [p.pid, p.command, p.firstSeenUs]),
+    [
+      [7, 'python train.py --resume', 1],
+      [8, 'other', 3],
+    ],
+  );
+  assert.deepEqual(
+    series.samples.map((s) => s.timeUs),
+    [1, 2, 3],
+  );
+  const many = Array.from({ length: MAX_MONITOR_SAMPLES }, (_, i) => sample(10 + i));
+  series = addSamples(series, many, []);
+  assert.equal(series.samples.length, MAX_MONITOR_SAMPLES);
+  assert.equal(series.dropped, 3);
+  assert.equal(series.samples[0]!.timeUs, 10);
 });

@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import { formatBytes } from '../../../core/format';
 import type { Timeline, TimelineMarker } from '../../../core/memory/timeline';
 import type { TimelineTarget } from '../../../core/memory/timeline-describe';
+import { summarySentences } from '../../../core/memory/timeline-describe';
 import { summarizeTimeline, type TimelineSummary } from '../../../core/memory/timeline-model';
 import { formatDuration } from '../../../core/memory/timeline-viewport';
 import { basenameOf, dirnameOf } from '../../../core/workspace/paths';
@@ -19,28 +20,6 @@ import { TimelineView } from './TimelineView';
 const MARKER_WORDS: Record<TimelineMarker['kind'], string> = { oom: 'Out of memory', leak: 'Leak', error: 'Error', peak: 'Peak' };
 /** Markers listed as buttons beside the timeline (the keyboard's and screen reader's way to each); the rest are counted. */
 const LISTED_MARKERS = 40;
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
-
-/** The timeline in sentences: what a screen reader reads beside the canvas, and what everyone reads first. */
-export function summarySentences(t: Timeline, s: TimelineSummary): string[] {
-  const out: string[] = [];
-  if (t.allocations.count > 0) out.push(`${plural(t.allocations.count, 'allocation')} over ${formatDuration(t.durationUs)}.`);
-  else out.push(`${formatDuration(t.durationUs)} of samples.`);
-  if (s.peak) out.push(`Peak ${formatBytes(s.peak.bytes)} at ${formatDuration(s.peak.timeUs)}, with ${plural(s.peak.allocations, 'allocation')} alive.`);
-  for (const c of s.counters.filter((c) => c.peak !== null && (c.id.endsWith(':used') || c.id.startsWith('device'))).slice(0, 4))
-    out.push(`${c.label} peaked at ${formatBytes(c.peak!)}${c.peakUs !== null ? ` at ${formatDuration(c.peakUs)}` : ''}.`);
-  if (s.ooms.length) out.push(`${plural(s.ooms.length, 'out-of-memory error')}.`);
-  if (s.errors.length) out.push(`${plural(s.errors.length, 'other error')}.`);
-  if (s.leaks.count > 0)
-    out.push(
-      t.source === 'run'
-        ? `${plural(s.leaks.count, 'allocation')} (${formatBytes(s.leaks.bytes)}) never freed: leaked.`
-        : `${plural(s.leaks.count, 'allocation')} (${formatBytes(s.leaks.bytes)}) still alive when the timeline ends: leak candidates.`,
-    );
-  else if (t.allocations.count > 0) out.push('Everything allocated was freed.');
-  return out;
-}
 
 /**
  * The Memory tab: the memory timeline of the run result, of a snapshot or result file opened, or of the

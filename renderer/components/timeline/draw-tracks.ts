@@ -1,4 +1,5 @@
 import { formatBytes } from '../../../core/format';
+import type { AddressLayout } from '../../../core/memory/address-layout';
 import { counterColumns, forEachSpanIn, spanColumns, type SpanIndex } from '../../../core/memory/timeline-lod';
 import type { Track } from '../../../core/memory/timeline-tracks';
 import { niceStep, timeTicks, timeToX, type TimeWindow } from '../../../core/memory/timeline-viewport';
@@ -102,6 +103,20 @@ export function drawByteGrid(ctx: CanvasRenderingContext2D, track: Track, max: n
       ctx.fillStyle = c.muted;
       ctx.fillText(formatBytes(v), plot.x - 4, y);
     }
+  }
+  ctx.textAlign = 'left';
+}
+
+/** The address view's scale: an address every ~60 pixels (none in a squeezed gap), in the gutter. */
+export function drawAddressLabels(ctx: CanvasRenderingContext2D, track: Track, address: AddressLayout, plot: Plot, c: TimelineColours): void {
+  ctx.font = FONT;
+  ctx.textBaseline = 'middle';
+  ctx.textAlign = 'right';
+  ctx.fillStyle = c.muted;
+  for (let y = track.height - 10; y > 14; y -= 60) {
+    const at = address.addressAt(((track.height - y) / track.height) * address.height);
+    if (Number.isNaN(at)) continue;
+    ctx.fillText(`0x${Math.floor(at).toString(16)}`, plot.x - 4, track.y + y);
   }
   ctx.textAlign = 'left';
 }

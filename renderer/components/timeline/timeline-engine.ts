@@ -30,7 +30,7 @@ import {
 import type { Timeline } from '../../../core/memory/timeline';
 import type { TimelineTarget } from '../../../core/memory/timeline-describe';
 import type { TimelineColours } from '../../layout/chart-colours';
-import { counterScale, drawAxis, drawByteGrid, drawCounter, drawGutter, drawMarkers, drawSpans, snap, type Plot } from './draw-tracks';
+import { counterScale, drawAddressLabels, drawAxis, drawByteGrid, drawCounter, drawGutter, drawMarkers, drawSpans, snap, type Plot } from './draw-tracks';
 import { TileCache, tileKey } from './tile-cache';
 
 export type AllocationMode = 'active' | 'address';
@@ -368,7 +368,8 @@ export class TimelineEngine {
     }
     ctx.restore();
     drawGutter(ctx, this.tracks, GUTTER_WIDTH, height, c);
-    if (area) drawByteGrid(ctx, area, this.mode === 'active' ? this.yMax() : 0, plot, c, 'labels');
+    if (area && this.mode === 'address' && p.address) drawAddressLabels(ctx, area, p.address, plot, c);
+    else if (area) drawByteGrid(ctx, area, this.yMax(), plot, c, 'labels');
 
     this.stats.frames++;
     this.stats.pendingTiles = pending;

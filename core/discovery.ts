@@ -39,14 +39,23 @@ export interface DiscoveryReport {
   platform: string;
 }
 
-export type CheckStatus = 'ok' | 'warn' | 'fail';
+/** 'not-run': the check could not be made (no driver, NVML silent, not supported here): never reported as passed. */
+export type CheckStatus = 'ok' | 'warn' | 'fail' | 'not-run';
+
+/** The groups the doctor's report is shown in, in this order. */
+export const DOCTOR_AREAS = ['driver', 'compilers', 'environment', 'gpu', 'processes'] as const;
+export type DoctorArea = (typeof DOCTOR_AREAS)[number];
 
 export interface DoctorCheck {
   id: string;
   status: CheckStatus;
   title: string;
+  /** The evidence: what was found, with its numbers. */
   detail: string;
+  /** The fix, or null when there is nothing to do. */
   remedy: string | null;
+  /** Absent in reports made before the doctor grouped its checks. */
+  area?: DoctorArea;
   /** Where a missing library was looked for, one place per entry. */
   searched?: string[];
 }
@@ -128,17 +137,6 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
       detail: `${report.nvrtc.path}${v ? ` — CUDA ${formatCudaVersion(v)}` : ''}`,
       remedy: null,
     });
-    const driver = report.cuda.version;
-    if (v && driver && v > driver) {
-      const majorNewer = Math.floor(v / 1000) > Math.floor(driver / 1000);
-      checks.push({
-        id: 'toolkit-vs-driver',
-        status: majorNewer ? 'fail' : 'warn',
-        title: 'Compiler newer than driver',
-        detail: `NVRTC is CUDA ${formatCudaVersion(v)} but the driver supports CUDA ${formatCudaVersion(driver)}: PTX from this compiler cannot be JIT-compiled by this driver (CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222)${majorNewer ? ', and cubins of a newer major version will not load' : ''}.`,
-        remedy: 'Update the NVIDIA driver, or point the workbench at an NVRTC no newer than the driver (GPU_WORKBENCH_NVRTC_LIB).',
-      });
-    }
   } else {
     checks.push({
       id: 'nvrtc',
@@ -183,8 +181,7 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
               "It names the faulting line, thread and buffer (memcheck, racecheck, initcheck, synccheck). It ships with the CUDA toolkit (bin/compute-sanitizer); on Debian or Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-13-0 (your toolkit's version). Or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.",
           },
     );
-  if (report.env)
-    checks.push(...environmentChecks({ env: report.env, libcudaPath: report.cuda.loaded ? report.cuda.path : null, cudaDeviceCount: deviceCount }));
+  if (report.env) checks.push(...environmentChecks({ env: report.env, libcudaPath: report.cuda.loaded ? report.cuda.path : null }));
   checks.push(
     report.nvml.loaded
       ? { id: 'nvml', status: 'ok', title: 'NVML (memory monitoring)', detail: report.nvml.path ?? '', remedy: null }
@@ -197,5 +194,15 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
           remedy: 'It ships with the NVIDIA driver (libnvidia-ml.so.1); without it there is no per-process GPU memory.',
         },
   );
-  return checks;
+  return checks.map((c) => ({ ...c, area: c.area ?? LIBRARY_CHECK_AREAS[c.id] ?? 'environment' }));
 }
+
+const LIBRARY_CHECK_AREAS: Record<string, DoctorArea> = {
+  addon: 'driver',
+  driver: 'driver',
+  devices: 'driver',
+  nvml: 'driver',
+  nvrtc: 'compilers',
+  nvcc: 'compilers',
+  'compute-sanitizer': 'compilers',
+};

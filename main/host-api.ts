@@ -9,7 +9,6 @@ import {
   type ChannelResponse,
   type Envelope,
 } from '../core/api/channels';
-import { doctorChecks } from '../core/discovery';
 import { describeIssues } from '../core/plan/plan-schema';
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -24,6 +23,7 @@ import { listProfiles } from './services/profile-service';
 import { listDevices } from './services/device-service';
 import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
+import { runDoctor } from './doctor/gather';
 import type { Workbench } from './workbench';
 import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile, writeResultFile } from './services/plan-files';
 import { listGallery, loadSample } from './services/sample-service';
@@ -101,13 +101,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     }),
     'discovery.get': () => discover(),
     'devices.list': () => listDevices(),
-    'doctor.get': async () => {
-      const report = await discover();
-      const devices = report.cuda.loaded ? await listDevices() : null;
-      const count = devices?.ok ? devices.devices.length : null;
-      const error = devices && !devices.ok ? `${devices.problem.title}: ${devices.problem.detail}` : null;
-      return { checks: doctorChecks(report, count, error) };
-    },
+    // Every driver and NVML query in it is time-limited (main/doctor/time-limit.ts): a wedged GPU gives a finding, not a hung view.
+    'doctor.get': async () => ({ checks: (await runDoctor()).checks }),
     'runners.status': async () => workbench.pool.status(),
     'compile.run': async (request, { signal }) => {
       const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });

@@ -16,14 +16,12 @@ export interface EnvironmentFacts {
   env: DoctorEnvironment;
   /** Where the driver library was loaded from, if it was. */
   libcudaPath: string | null;
-  /** Devices CUDA sees (after CUDA_VISIBLE_DEVICES), where known. */
-  cudaDeviceCount: number | null;
 }
 
 const stubDir = (path: string) => /(^|\/)stubs(\/|$)/.test(path);
 const compatDir = (path: string) => /(^|\/)compat(\/|$)/.test(path);
 
-/** Checks on the environment a CUDA program inherits: each with its evidence and the fix. */
+/** Checks on the environment a CUDA program inherits: each with its evidence and the fix (area 'environment'). */
 export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
   const { env } = facts;
   const checks: DoctorCheck[] = [];
@@ -42,16 +40,7 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
         : 'If this is left over from another job, unset it; otherwise remember the renumbering when you read nvidia-smi.',
     });
   }
-  const order = env.CUDA_DEVICE_ORDER;
-  const many = (facts.cudaDeviceCount ?? 0) > 1;
-  if (many && order !== 'PCI_BUS_ID')
-    checks.push({
-      id: 'cuda-device-order',
-      status: 'warn',
-      title: 'Device ordinals may differ from nvidia-smi',
-      detail: `CUDA_DEVICE_ORDER is ${order === undefined ? 'unset' : `"${order}"`}: CUDA numbers devices fastest first, nvidia-smi by PCI bus id, so "GPU 1" can be two different cards.`,
-      remedy: 'export CUDA_DEVICE_ORDER=PCI_BUS_ID to number them as nvidia-smi does.',
-    });
+  // CUDA_DEVICE_ORDER is judged against the devices themselves: device-order-rules.ts.
   if (env.CUDA_LAUNCH_BLOCKING !== undefined && env.CUDA_LAUNCH_BLOCKING !== '0')
     checks.push({
       id: 'cuda-launch-blocking',

@@ -33,8 +33,8 @@ export interface SamplingStats {
   intervalMs: number;
   /** How often processes were listed (at most as often as samples were taken). */
   processIntervalMs: number;
-  /** 'worker': each NVML call on a libuv thread; 'inline': on the host's JS thread. */
-  mode: 'worker' | 'inline';
+  /** 'thread': a native sampling thread, drained four times a second; 'worker': a JS timer, each NVML call on a libuv thread; 'inline': each on the JS thread. */
+  mode: 'thread' | 'worker' | 'inline';
   samples: number;
   /** Samples kept in the series (the rest dropped past its bound). */
   kept: number;

@@ -43,16 +43,36 @@ const count = (value: number | undefined, what: string, max: number): number => 
 
 /** Reads one sample; throws NvmlSampleLayoutError on anything that does not fit the layout. */
 export function decodeNvmlSample(data: ArrayLike<number>): DecodedNvmlSample {
-  if (data[0] !== NVML_SAMPLE_LAYOUT) throw new NvmlSampleLayoutError(`layout ${data[0]}, expected ${NVML_SAMPLE_LAYOUT}`);
-  const timeUs = nonNegative(data[1], 'the time');
-  const nativeUs = nonNegative(data[2], 'the native time');
-  const processUs = nonNegative(data[3], 'the process time');
-  const deviceCount = count(data[4], 'the device count', 1024);
+  const { sample, next } = decodeAt(data, 0);
+  if (next !== data.length) throw new NvmlSampleLayoutError(`${data.length - next} values after the last device`);
+  return sample;
+}
+
+/** Reads `count` samples laid end to end (what the sampling thread hands over); throws on anything that does not fit. */
+export function decodeNvmlSamples(data: ArrayLike<number>, count: number): DecodedNvmlSample[] {
+  const out: DecodedNvmlSample[] = [];
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const { sample, next } = decodeAt(data, at);
+    out.push(sample);
+    at = next;
+  }
+  if (at !== data.length) throw new NvmlSampleLayoutError(`${data.length - at} values after sample ${count}`);
+  return out;
+}
+
+function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvmlSample; next: number } {
+  if (start + 5 > data.length) throw new NvmlSampleLayoutError(`a sample's header runs past the end (${data.length} values)`);
+  if (data[start] !== NVML_SAMPLE_LAYOUT) throw new NvmlSampleLayoutError(`layout ${data[start]}, expected ${NVML_SAMPLE_LAYOUT}`);
+  const timeUs = nonNegative(data[start + 1], 'the time');
+  const nativeUs = nonNegative(data[start + 2], 'the native time');
+  const processUs = nonNegative(data[start + 3], 'the process time');
+  const deviceCount = count(data[start + 4], 'the device count', 1024);
   const devices: MemorySample['devices'] = [];
   const reservedBytes: (number | null)[] = [];
   const processErrors: DecodedNvmlSample['processErrors'] = [];
   let processes: ProcessMemorySample[] | null = null;
-  let at = 5;
+  let at = start + 5;
   for (let index = 0; index < deviceCount; index++) {
     if (at + 6 > data.length) throw new NvmlSampleLayoutError(`device ${index} runs past the end (${data.length} values)`);
     const usedBytes = nonNegative(data[at], `device ${index}'s used bytes`);
@@ -79,6 +99,5 @@ export function decodeNvmlSample(data: ArrayLike<number>): DecodedNvmlSample {
     }
     at += 2 * listed;
   }
-  if (at !== data.length) throw new NvmlSampleLayoutError(`${data.length - at} values after the last device`);
-  return { sample: { timeUs, devices, processes }, reservedBytes, processErrors, nativeUs, processUs };
+  return { sample: { sample: { timeUs, devices, processes }, reservedBytes, processErrors, nativeUs, processUs }, next: at };
 }

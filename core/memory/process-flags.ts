@@ -80,6 +80,7 @@ export function commandLineOf(raw: string, maxChars = MAX_COMMAND_CHARS): string
   const text = raw
     .replace(/\0+$/, '')
     .replace(/\0/g, ' ')
+    // eslint-disable-next-line no-control-regex -- control characters are what this shows as '?'
     .replace(/[\u0000-\u001f\u007f]/g, '?')
     .trim();
   if (!text) return null;

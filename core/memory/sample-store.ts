@@ -116,8 +116,7 @@ export class SampleStore {
   }
 
   push(sample: MemorySample): void {
-    if (sample.devices.length !== this.deviceCount)
-      throw new RangeError(`a sample of ${sample.devices.length} devices in a store of ${this.deviceCount}`);
+    if (sample.devices.length !== this.deviceCount) throw new RangeError(`a sample of ${sample.devices.length} devices in a store of ${this.deviceCount}`);
     const listed = sample.processes ?? [];
     // More processes in one sample than the whole bound: keep what fits (never seen: NVML lists a few thousand at most).
     const kept = listed.slice(0, this.pids.bound);

@@ -38,6 +38,9 @@ export interface ProcessTrend {
   falls: number;
 }
 
+/** Processes followed at most (a session of days can see many short-lived ones); past it new ones are counted. */
+export const MAX_PROCESS_TRENDS = 10_000;
+
 /** Growth below this is noise (allocator rounding, the driver's own bookkeeping). */
 export const GROWTH_NOISE_BYTES = 2 * 2 ** 20;
 
@@ -45,9 +48,16 @@ export class SeriesSummarizer {
   private readonly deviceTrends = new Map<number, DeviceTrend>();
   private readonly processTrends = new Map<number, Map<number, ProcessTrend>>();
   private count = 0;
+  private trends = 0;
+  private left = 0;
 
   get samples(): number {
     return this.count;
+  }
+
+  /** Process entries (one per process per sample) of processes past MAX_PROCESS_TRENDS, left out of the summary. */
+  get untracked(): number {
+    return this.left;
   }
 
   observe(sample: MemorySample): void {
@@ -85,6 +95,11 @@ export class SeriesSummarizer {
       if (!onDevice) this.processTrends.set(p.device, (onDevice = new Map()));
       let trend = onDevice.get(p.pid);
       if (!trend) {
+        if (this.trends >= MAX_PROCESS_TRENDS) {
+          this.left++;
+          continue;
+        }
+        this.trends++;
         trend = {
           device: p.device,
           pid: p.pid,

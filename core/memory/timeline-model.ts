@@ -215,9 +215,30 @@ export function groupAllocations(t: Timeline, indices: ArrayLike<number>, by: Gr
   const a = t.allocations;
   const groups = new Map<string, AllocationGroup>();
   const stacks = new Map<number, string>();
+  // A group's key depends on the stack, else the buffer, else the step: worked out once for each, not per allocation.
+  const memo = [
+    new Map<number, { key: string; title: string }>(),
+    new Map<number, { key: string; title: string }>(),
+    new Map<number, { key: string; title: string }>(),
+  ];
+  const hasUserFrame = (s: number) => (t.stacks[s]?.userFrame ?? -1) >= 0;
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k]!;
-    const { key, title } = groupOf(t, i, by, stacks);
+    const stack = a.stack[i]!;
+    const label = a.label[i]!;
+    const [table, id] =
+      by === 'step'
+        ? [memo[2]!, a.step[i]!]
+        : by === 'label'
+          ? [memo[1]!, label]
+          : stack >= 0 && (by === 'stack' || hasUserFrame(stack))
+            ? [memo[0]!, stack]
+            : label >= 0
+              ? [memo[1]!, label]
+              : [memo[2]!, a.step[i]!];
+    let named = table.get(id);
+    if (!named) table.set(id, (named = groupOf(t, i, by, stacks)));
+    const { key, title } = named;
     let g = groups.get(key);
     if (!g) {
       const step = a.step[i]!;

@@ -4,13 +4,12 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 
 import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
-import { doctorChecks } from '../../core/discovery';
+import { shareableFacts } from '../../core/doctor/facts';
 import { formatBytes } from '../../core/format';
 import { describeIssues, launchPlanSchema } from '../../core/plan/plan-schema';
 import { buildBundleEntries, BundleWriteError, writeBundle } from '../bundle/write-bundle';
 import { appVersion } from '../paths';
-import { listDevices } from '../services/device-service';
-import { discover } from '../services/discovery-service';
+import { runDoctor } from '../doctor/gather';
 import { PlanFileError, readPlanFile, readRunOutcome, readTextFile } from '../services/plan-files';
 import { loadSample } from '../services/sample-service';
 import { EXIT } from './exit-codes';
@@ -32,23 +31,23 @@ interface ExportOptions {
 
 class ExportError extends Error {}
 
-/** The doctor's report, or what stopped it: a wedged GPU must not hang an export. */
-export async function doctorReport(limitMs: number): Promise<unknown> {
+/**
+ * The doctor's report with the facts it judged, or what stopped it: a wedged GPU must not hang an export. Each
+ * driver and NVML query has half the limit (main/doctor/time-limit.ts); the whole has the limit, as a backstop.
+ * Redacted bundles leave process command lines out (core/doctor/facts.ts, shareableFacts).
+ */
+export async function doctorReport(limitMs: number, redacted = true): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<unknown>((resolve) => {
     timer = setTimeout(() => resolve({ timedOut: true, limitMs, detail: `the doctor did not finish in ${limitMs} ms (a wedged GPU or driver?)` }), limitMs);
     timer.unref();
   });
-  const report = (async () => {
-    const discovery = await discover();
-    const devices = discovery.cuda.loaded ? await listDevices() : null;
-    const checks = doctorChecks(
-      discovery,
-      devices?.ok ? devices.devices.length : null,
-      devices && !devices.ok ? `${devices.problem.title}: ${devices.problem.detail}` : null,
-    );
-    return { checks, discovery };
-  })().catch((error: unknown) => ({ failed: true, detail: error instanceof Error ? error.message : String(error) }));
+  const report = runDoctor({ limitMs: Math.max(100, limitMs / 2) })
+    .then(({ checks, facts }) => {
+      const kept = redacted ? shareableFacts(facts) : facts;
+      return { checks, discovery: kept.discovery, facts: kept };
+    })
+    .catch((error: unknown) => ({ failed: true, detail: error instanceof Error ? error.message : String(error) }));
   try {
     return await Promise.race([report, limit]);
   } finally {
@@ -112,7 +111,7 @@ async function exportBundle(opts: ExportOptions): Promise<number> {
     includeSources: opts.sources,
     redactor,
     env: process.env,
-    doctor: await doctorReport(opts.doctorTimeout * 1000),
+    doctor: await doctorReport(opts.doctorTimeout * 1000, opts.redact),
     ...(devices !== undefined ? { devices } : {}),
     ...(sanitizer !== undefined ? { sanitizer } : {}),
   });

@@ -5,8 +5,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 import { ATTRIBUTES } from '../../core/cuda/device-attributes';
 import { parseDim3 } from '../../core/dims';
-import { doctorChecks } from '../../core/discovery';
-import { formatBytes, formatCudaVersion } from '../../core/format';
+import { formatBytes } from '../../core/format';
 import { CompileCache } from '../compile/compile-cache';
 import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
@@ -40,6 +39,7 @@ import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-pr
 import { sanitizePlan } from '../services/sanitize-plan-service';
 import { renderSanitize } from './render-sanitize';
 import { registerMemoryCommand } from './memory-command';
+import { registerDoctorCommand } from './doctor-command';
 import { registerMonitorCommand } from './monitor-command';
 
 class UsageError extends Error {}
@@ -123,29 +123,7 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command('doctor')
-    .description('Check the driver, compilers and monitoring libraries, and say what to fix.')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
-      const report = await discover();
-      const devices = report.cuda.loaded ? await listDevices() : null;
-      const checks = doctorChecks(
-        report,
-        devices?.ok ? devices.devices.length : null,
-        devices && !devices.ok ? `${devices.problem.title}: ${devices.problem.detail}` : null,
-      );
-      print(!!opts.json, { checks, discovery: report }, () =>
-        checks
-          .map(
-            (c) =>
-              `${c.status === 'ok' ? '✓' : c.status === 'warn' ? '!' : '✗'} ${c.title}: ${c.detail}${c.remedy ? `\n    → ${c.remedy}` : ''}${(c.searched ?? []).map((s) => `\n      searched ${s}`).join('')}`,
-          )
-          .concat(report.cuda.version ? [`Driver supports CUDA ${formatCudaVersion(report.cuda.version)}`] : [])
-          .join('\n'),
-      );
-      if (checks.some((c) => c.status === 'fail')) process.exitCode = report.cuda.loaded ? EXIT.failed : EXIT.unavailable;
-    });
+  registerDoctorCommand(program);
 
   program
     .command('compile')
@@ -370,11 +348,12 @@ export function buildProgram(): Command {
       'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
       intOption('--determinism-runs', 1, 16),
     )
+    .option('--trace <file>', 'write the run\'s event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)')
     .option('--json', 'machine-readable output')
     .action(
       async (
         file: string | undefined,
-        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -392,7 +371,14 @@ export function buildProgram(): Command {
             ...(determinismRuns !== undefined ? { determinismRuns } : {}),
           });
           print(!!opts.json, outcome, () => renderRun(outcome));
-          process.exitCode =
+          if (opts.trace) {
+            const { renderRunTrace, writeRunTrace } = await import('./run-trace');
+            const trace = await writeRunTrace(outcome, opts.trace);
+            // stderr: --json's stdout stays the outcome alone.
+            console.error(renderRunTrace(trace));
+            if ('notWritten' in trace && outcome.result) process.exitCode = EXIT.failed;
+          }
+          process.exitCode ??=
             outcome.status === 'unavailable'
               ? EXIT.unavailable
               : outcome.status === 'invalid'

@@ -1,5 +1,5 @@
 /**
- * `gpu-workbench monitor [--pid P | -- <command> [args…]] [--interval MS] [--duration S] [--csv FILE] [--json]`:
+ * `gpu-workbench monitor [--pid P | -- <command> [args…]] [--interval MS] [--duration S] [--csv FILE] [--trace FILE] [--json]`:
  * samples every GPU's memory, and each process's, through NVML (no CUDA context, no kernel of ours) while a
  * program runs — one it starts, one already running, or none (the whole device) — and says per device the
  * baseline, the peak and the end, and per process its peak and growth, with flags and what to do.
@@ -9,15 +9,15 @@ import { dirname, resolve } from 'node:path';
 
 import { type Command, InvalidArgumentError } from 'commander';
 
-import { samplesToCsv } from '../../core/memory/samples-csv-interim';
 import type { MemorySample } from '../../core/memory/samples';
 import { MAX_INTERVAL_MS, MIN_INTERVAL_MS } from '../memory/memory-sampler';
 import { CommandNotFoundError, locateProgram } from '../memory/monitored-command';
+import { MAX_TRACE_SAMPLES, writeMonitorCsv, writeMonitorTrace } from '../memory/monitor-export';
 import { runMonitorSession, type MonitorTargetSpec } from '../memory/monitor-session';
+import { TraceTooLargeError } from '../memory/write-trace';
 import { NvmlUnavailableError, openNvmlSource } from '../memory/nvml-source';
 import { signalGroup } from '../process/launcher';
 import { processRuns } from '../process/process-state';
-import { writeStreamAtomic } from '../services/safe-fs';
 import { EXIT } from './exit-codes';
 import { renderMonitorReport, renderProgressLine } from './render-monitor';
 
@@ -72,20 +72,13 @@ async function monitor(args: string[], opts: MonitorOptions, hasCommand: boolean
   if (opts.processInterval !== undefined && !opts.processes) throw new MonitorUsageError('--process-interval and --no-processes contradict each other.');
   if (opts.processInterval !== undefined && opts.processInterval < opts.interval)
     throw new MonitorUsageError(`--process-interval (${opts.processInterval} ms) cannot be shorter than --interval (${opts.interval} ms).`);
-  if (opts.trace) {
-    // TODO(timeline): write the session as a Chrome trace through the timeline's export (timelineFromSamples, then its
-    // Chrome-trace writer in core/memory/) once it lands. Refused before anything starts, so no run is wasted.
-    console.error(
-      '✗ --trace is not available in this build yet: the Chrome-trace export of a monitoring session comes with the memory timeline. Use --csv FILE, or --json --samples, for now.',
-    );
-    return EXIT.unavailable;
-  }
   const csvPath = opts.csv ? await checkOutputPath(opts.csv, '--csv') : null;
+  const tracePath = opts.trace ? await checkOutputPath(opts.trace, '--trace') : null;
   const cwd = process.cwd();
   let target: MonitorTargetSpec = { kind: 'device' };
   if (hasCommand) {
     locateProgram(args[0]!, cwd);
-    target = { kind: 'command', argv: args, cwd };
+    target = { kind: 'command', argv: args, cwd, stdoutToStderr: !!opts.json };
   } else if (opts.pid !== undefined) {
     if (!processRuns(opts.pid)) throw new MonitorUsageError(`No process with PID ${opts.pid} is running here.`);
     target = { kind: 'pid', pid: opts.pid };
@@ -146,16 +139,28 @@ async function monitor(args: string[], opts: MonitorOptions, hasCommand: boolean
       },
     });
     const { report } = outcome;
+    let exportFailed = false;
     if (csvPath) {
-      await writeStreamAtomic(csvPath, async (handle) => {
-        for (const chunk of samplesToCsv(outcome.store.iterate(), report.startedAtUs)) await handle.write(chunk);
-      });
-      console.error(`Wrote ${outcome.store.length} samples to ${csvPath}.`);
+      const { samples } = await writeMonitorCsv(csvPath, report, outcome.store);
+      console.error(`Wrote ${samples} samples to ${csvPath}.`);
+    }
+    if (tracePath) {
+      try {
+        const title = report.target ? `Monitor: ${report.target.command ?? `PID ${report.target.pid}`}` : 'Monitor: GPU memory';
+        const t = await writeMonitorTrace(tracePath, report, outcome.store, title);
+        console.error(
+          `Wrote ${tracePath} (${t.events} events${t.leftOut ? `; the newest ${MAX_TRACE_SAMPLES} samples, ${t.leftOut} older ones left out` : ''}): open it in https://ui.perfetto.dev or chrome://tracing.`,
+        );
+      } catch (error) {
+        if (!(error instanceof TraceTooLargeError)) throw error;
+        console.error(`✗ ${error.message}`);
+        exportFailed = true;
+      }
     }
     console.log(opts.json ? JSON.stringify(report, null, 2) : renderMonitorReport(report));
     const exit = report.target?.exit;
     const commandFailed = report.end.kind === 'target-exited' && !!exit && (exit.code !== 0 || exit.signal !== null);
-    const code = report.end.kind === 'failed' || commandFailed ? EXIT.failed : EXIT.ok;
+    const code = report.end.kind === 'failed' || commandFailed || exportFailed ? EXIT.failed : EXIT.ok;
     if (outcome.callInFlight) {
       // An NVML call that never returns holds a libuv thread, and with it the process: leave on purpose.
       console.error('! An NVML call had not returned when monitoring ended (a wedged driver?): exiting without waiting for it.');
@@ -172,7 +177,7 @@ export function registerMonitorCommand(program: Command): void {
   program
     .command('monitor')
     .description(
-      'Sample every GPU’s memory and each process’s through NVML (no CUDA context) while a program runs: a command it starts (after --), a process it follows (--pid), or the whole device. Prints per GPU the baseline, the peak and when, the end; per process its peak and growth (a leak grows steadily), and flags processes that exited but still hold memory, that this container cannot see, or that nothing you run started. Exit 2 without NVML; 1 when the command fails.',
+      'Sample every GPU’s memory and each process’s through NVML (no CUDA context) while a program runs: a command it starts (after --), a process it follows (--pid), or the whole device. Prints per GPU the baseline, the peak and when, the end; per process its peak and growth (a leak grows steadily), and flags processes that exited but still hold memory, that this container cannot see, or that nothing you run started. Exit 2 without NVML; 1 when the command fails (or the trace would be too large to open).',
     )
     .usage('[options] [--pid P | -- <command> [args...]]')
     .argument('[command...]', 'after --: the program to start and monitor, and its arguments (python3 train.py, ./app, …)')
@@ -190,9 +195,9 @@ export function registerMonitorCommand(program: Command): void {
     )
     .option('--no-processes', 'device memory only: do not list processes')
     .option('--duration <s>', 'stop after this many seconds (a command still running is stopped); default: until it ends, or Ctrl-C', seconds)
-    .option('--csv <file>', 'write every sample kept to a CSV file (one row per device and per process per sample)')
-    .option('--trace <file>', 'write a Chrome trace (Perfetto) of the session: not available in this build yet')
-    .option('--json', 'machine-readable output: the report (the samples only with --samples)')
+    .option('--csv <file>', 'write every sample kept to a CSV file (one row per sample and GPU, a column per process)')
+    .option('--trace <file>', 'write the session as a Chrome trace (opens in Perfetto and chrome://tracing): each GPU and each process as a counter track')
+    .option('--json', 'machine-readable output: the report (the samples only with --samples); the command’s own output goes to standard error')
     .option('--samples', 'with --json: include the samples (the newest 100,000)')
     .action(async (args: string[], opts: MonitorOptions, command: Command) => {
       const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];

@@ -63,8 +63,8 @@ export function renderMonitorReport(report: MonitorReport): string {
     if (report.target?.exit && Math.abs(end) >= 2 * 2 ** 20)
       out.push(
         end > 0
-          ? `  ${formatBytes(end)} more was in use at the end than at the start, after the program ended: something still holds it (see the flags below).`
-          : `  ${formatBytes(-end)} less was in use at the end than at the start: another process freed memory meanwhile.`,
+          ? `  ${formatBytes(end)} more was in use at the end than before the program started, although it has ended: see below which processes still held memory, and any flagged.`
+          : `  ${formatBytes(-end)} less was in use at the end than before the program started: another process freed memory meanwhile.`,
       );
   }
   if (report.processes.length) {

@@ -1,10 +1,10 @@
-import type { DecodedNvmlSample } from '../../core/memory/nvml-sample-layout';
+import { decodeNvmlSamples, type DecodedNvmlSample } from '../../core/memory/nvml-sample-layout';
 import { SampleStore, DEFAULT_SAMPLE_LIMITS, type SampleStoreLimits } from '../../core/memory/sample-store';
 import { SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample, SampledProcess } from '../../core/memory/samples';
 import type { SamplingStats } from '../../core/memory/monitor-report';
 import { toCudaError } from '../runner/cuda-error';
-import type { NvmlSource } from './nvml-source';
+import type { NvmlSource, SamplingThread } from './nvml-source';
 import { ProcReader } from './proc-reader';
 import { ProcessTracker } from './process-tracker';
 
@@ -12,6 +12,8 @@ export const MIN_INTERVAL_MS = 10;
 export const MAX_INTERVAL_MS = 60_000;
 /** How often processes are re-checked and batches handed on. */
 export const BATCH_MS = 250;
+/** In thread mode, processes are listed at least this often besides whenever device memory moves. */
+export const THREAD_PROCESS_NET_MS = 1000;
 /** Failures in a row after which sampling gives up (a GPU fallen off the bus answers every call with one). */
 export const MAX_CONSECUTIVE_ERRORS = 5;
 /** Problems kept for the report (each kind is said once per episode; a session of days could still repeat). */
@@ -41,10 +43,12 @@ export type SamplerEvent = { kind: 'batch'; batch: SamplerBatch } | { kind: 'pro
 
 /**
  * Samples every device's memory (and the processes on each) through NVML at a set interval, keeping the
- * samples in a bounded store and a running summary. Ticks are scheduled against the clock, not after each
- * other, so a slow call does not stretch the interval; a tick that finds a call still in flight is skipped
- * and counted (never queued), and a call in flight too long is reported as a stall while the event loop
- * goes on. Every BATCH_MS it re-checks the processes and hands on what it sampled.
+ * samples in a bounded store and a running summary. In 'thread' mode a native thread samples and this
+ * drains it every BATCH_MS; in 'worker' and 'inline' mode a JS timer takes each sample. Either way ticks
+ * are scheduled against the clock, not after each other, so a slow call does not stretch the interval; a
+ * tick that finds a call still in flight is skipped and counted (never queued), and a call in flight too
+ * long is reported as a stall while the event loop goes on. Every BATCH_MS it re-checks the processes and
+ * hands on what it sampled.
  */
 export class MemorySampler {
   readonly store: SampleStore;
@@ -67,9 +71,14 @@ export class MemorySampler {
   private nativeUsTotal = 0;
   private stats = { samples: 0, skipped: 0, errors: 0, stalls: 0 };
   private latestSample: MemorySample | null = null;
+  /** The time of the newest sample that listed processes (one that did not says nothing about them). */
+  private latestListingUs: number | null = null;
   private latestReserved: (number | null)[] = [];
   private failure: string | null = null;
   private inFlight: Promise<void> | null = null;
+  private thread: SamplingThread | null = null;
+  /** The thread's totals at the last drain. */
+  private threadSeen = { skipped: 0, dropped: 0, errors: 0 };
   readonly problems: string[] = [];
 
   constructor(
@@ -79,7 +88,10 @@ export class MemorySampler {
     if (!(options.intervalMs >= MIN_INTERVAL_MS && options.intervalMs <= MAX_INTERVAL_MS))
       throw new RangeError(`The interval must be between ${MIN_INTERVAL_MS} ms and ${MAX_INTERVAL_MS / 1000} s, not ${options.intervalMs} ms.`);
     this.intervalMs = options.intervalMs;
-    this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? this.intervalMs);
+    // The sampling thread also lists processes whenever a device's used memory moves (native/src/monitor.cc),
+    // so its periodic listing is only the net for what that cannot see; the other modes list on their period.
+    const processDefaultMs = source.mode === 'thread' ? Math.max(this.intervalMs, THREAD_PROCESS_NET_MS) : this.intervalMs;
+    this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? processDefaultMs);
     this.includeProcesses = options.includeProcesses ?? true;
     this.stallMs = options.stallMs ?? Math.max(2000, 5 * this.intervalMs);
     this.store = new SampleStore(source.devices.length, options.limits ?? DEFAULT_SAMPLE_LIMITS);
@@ -95,6 +107,11 @@ export class MemorySampler {
 
   get latest(): MemorySample | null {
     return this.latestSample;
+  }
+
+  /** The pids the newest process listing named. */
+  get listedNow(): Set<number> {
+    return new Set(this.latestListingUs === null ? [] : this.tracker.listedAt(this.latestListingUs));
   }
 
   get reservedBytes(): (number | null)[] {
@@ -114,6 +131,20 @@ export class MemorySampler {
   start(): void {
     if (this.running) return;
     this.running = true;
+    if (this.source.mode === 'thread') {
+      const every = this.includeProcesses ? Math.max(1, Math.round(this.processIntervalMs / this.intervalMs)) : 0;
+      try {
+        this.thread = this.source.startThread(this.intervalMs, every);
+      } catch (error) {
+        this.fail(toCudaError(error, 'nvmlInit_v2'));
+        return;
+      }
+      this.batchTimer = setInterval(() => {
+        this.drain();
+        this.flush();
+      }, BATCH_MS);
+      return;
+    }
     this.nextDue = performance.now();
     this.tick();
     this.batchTimer = setInterval(() => this.flush(), BATCH_MS);
@@ -132,11 +163,16 @@ export class MemorySampler {
 
   /** Stops ticking, re-checks the processes once more and hands on the last batch. An NVML call in flight is not waited for. */
   stop(): void {
-    if (!this.running && !this.timer) return;
+    if (!this.running && !this.timer && !this.thread) return;
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     if (this.batchTimer) clearInterval(this.batchTimer);
     this.timer = this.batchTimer = null;
+    if (this.thread) {
+      this.drain(); // may fail and so stop (and clear the thread) itself
+      this.thread?.stop();
+      this.thread = null;
+    }
     this.flush();
   }
 
@@ -203,15 +239,54 @@ export class MemorySampler {
       this.consecutiveErrors++;
       const e = toCudaError(error, 'nvmlDeviceGetMemoryInfo');
       if (this.consecutiveErrors === 1) this.problem(`An NVML sample failed: ${e.api} returned ${e.name}: ${e.message}`);
-      if (this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS && this.failure === null) {
-        this.failure = `NVML failed ${MAX_CONSECUTIVE_ERRORS} times in a row (${e.api}: ${e.name}, ${e.message}). If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
-        this.stop();
-        this.listener?.({ kind: 'failed', message: this.failure });
-      }
+      if (this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) this.fail(e);
     } finally {
       this.inFlight = null;
       done();
     }
+  }
+
+  /** Takes what the sampling thread sampled since the last drain, and its news: skipped ticks, errors, a call stuck. */
+  private drain(): void {
+    const thread = this.thread;
+    if (!thread) return;
+    const taken = thread.take();
+    let decoded: DecodedNvmlSample[];
+    try {
+      decoded = decodeNvmlSamples(taken.data, taken.samples);
+    } catch (error) {
+      // Never seen: the layout is ours. Said and stopped, rather than recorded wrong or thrown from a timer.
+      this.fail({ api: 'nvmlSamplerTake', name: 'WORKBENCH_BAD_SAMPLE', message: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    for (const d of decoded) this.record(d);
+    this.stats.skipped += taken.skipped - this.threadSeen.skipped + (taken.dropped - this.threadSeen.dropped);
+    const newErrors = taken.errors - this.threadSeen.errors;
+    this.threadSeen = { skipped: taken.skipped, dropped: taken.dropped, errors: taken.errors };
+    if (newErrors > 0) {
+      this.stats.errors += newErrors;
+      const e = toCudaError(taken.lastError, 'nvmlDeviceGetMemoryInfo');
+      if (this.consecutiveErrors === 0) this.problem(`An NVML sample failed: ${e.api} returned ${e.name}: ${e.message}`);
+      this.consecutiveErrors = taken.consecutiveErrors;
+      if (taken.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) this.fail(e);
+    } else if (taken.samples > 0) this.consecutiveErrors = 0;
+    if (taken.inFlightMs > this.stallMs && !this.stallReported) {
+      this.stallReported = true;
+      this.stats.stalls++;
+      this.problem(
+        `NVML has not answered for ${(taken.inFlightMs / 1000).toFixed(1)} s: the GPU or its driver may be wedged (\`nvidia-smi\` would hang too; \`dmesg\` shows Xid errors). Sampling waits for it; Ctrl-C or Stop still work.`,
+      );
+    } else if (taken.inFlightMs === 0) this.stallReported = false;
+  }
+
+  private fail(e: { api: string; name: string; message: string }): void {
+    if (this.failure !== null) return;
+    this.failure =
+      e.name === 'WORKBENCH_BAD_SAMPLE'
+        ? `The sampling thread handed over a sample that does not fit its layout (${e.message}): sampling stopped. This is a bug in GPU Workbench; please report it.`
+        : `NVML failed (${e.api}: ${e.name}, ${e.message})${this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS ? ` ${MAX_CONSECUTIVE_ERRORS} times in a row` : ''}. If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
+    this.stop();
+    this.listener?.({ kind: 'failed', message: this.failure });
   }
 
   private record(decoded: DecodedNvmlSample): void {
@@ -222,6 +297,7 @@ export class MemorySampler {
     this.summary.observe(sample);
     this.tracker.observe(sample);
     this.latestSample = sample;
+    if (sample.processes !== null) this.latestListingUs = sample.timeUs;
     this.latestReserved = decoded.reservedBytes;
     if (this.listener) this.pending.push(sample);
     for (const { device, code } of decoded.processErrors) {
@@ -237,7 +313,7 @@ export class MemorySampler {
   }
 
   private flush(): void {
-    if (this.latestSample) this.tracker.refresh(Date.now() * 1000, this.latestSample.timeUs);
+    if (this.latestListingUs !== null) this.tracker.refresh(Date.now() * 1000, this.latestListingUs);
     const processes = this.tracker.takeChanged();
     if (!this.listener) return;
     if (!this.pending.length && !processes.length) return;

@@ -1,5 +1,6 @@
 import type { AbortLike } from '../../core/api/channels';
 import type { SampleStore } from '../../core/memory/sample-store';
+import { MAX_PROCESS_TRENDS } from '../../core/memory/sample-summary';
 import { buildMonitorReport, type MonitorEnd, type MonitorReport, type MonitorTarget } from '../../core/memory/monitor-report';
 import { processRuns } from '../process/process-state';
 import { MemorySampler, BATCH_MS, type SamplerEvent, type SamplerOptions } from './memory-sampler';
@@ -7,12 +8,18 @@ import { MonitoredCommand } from './monitored-command';
 import type { NvmlSource } from './nvml-source';
 import { ProcReader } from './proc-reader';
 
-/** After the monitored program ends: sampling goes on this long, to see whether its memory comes back. */
+/** After the monitored program ends, sampling goes on at least this long, to see whether its memory comes back… */
 export const TAIL_AFTER_EXIT_MS = 1_000;
+/** …and while NVML still lists it (or what it started), up to this long: past NORMAL_TEARDOWN_US it stays flagged. */
+export const MAX_TAIL_AFTER_EXIT_MS = 6_000;
 /** Samples a report carries at most when they are asked for (the newest). */
 export const MAX_REPORTED_SAMPLES = 100_000;
 
-export type MonitorTargetSpec = { kind: 'device' } | { kind: 'pid'; pid: number } | { kind: 'command'; argv: string[]; cwd: string };
+export type MonitorTargetSpec =
+  | { kind: 'device' }
+  | { kind: 'pid'; pid: number }
+  /** stdoutToStderr: the command's standard output goes to standard error (a --json report keeps standard output). */
+  | { kind: 'command'; argv: string[]; cwd: string; stdoutToStderr?: boolean };
 
 export interface MonitorSessionOptions extends Omit<SamplerOptions, 'targetPid' | 'proc'> {
   target: MonitorTargetSpec;
@@ -38,6 +45,15 @@ export interface MonitorSessionOptions extends Omit<SamplerOptions, 'targetPid' 
  * The baseline is sampled before a command starts; after the target ends sampling goes on briefly, so the
  * report shows whether its memory came back; a command still running at the end is stopped with its group.
  */
+/** Samples on after the target ended: at least `minMs`, and while NVML lists it or its descendants, up to MAX_TAIL_AFTER_EXIT_MS. */
+async function tail(sampler: MemorySampler, pid: number, minMs: number, signal?: AbortLike): Promise<void> {
+  const started = performance.now();
+  const ours = new Set([pid, ...[...sampler.tracker.relations()].flatMap(([p, r]) => (r === 'target-descendant' ? [p] : []))]);
+  const stillListed = () => [...sampler.listedNow].some((p) => ours.has(p));
+  const wanted = () => performance.now() - started < minMs || (stillListed() && performance.now() - started < Math.max(minMs, MAX_TAIL_AFTER_EXIT_MS));
+  while (!signal?.aborted && wanted()) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 export interface MonitorOutcome {
   report: MonitorReport;
   /** Every sample kept (for a CSV or a timeline), oldest first. */
@@ -77,10 +93,15 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   let command: MonitoredCommand | null = null;
   if (options.target.kind === 'command' && end === null) {
     const argv = options.target.argv;
-    command = MonitoredCommand.start(argv, options.target.cwd, () => {
-      // Synchronously at its exit, before its group is killed: what it left running.
-      if (target) target.leftBehind = sampler.tracker.liveDescendants();
-    });
+    command = MonitoredCommand.start(
+      argv,
+      options.target.cwd,
+      () => {
+        // Synchronously at its exit, before its group is killed: what it left running.
+        if (target) target.leftBehind = sampler.tracker.liveDescendants();
+      },
+      !!options.target.stdoutToStderr,
+    );
     target = { pid: command.pid, command: argv.join(' '), startedByMonitor: true, exit: null, stoppedByMonitor: false, leftBehind: [] };
     sampler.setTarget(command.pid);
     options.onTarget?.(command.pid);
@@ -109,7 +130,8 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
       await command.stop();
       if (target) target.exit = await command.exited;
     }
-    if (end!.kind === 'target-exited') await new Promise((resolve) => setTimeout(resolve, options.tailMs ?? TAIL_AFTER_EXIT_MS));
+    const why = end as MonitorEnd | null;
+    if (why?.kind === 'target-exited') await tail(sampler, why.pid, options.tailMs ?? TAIL_AFTER_EXIT_MS, options.signal);
   } finally {
     for (const t of timers) clearTimeout(t);
     sampler.stop();
@@ -119,6 +141,10 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   const problems = [...sampler.problems];
   if (sampler.tracker.untrackedCount)
     problems.push(`${sampler.tracker.untrackedCount} more processes were listed than the monitor follows; they are in the samples but not named.`);
+  if (sampler.summary.untracked)
+    problems.push(
+      `More than ${MAX_PROCESS_TRENDS} processes came and went: ${sampler.summary.untracked} listings of later ones are left out of the per-process summary.`,
+    );
   if (sampler.store.dropped)
     problems.push(`The oldest ${sampler.store.dropped} samples were left out of the series (it keeps ${sampler.store.length}); the summary still covers them.`);
   const include = !!options.includeSamples;

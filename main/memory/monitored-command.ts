@@ -49,10 +49,10 @@ export class MonitoredCommand {
   private readonly handle: ChildHandle;
   private hasExited = false;
 
-  private constructor(argv: string[], cwd: string, onExit: () => void) {
+  private constructor(argv: string[], cwd: string, onExit: () => void, stdoutToStderr: boolean) {
     const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-monitor', ...argv], {
       cwd,
-      stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+      stdio: ['inherit', stdoutToStderr ? 2 : 'inherit', 'inherit', 'pipe'],
       detached: true,
     });
     // Before the handle's own listener, which kills the group: what the program left running is looked at first.
@@ -72,10 +72,12 @@ export class MonitoredCommand {
   /**
    * Starts argv in cwd, after checking the program exists (a missing one is the caller's mistake, said
    * before anything starts). `onExit` runs synchronously when it exits, before its group is killed.
+   * `stdoutToStderr`: its standard output goes to the monitor's standard error (so a --json report has
+   * standard output to itself).
    */
-  static start(argv: string[], cwd: string, onExit: () => void = () => undefined): MonitoredCommand {
+  static start(argv: string[], cwd: string, onExit: () => void = () => undefined, stdoutToStderr = false): MonitoredCommand {
     locateProgram(argv[0] ?? '', cwd);
-    return new MonitoredCommand(argv, cwd, onExit);
+    return new MonitoredCommand(argv, cwd, onExit, stdoutToStderr);
   }
 
   get running(): boolean {

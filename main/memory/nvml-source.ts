@@ -1,7 +1,7 @@
 import { searched, type Problem } from '../../core/discovery';
 import { decodeNvmlSample, type DecodedNvmlSample } from '../../core/memory/nvml-sample-layout';
 import type { SampledDevice } from '../../core/memory/samples';
-import { loadAddon, type NativeAddon } from '../native/addon';
+import { loadAddon, type NativeAddon, type NvmlSamplerTake } from '../native/addon';
 import { toCudaError } from '../runner/cuda-error';
 import { discoverLibraries } from '../services/discovery-service';
 
@@ -14,11 +14,22 @@ export class NvmlUnavailableError extends Error {
 }
 
 /**
- * How an NVML call is made: 'worker' on a libuv thread (the host's event loop runs on if the driver
- * wedges: Ctrl-C, Cancel and the UI still answer), 'inline' on the JS thread (no thread hop, but a wedged
- * driver freezes the host until it answers). bench/nvml-sampling.ts measures both.
+ * How samples are taken:
+ * - 'thread' (the default): a native thread of its own samples on the monotonic clock into a buffer the JS
+ *   thread drains four times a second — no JS wake-up per sample (a bare 100 Hz JS timer alone cost 1.4% of
+ *   a core in the development VM), samples on time while the host is busy, and a wedged driver blocks that
+ *   thread only;
+ * - 'worker': a JS timer, and each NVML call on a libuv thread (the event loop runs on if the driver wedges);
+ * - 'inline': a JS timer, and each call on the JS thread (no thread hop, but a wedged driver freezes the host).
+ * bench/nvml-sampling.ts measures all three.
  */
-export type SampleMode = 'worker' | 'inline';
+export type SampleMode = 'thread' | 'worker' | 'inline';
+
+/** A native sampling thread (mode 'thread'). */
+export interface SamplingThread {
+  take(): NvmlSamplerTake;
+  stop(): void;
+}
 
 /**
  * One NVML call in flight in the whole host, whichever session asked: a wedged driver then holds one libuv
@@ -37,6 +48,8 @@ export interface NvmlSource {
   take(includeProcesses: boolean): Promise<DecodedNvmlSample | null>;
   /** NVML's name for a process, or null. */
   processName(pid: number): Promise<string | null>;
+  /** Starts a native sampling thread (processEvery: list processes every n-th sample; 0: never). Throws NVML's error. */
+  startThread(intervalMs: number, processEvery: number): SamplingThread;
 }
 
 function unavailable(title: string, detail: string, remedy: string, searchedIn?: string[]): NvmlUnavailableError {
@@ -47,7 +60,7 @@ function unavailable(title: string, detail: string, remedy: string, searchedIn?:
  * Loads NVML (once per process), names the devices and takes one sample to prove it answers. Throws
  * NvmlUnavailableError with what to do when it cannot: monitoring without NVML has nothing to show.
  */
-export async function openNvmlSource(mode: SampleMode = 'worker'): Promise<NvmlSource> {
+export async function openNvmlSource(mode: SampleMode = 'thread'): Promise<NvmlSource> {
   const report = discoverLibraries();
   const addon: NativeAddon | null = loadAddon().addon;
   if (!report.addon.loaded || !addon)
@@ -97,5 +110,16 @@ export async function openNvmlSource(mode: SampleMode = 'worker'): Promise<NvmlS
       }
     },
     processName: (pid) => addon.nvmlProcessName(pid).catch(() => null),
+    startThread: (intervalMs, processEvery) => {
+      const id = addon.nvmlSamplerStart(intervalMs, processEvery);
+      let stopped = false;
+      return {
+        take: () => addon.nvmlSamplerTake(id),
+        stop: () => {
+          if (!stopped) addon.nvmlSamplerStop(id);
+          stopped = true;
+        },
+      };
+    },
   };
 }

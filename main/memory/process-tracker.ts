@@ -98,6 +98,11 @@ export class ProcessTracker {
     }
   }
 
+  /** The pids the listing at `timeUs` named. */
+  listedAt(timeUs: number): number[] {
+    return [...this.tracked.values()].filter((t) => t.lastListedUs === timeUs).map((t) => t.record.pid);
+  }
+
   /** Processes whose record changed since the last call (new, seen again, flagged, named). */
   takeChanged(): SampledProcess[] {
     const out: SampledProcess[] = [];

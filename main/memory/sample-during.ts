@@ -46,6 +46,8 @@ export async function sampleDuring<T>(
   await Promise.race([started, session.then(() => undefined)]);
   try {
     const value = await work();
+    // The work's last frees land just before it returns: a few more samples see the memory come back.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(3 * options.intervalMs, 50)));
     stop.abort();
     const { report, store } = await session;
     return { value, report, store, problem: null };

@@ -1,5 +1,6 @@
 import type { RawDevice } from '../../core/devices';
 import type { LibraryReport } from '../../core/discovery';
+import type { NvmlHealthFacts } from '../../core/doctor/facts';
 import type { FunctionAttributes } from '../../core/runner/run-result';
 import { addonPath } from '../paths';
 
@@ -18,6 +19,21 @@ export interface NvmlSnapshotRaw {
     memory: { totalBytes: number; freeBytes: number; usedBytes: number };
     processes: { pid: number; usedBytes: number | null; name: string }[] | null;
   }[];
+}
+
+export interface NvmlSamplerTake {
+  data: Float64Array;
+  samples: number;
+  /** Samples lost because nobody took them in time (the buffer is bounded). */
+  dropped: number;
+  /** Ticks missed because a call ran past them. */
+  skipped: number;
+  errors: number;
+  consecutiveErrors: number;
+  lastError: { library: string; api: string; code: number; name: string; message: string } | null;
+  running: boolean;
+  /** How long the NVML call in flight has run, ms; 0 when none. */
+  inFlightMs: number;
 }
 
 export interface NvrtcOutput {
@@ -45,6 +61,12 @@ export interface NativeAddon {
   listDevices(attributeIds: readonly number[]): Promise<RawDevice[]>;
   nvmlSnapshot(): Promise<NvmlSnapshotRaw>;
   /**
+   * Each GPU's modes, ECC counts, page retirement, row remapping and clock event reasons (native/src/health.cc):
+   * every field answers for itself, { ok: false, code } where NVML said NOT_SUPPORTED or lacks the query.
+   * Rejects only when NVML itself cannot start or count its devices.
+   */
+  nvmlHealth(): Promise<NvmlHealthFacts>;
+  /**
    * One memory sample of every device (and, when asked, the compute processes on each), off the JS thread.
    * Device handles are fetched once. The flat layout is core/memory/nvml-sample-layout.ts's.
    */
@@ -53,6 +75,15 @@ export interface NativeAddon {
   nvmlSampleSync(includeProcesses: boolean): Float64Array;
   /** NVML's name for a process (nvmlSystemGetProcessName), or null where it has none. */
   nvmlProcessName(pid: number): Promise<string | null>;
+  /**
+   * Starts a thread of its own that samples every `intervalMs` (processes listed every `processEvery`-th
+   * sample; 0: never) into a buffer; returns its id. Throws the structured error when NVML cannot start.
+   */
+  nvmlSamplerStart(intervalMs: number, processEvery: number): number;
+  /** What the thread sampled since the last take (samples concatenated in the nvmlSample layout); counts are totals since the start. */
+  nvmlSamplerTake(id: number): NvmlSamplerTake;
+  /** Asks the thread to end (one blocked in NVML ends when NVML returns); false for an unknown id. */
+  nvmlSamplerStop(id: number): boolean;
   openContext(ordinal: number): Promise<void>;
   closeContext(): Promise<void>;
   synchronize(): Promise<void>;

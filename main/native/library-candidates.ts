@@ -48,7 +48,8 @@ function systemToolkits(e: CandidateEnv): string[] {
   ].filter((dir, i, all) => all.indexOf(dir) === i);
 }
 
-function sitePackages(e: CandidateEnv): string[] {
+/** Python site-packages folders that hold NVIDIA's wheels (a nvidia/ folder): where NVRTC wheels are looked for, and the doctor's installations. */
+export function sitePackages(e: CandidateEnv = realFs): string[] {
   const dirs: string[] = [];
   const bases = ['/usr/lib/python3/dist-packages', '/usr/local/lib', '/usr/lib', ...(e.env['HOME'] ? [join(e.env['HOME'], '.local/lib')] : [])];
   if (e.env['VIRTUAL_ENV']) bases.unshift(join(e.env['VIRTUAL_ENV'], 'lib'));

@@ -9,6 +9,7 @@
 DriverApi cu;
 NvrtcApi nvrtc;
 NvmlApi nvml;
+NvmlHealthApi nvmlHealthApi;
 
 namespace {
 
@@ -27,14 +28,17 @@ std::vector<SymbolSlot> symbolSlots(Library which) {
 #define ADD_DRIVER(required, name, symbol, ret, params) add(required, symbol, reinterpret_cast<void**>(&cu.name));
 #define ADD_NVRTC(required, name, symbol, ret, params) add(required, symbol, reinterpret_cast<void**>(&nvrtc.name));
 #define ADD_NVML(required, name, symbol, ret, params) add(required, symbol, reinterpret_cast<void**>(&nvml.name));
+#define ADD_NVML_HEALTH(required, name, symbol, ret, params) \
+  add(required, symbol, reinterpret_cast<void**>(&nvmlHealthApi.name));
   switch (which) {
     case Library::Driver: CUDA_DRIVER_SYMBOLS(ADD_DRIVER) break;
     case Library::Nvrtc: NVRTC_SYMBOLS(ADD_NVRTC) break;
-    case Library::Nvml: NVML_SYMBOLS(ADD_NVML) break;
+    case Library::Nvml: NVML_SYMBOLS(ADD_NVML) NVML_HEALTH_SYMBOLS(ADD_NVML_HEALTH) break;
   }
 #undef ADD_DRIVER
 #undef ADD_NVRTC
 #undef ADD_NVML
+#undef ADD_NVML_HEALTH
   return slots;
 }
 

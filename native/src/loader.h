@@ -32,11 +32,16 @@ struct NvrtcApi {
 struct NvmlApi {
   NVML_SYMBOLS(DECLARE_POINTER)
 };
+// The doctor's optional health queries: their own struct, resolved from the same library as NvmlApi.
+struct NvmlHealthApi {
+  NVML_HEALTH_SYMBOLS(DECLARE_POINTER)
+};
 #undef DECLARE_POINTER
 
 extern DriverApi cu;
 extern NvrtcApi nvrtc;
 extern NvmlApi nvml;
+extern NvmlHealthApi nvmlHealthApi;
 
 enum class Library { Driver, Nvrtc, Nvml };
 

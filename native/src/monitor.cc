@@ -3,16 +3,24 @@
 //   nvmlSample(includeProcesses)     -> Promise<Float64Array>  (one sample, off the JS thread)
 //   nvmlSampleSync(includeProcesses) -> Float64Array            (the same, on the JS thread)
 //   nvmlProcessName(pid)             -> Promise<string | null>
+//   nvmlSamplerStart(intervalMs, processEvery) -> id   a thread of its own samples at the interval
+//   nvmlSamplerTake(id) -> { data, samples, ... }       what it sampled since the last take
+//   nvmlSamplerStop(id) -> boolean
 // A sample is one flat array (no object per device or process, so 100 samples a second cost little to
 // build and to read), laid out as main/native/addon.ts documents: a header, then per device its memory
 // and the processes NVML lists on it. Device handles are fetched once and kept.
 #include <napi.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <ctime>
 #include <limits>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <thread>
 
 #include "args.h"
 #include "async.h"
@@ -59,9 +67,10 @@ bool ensureNvml(Failure& failure) {
 
 // The device handles, fetched once: a handle stays valid for the life of the process (NVML's own
 // documentation), and fetching them is most of what a fresh snapshot costs.
-std::mutex handlesMutex;
+// Never destroyed: a sampling thread may still read them while the process exits.
+std::mutex& handlesMutex = *new std::mutex;
 bool handlesReady = false;
-std::vector<nvmlDevice_t> handles;
+std::vector<nvmlDevice_t>& handles = *new std::vector<nvmlDevice_t>;
 
 bool deviceHandles(Failure& failure, std::vector<nvmlDevice_t>& out) {
   if (!ensureNvml(failure)) return false;
@@ -133,7 +142,12 @@ double nowUs(clockid_t clock) {
 constexpr double SAMPLE_LAYOUT = 1;
 
 // One sample into `out` (see main/native/addon.ts, NvmlSampleLayout, for the layout).
-bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& out) {
+// With `usedBefore` (the sampling thread), processes are also listed on a device whose used memory moved since
+// the last sample (on every device then), though `includeProcesses` is false: a process's memory cannot change while the device's
+// stays put (but for one freeing exactly what another takes between two samples, which the periodic listing
+// catches). Listing processes costs NVML about as much as the memory query; most samples need none.
+bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& out,
+                std::vector<double>* usedBefore = nullptr) {
   std::vector<nvmlDevice_t> devices;
   double started = nowUs(CLOCK_MONOTONIC);
   if (!deviceHandles(failure, devices)) return false;
@@ -141,26 +155,35 @@ bool sampleInto(Failure& failure, bool includeProcesses, std::vector<double>& ou
   out.clear();
   out.reserve(5 + devices.size() * 8);
   out.push_back(SAMPLE_LAYOUT);
-  out.push_back(nowUs(CLOCK_REALTIME));
+  out.push_back(std::round(nowUs(CLOCK_REALTIME)));
   out.push_back(0);  // native µs, filled below
   out.push_back(0);  // of which listing processes
   out.push_back(static_cast<double>(devices.size()));
   double processUs = 0;
-  for (nvmlDevice_t device : devices) {
-    double used = 0, free = 0, total = 0, reserved = 0;
-    if (!readMemory(failure, device, used, free, total, reserved)) return false;
-    out.push_back(used);
-    out.push_back(free);
-    out.push_back(total);
-    out.push_back(reserved);
-    if (!includeProcesses) {
+  thread_local std::vector<double> memory;
+  memory.assign(devices.size() * 4, 0);
+  bool moved = false;
+  if (usedBefore) usedBefore->resize(devices.size(), -1);
+  for (size_t d = 0; d < devices.size(); d++) {
+    double* m = &memory[d * 4];
+    if (!readMemory(failure, devices[d], m[0], m[1], m[2], m[3])) return false;
+    if (usedBefore) {
+      moved = moved || (*usedBefore)[d] != m[0];
+      (*usedBefore)[d] = m[0];
+    }
+  }
+  // Every device's processes or none: a sample lists a device's processes only beside all the others'.
+  bool listing = includeProcesses || moved;
+  for (size_t d = 0; d < devices.size(); d++) {
+    out.insert(out.end(), memory.begin() + d * 4, memory.begin() + d * 4 + 4);
+    if (!listing) {
       out.push_back(-1);
       out.push_back(0);
       continue;
     }
     double before = nowUs(CLOCK_MONOTONIC);
     unsigned count = 0;
-    nvmlReturn_t r = listProcesses(device, infos, count);
+    nvmlReturn_t r = listProcesses(devices[d], infos, count);
     processUs += nowUs(CLOCK_MONOTONIC) - before;
     out.push_back(static_cast<double>(r));
     out.push_back(static_cast<double>(count));
@@ -298,4 +321,146 @@ Napi::Value NvmlProcessName(const Napi::CallbackInfo& info) {
     return *found ? Napi::Value(Napi::String::New(env, *name)) : env.Null();
   };
   return PromiseWorker::Start(info.Env(), execute, resolve);
+}
+
+// A sampling thread: samples every interval against the monotonic clock (a call that overruns skips the
+// ticks it missed, counted), into a buffer the JS thread drains a few times a second. No JS wakes per sample,
+// and a driver that wedges blocks this thread only: the JS side sees no new samples and how long the call in
+// flight has run. Stopping sets a flag and wakes the thread; one blocked in NVML leaves when NVML returns
+// (it is detached and owns its state).
+namespace {
+
+constexpr size_t MAX_BUFFERED_VALUES = 1 << 20;  // 8 MiB of samples not yet taken; past it new ones are dropped
+
+struct Sampler {
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stop = false;
+  bool running = true;
+  std::vector<double> pending;
+  double pendingSamples = 0;
+  double dropped = 0;
+  double skipped = 0;
+  double errors = 0;
+  double consecutiveErrors = 0;
+  Failure lastFailure;
+  std::atomic<int64_t> callStartedNs{0};
+  std::chrono::nanoseconds interval{0};
+  uint32_t processEvery = 0;
+};
+
+std::mutex& samplersMutex = *new std::mutex;
+std::map<uint32_t, std::shared_ptr<Sampler>>& samplers = *new std::map<uint32_t, std::shared_ptr<Sampler>>;
+uint32_t nextSamplerId = 1;
+
+int64_t monotonicNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void runSampler(std::shared_ptr<Sampler> s) {
+  std::vector<double> values;
+  std::vector<double> usedBefore;
+  uint64_t tick = 0;
+  auto next = std::chrono::steady_clock::now();
+  for (;;) {
+    bool withProcesses = s->processEvery > 0 && tick % s->processEvery == 0;
+    Failure failure;
+    s->callStartedNs.store(monotonicNs());
+    bool ok = sampleInto(failure, withProcesses, values, s->processEvery > 0 ? &usedBefore : nullptr);
+    s->callStartedNs.store(0);
+    std::unique_lock<std::mutex> lock(s->mutex);
+    if (ok) {
+      s->consecutiveErrors = 0;
+      if (s->pending.size() + values.size() <= MAX_BUFFERED_VALUES) {
+        s->pending.insert(s->pending.end(), values.begin(), values.end());
+        s->pendingSamples++;
+      } else {
+        s->dropped++;
+      }
+    } else {
+      s->errors++;
+      s->consecutiveErrors++;
+      s->lastFailure = failure;
+    }
+    tick++;
+    next += s->interval;
+    auto now = std::chrono::steady_clock::now();
+    if (next < now) {
+      auto missed = (now - next) / s->interval + 1;
+      s->skipped += static_cast<double>(missed);
+      tick += static_cast<uint64_t>(missed);
+      next += missed * s->interval;
+    }
+    if (s->wake.wait_until(lock, next, [&] { return s->stop; })) break;
+  }
+  std::lock_guard<std::mutex> lock(s->mutex);
+  s->running = false;
+}
+
+std::shared_ptr<Sampler> samplerById(const Napi::CallbackInfo& info) {
+  uint32_t id = static_cast<uint32_t>(args::number(info.Env(), info[0], "id", 1, 4294967295.0));
+  std::lock_guard<std::mutex> lock(samplersMutex);
+  auto found = samplers.find(id);
+  return found == samplers.end() ? nullptr : found->second;
+}
+
+}  // namespace
+
+Napi::Value NvmlSamplerStart(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double intervalMs = args::number(env, info[0], "intervalMs", 1, 3600000);
+  double processEvery = args::number(env, info[1], "processEvery", 0, 1000000);
+  Failure failure;
+  std::vector<nvmlDevice_t> devices;
+  if (!deviceHandles(failure, devices)) throwFailure(env, failure);
+  auto s = std::make_shared<Sampler>();
+  s->interval = std::chrono::milliseconds(static_cast<int64_t>(intervalMs));
+  s->processEvery = static_cast<uint32_t>(processEvery);
+  uint32_t id;
+  {
+    std::lock_guard<std::mutex> lock(samplersMutex);
+    id = nextSamplerId++;
+    samplers[id] = s;
+  }
+  std::thread(runSampler, s).detach();
+  return Napi::Number::New(env, id);
+}
+
+Napi::Value NvmlSamplerTake(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto s = samplerById(info);
+  if (!s) throw Napi::RangeError::New(env, "no sampler has that id (stopped already?)");
+  std::vector<double> taken;
+  Napi::Object out = Napi::Object::New(env);
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    taken.swap(s->pending);
+    out.Set("samples", s->pendingSamples);
+    s->pendingSamples = 0;
+    out.Set("dropped", s->dropped);
+    out.Set("skipped", s->skipped);
+    out.Set("errors", s->errors);
+    out.Set("consecutiveErrors", s->consecutiveErrors);
+    out.Set("lastError", s->errors > 0 ? toJsError(env, s->lastFailure).Value() : env.Null());
+    out.Set("running", s->running);
+  }
+  int64_t started = s->callStartedNs.load();
+  out.Set("inFlightMs", started == 0 ? 0.0 : static_cast<double>(monotonicNs() - started) / 1e6);
+  out.Set("data", toFloat64Array(env, taken));
+  return out;
+}
+
+Napi::Value NvmlSamplerStop(const Napi::CallbackInfo& info) {
+  auto s = samplerById(info);
+  if (!s) return Napi::Boolean::New(info.Env(), false);
+  {
+    std::lock_guard<std::mutex> lock(samplersMutex);
+    samplers.erase(static_cast<uint32_t>(info[0].As<Napi::Number>().Uint32Value()));
+  }
+  {
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->stop = true;
+  }
+  s->wake.notify_all();
+  return Napi::Boolean::New(info.Env(), true);
 }

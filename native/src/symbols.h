@@ -62,6 +62,36 @@
   X(false, nvrtcAddNameExpression, "nvrtcAddNameExpression", nvrtcResult, (nvrtcProgram, const char*))  \
   X(false, nvrtcGetLoweredName, "nvrtcGetLoweredName", nvrtcResult, (nvrtcProgram, const char*, const char**))
 
+// The doctor's health queries (health.cc), kept apart from the sampling symbols above and below: every one is
+// optional, since older drivers lack some and a missing one is reported per query, never as a missing library.
+// Layouts and signatures are those of nvml.h (NVML API reference, "Device Queries").
+struct NvmlPciInfoV3 {  // nvmlPciInfo_t, filled by nvmlDeviceGetPciInfo_v3
+  char busIdLegacy[16];
+  unsigned int domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];  // "00000000:3B:00.0": an eight-digit domain
+};
+#define NVML_HEALTH_SYMBOLS(X)                                                                           \
+  X(false, nvmlDeviceGetName, "nvmlDeviceGetName", nvmlReturn_t, (nvmlDevice_t, char*, unsigned int))    \
+  X(false, nvmlDeviceGetPciInfo, "nvmlDeviceGetPciInfo_v3", nvmlReturn_t, (nvmlDevice_t, NvmlPciInfoV3*)) \
+  X(false, nvmlDeviceGetPersistenceMode, "nvmlDeviceGetPersistenceMode", nvmlReturn_t, (nvmlDevice_t, int*)) \
+  X(false, nvmlDeviceGetDisplayActive, "nvmlDeviceGetDisplayActive", nvmlReturn_t, (nvmlDevice_t, int*))  \
+  X(false, nvmlDeviceGetComputeMode, "nvmlDeviceGetComputeMode", nvmlReturn_t, (nvmlDevice_t, int*))      \
+  X(false, nvmlDeviceGetMigMode, "nvmlDeviceGetMigMode", nvmlReturn_t, (nvmlDevice_t, unsigned int*, unsigned int*)) \
+  X(false, nvmlDeviceGetEccMode, "nvmlDeviceGetEccMode", nvmlReturn_t, (nvmlDevice_t, int*, int*))        \
+  X(false, nvmlDeviceGetTotalEccErrors, "nvmlDeviceGetTotalEccErrors", nvmlReturn_t,                     \
+    (nvmlDevice_t, int, int, unsigned long long*))                                                      \
+  X(false, nvmlDeviceGetRetiredPages, "nvmlDeviceGetRetiredPages", nvmlReturn_t,                         \
+    (nvmlDevice_t, int, unsigned int*, unsigned long long*))                                            \
+  X(false, nvmlDeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus", nvmlReturn_t, \
+    (nvmlDevice_t, int*))                                                                               \
+  X(false, nvmlDeviceGetRemappedRows, "nvmlDeviceGetRemappedRows", nvmlReturn_t,                         \
+    (nvmlDevice_t, unsigned int*, unsigned int*, unsigned int*, unsigned int*))                         \
+  X(false, nvmlDeviceGetCurrentClocksEventReasons, "nvmlDeviceGetCurrentClocksEventReasons", nvmlReturn_t, \
+    (nvmlDevice_t, unsigned long long*))                                                                \
+  X(false, nvmlDeviceGetCurrentClocksThrottleReasons, "nvmlDeviceGetCurrentClocksThrottleReasons",       \
+    nvmlReturn_t, (nvmlDevice_t, unsigned long long*))                                                  \
+  X(false, nvmlSystemGetCudaDriverVersion, "nvmlSystemGetCudaDriverVersion_v2", nvmlReturn_t, (int*))
+
 #define NVML_SYMBOLS(X)                                                                                 \
   X(true, nvmlInit, "nvmlInit_v2", nvmlReturn_t, ())                                                    \
   X(true, nvmlErrorString, "nvmlErrorString", const char*, (nvmlReturn_t))                              \

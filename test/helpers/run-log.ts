@@ -20,6 +20,11 @@ export const GUARD = 256;
 /** When the hand-made runs began: 2026-11-23 12:00:00 UTC, in epoch ms. */
 export const STARTED_AT_MS = 1_795_435_200_000;
 
+/** A result as an older workbench saved it (test/fixtures/legacy/). */
+export function legacyRun(file: string): RunResult {
+  return (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/legacy', file), 'utf8')) as RunOutcome).result!;
+}
+
 export function recordedRun(name: string): RunResult {
   const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs', `${name}.json`), 'utf8')) as RunOutcome;
   return outcome.result!;

@@ -34,6 +34,8 @@ test('CUDA calls without a driver reject with a structured error, not a crash', 
     () => addon.listDevices([1]),
     () => addon.openContext(0),
     () => addon.nvmlSnapshot(),
+    () => addon.nvmlSample(true),
+    () => addon.nvmlProcessName(1),
     () => addon.nvrtcCompile({ source: '', name: 'x.cu', options: [], nameExpressions: [] }),
   ]) {
     await assert.rejects(call(), (e: Record<string, unknown>) => {
@@ -44,6 +46,16 @@ test('CUDA calls without a driver reject with a structured error, not a crash', 
       return true;
     });
   }
+  assert.throws(
+    () => addon.nvmlSamplerStart(10, 1),
+    (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_NVML_NOT_LOADED' && e['api'] === 'nvmlInit_v2',
+  );
+  assert.equal(addon.nvmlSamplerStop(1), false, 'no sampler was started');
+  assert.throws(() => addon.nvmlSamplerTake(1), RangeError);
+  assert.throws(
+    () => addon.nvmlSampleSync(false),
+    (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_NVML_NOT_LOADED' && e['library'] === 'nvml' && e['code'] === -1,
+  );
   await assert.rejects(
     addon.memAlloc(16),
     (e: Record<string, unknown>) => e['name'] === 'WORKBENCH_INVALID_ARGUMENT' && /No CUDA context is open/.test(String(e['message'])),
@@ -70,4 +82,12 @@ test('bad arguments are refused at the boundary with a TypeError or RangeError',
     RangeError,
   );
   assert.throws(() => a['loadLibraries']!({ cuda: 'libcuda.so.1' }), TypeError);
+  assert.throws(() => a['nvmlSample']!('yes'), TypeError);
+  assert.throws(() => a['nvmlSampleSync']!(), TypeError);
+  assert.throws(() => a['nvmlProcessName']!(0), RangeError);
+  assert.throws(() => a['nvmlProcessName']!(2 ** 32), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!(0, 1), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!(10, -1), RangeError);
+  assert.throws(() => a['nvmlSamplerStart']!('10', 1), TypeError);
+  assert.throws(() => a['nvmlSamplerTake']!(0), RangeError);
 });

@@ -13,7 +13,7 @@ import { ROOT } from '../helpers/cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'wb-result-events-'));
 /** A run recorded on a GPU before the event log existed. */
-const olderText = readFileSync(join(ROOT, 'test/fixtures/runs/never-frees.json'), 'utf8');
+const olderText = readFileSync(join(ROOT, 'test/fixtures/legacy/never-frees.before-event-log.json'), 'utf8');
 const older = () => JSON.parse(olderText) as RunOutcome;
 
 /** The never-frees run with the log such a run makes: allocs, uploads, a launch, a read-back, teardown frees. */

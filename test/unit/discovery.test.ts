@@ -11,15 +11,6 @@ const missing = (candidate: string): LibraryReport => ({
   missingRequired: [],
   missingOptional: [],
 });
-const found = (path: string, version: number): LibraryReport => ({
-  loaded: true,
-  path,
-  source: 'loader path',
-  version,
-  attempts: [{ candidate: path, source: 'loader path', error: null }],
-  missingRequired: [],
-  missingOptional: [],
-});
 
 const report = (over: Partial<DiscoveryReport>): DiscoveryReport => ({
   addon: { loaded: true, path: '/x/addon.node', error: null },
@@ -49,19 +40,7 @@ test('a driver without a required symbol is reported as too old', () => {
   assert.equal(driverMissingProblem(old).title, 'The NVIDIA driver is too old');
 });
 
-test('NVRTC newer than the driver: a warning within a major version, a failure across', () => {
-  const minor = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 13000), nvrtc: found('/cuda/libnvrtc.so.13', 13010) }), 1, null);
-  assert.equal(minor.find((c) => c.id === 'toolkit-vs-driver')?.status, 'warn');
-  const major = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 12080), nvrtc: found('/cuda/libnvrtc.so.13', 13000) }), 1, null);
-  const check = major.find((c) => c.id === 'toolkit-vs-driver')!;
-  assert.equal(check.status, 'fail');
-  assert.match(check.detail, /CUDA_ERROR_UNSUPPORTED_PTX_VERSION, 222/);
-  const same = doctorChecks(report({ cuda: found('/lib/libcuda.so.1', 13000), nvrtc: found('/cuda/libnvrtc.so.13', 13000) }), 1, null);
-  assert.equal(
-    same.find((c) => c.id === 'toolkit-vs-driver'),
-    undefined,
-  );
-});
+// The compilers against the driver (NVRTC and nvcc): test/unit/doctor-compilers.test.ts.
 
 test('nvcc stands in for a missing NVRTC as a warning, not a failure', () => {
   const checks = doctorChecks(report({ nvcc: { found: true, path: '/usr/local/cuda/bin/nvcc', version: 'CUDA 13.0', searched: [] } }), null, null);

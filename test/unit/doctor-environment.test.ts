@@ -6,7 +6,6 @@ import { environmentChecks, type EnvironmentFacts } from '../../core/doctor/envi
 const facts = (over: Partial<EnvironmentFacts>): EnvironmentFacts => ({
   env: {},
   libcudaPath: '/usr/lib/x86_64-linux-gnu/libcuda.so.1',
-  cudaDeviceCount: 1,
   ...over,
 });
 const byId = (f: EnvironmentFacts) => Object.fromEntries(environmentChecks(f).map((c) => [c.id, c]));
@@ -26,11 +25,7 @@ test('CUDA_VISIBLE_DEVICES: hiding every GPU fails, a subset warns with the renu
   assert.match(subset.detail, /device 0 in your program is "3" in nvidia-smi/);
 });
 
-test('CUDA_DEVICE_ORDER matters only with more than one device', () => {
-  assert.equal(byId(facts({ cudaDeviceCount: 1 }))['cuda-device-order'], undefined);
-  assert.match(byId(facts({ cudaDeviceCount: 4 }))['cuda-device-order']!.remedy!, /CUDA_DEVICE_ORDER=PCI_BUS_ID/);
-  assert.equal(byId(facts({ cudaDeviceCount: 4, env: { CUDA_DEVICE_ORDER: 'PCI_BUS_ID' } }))['cuda-device-order'], undefined);
-});
+// CUDA_DEVICE_ORDER is judged against the devices themselves: test/unit/doctor-device-order.test.ts.
 
 test('CUDA_LAUNCH_BLOCKING left on, eager module loading, and PyTorch allocator settings with a typo', () => {
   assert.equal(byId(facts({ env: { CUDA_LAUNCH_BLOCKING: '1' } }))['cuda-launch-blocking']!.status, 'warn');

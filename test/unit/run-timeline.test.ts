@@ -6,7 +6,7 @@ import { SPAN_LANES, type Timeline } from '../../core/memory/timeline';
 import { aliveAtEnd, peakOf } from '../../core/memory/timeline-model';
 import { decodeTimeline, encodeTimeline } from '../../core/memory/timeline-wire';
 import type { RunResult } from '../../core/runner/run-result';
-import { GUARD, H100_TOTAL, MiB, recordedRun, samplesAround, STARTED_AT_MS, withEventLog } from '../helpers/run-log';
+import { GUARD, H100_TOTAL, legacyRun, MiB, recordedRun, samplesAround, STARTED_AT_MS, withEventLog } from '../helpers/run-log';
 
 // The runs are real H100 results (test/fixtures/runs); their event logs are written by hand in test/helpers/run-log.ts
 // (none of the recorded results has one yet), from each result's own steps and timings.
@@ -162,6 +162,18 @@ test('with NVML samples: the device’s used memory and each process on the run�
   assert.equal(t.durationUs, 60_000, 'the timeline reaches the last sample, 55 ms after the run began');
 });
 
+test('samples with a result that does not say when the run began: not drawn, and the title says why', () => {
+  const run = neverFrees();
+  const { startedAtMs: _dropped, ...undated } = run;
+  const t = timelineFromRun(undated, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => MiB, foreignBytes: 0, untilMs: 20 }));
+  assert.deepEqual(
+    t.counters.map((c) => c.group),
+    ['allocated'],
+  );
+  assert.match(t.title, /the NVML samples are not shown: the result does not say when the run began/);
+  assert.equal(t.originUs, 0);
+});
+
 test('allocation-too-large: an OOM marker with the request against free and total, the holders (none of the run’s), and the processes', () => {
   const run = recordedRun('allocation-too-large');
   const failure = run.failure!;
@@ -267,7 +279,7 @@ test('an older result with allocation records only: the steps in order, one a mi
 });
 
 test('a result with neither an event log nor allocation records is refused in words, not drawn empty', () => {
-  const run = recordedRun('device-assert');
+  const run = legacyRun('device-assert.before-memory-records.json');
   assert.equal(run.memory, undefined);
   assert.throws(
     () => timelineFromRun(run),

@@ -116,7 +116,7 @@ if has env; then
   nvidia-smi -q -x >"$work/env/nvidia-smi-q.xml" 2>&1
   nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,driver_version,persistence_mode,compute_mode,mig.mode.current,ecc.errors.uncorrected.volatile.total,clocks_throttle_reasons.active --format=csv >"$work/env/query.csv" 2>&1
   env | grep -E '^(CUDA|LD_LIBRARY_PATH|PYTORCH|NVIDIA)' >"$work/env/env.txt" 2>&1
-  node dist/main/cli.js doctor --json >"$work/env/doctor.json" 2>&1
+  node dist/main/cli.js doctor --json --facts-out "$work/env/doctor-facts.json" >"$work/env/doctor.json" 2>&1
   node dist/main/cli.js devices --json >"$work/env/devices.json" 2>&1
 fi
 echo "recorded into $work"

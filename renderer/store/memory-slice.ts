@@ -7,6 +7,7 @@ import { timelineFromSamples } from '../../core/memory/samples-timeline';
 import type { Timeline } from '../../core/memory/timeline';
 import type { TimelineTarget } from '../../core/memory/timeline-describe';
 import type { TimelineSummary } from '../../core/memory/timeline-model';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
 import type { WorkbenchState } from './store';
 
@@ -50,6 +51,10 @@ export interface MemorySlice {
   monitor: MonitorState;
   /** Goes up when the Memory tab has news to show (a file opened): the tab comes forward. */
   memorySeq: number;
+  /** The run outcome the Memory tab last took in: a newer one (a run just ended, a result opened) is shown in its place. */
+  memoryRunSeen: RunOutcome | null;
+  /** Shows a run outcome that arrived since (see memoryRunSeen). */
+  showNewRun(outcome: RunOutcome): void;
   showMemorySource(source: MemorySource): void;
   /** Reads a snapshot or a saved run result; null when shown, else what went wrong. */
   openMemoryFile(path: string, as: 'file' | 'compare'): Promise<string | null>;
@@ -78,6 +83,9 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
   memoryMode: 'active',
   monitor: { running: false, intervalMs: 100, series: null, timeline: null, problems: [], error: null },
   memorySeq: 0,
+  memoryRunSeen: null,
+
+  showNewRun: (outcome) => set({ memoryRunSeen: outcome, memorySource: 'run', memorySelection: null, memoryAliveAt: null }),
 
   showMemorySource: (source) => set({ memorySource: source, memorySelection: null, memoryAliveAt: null }),
 
@@ -99,7 +107,15 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
       if (timelines.length === 0) return `${path} holds no memory timeline: ${result.notes.join(' ') || 'no device has allocations or segments in it.'}`;
       const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0 };
       if (as === 'compare') set({ memoryCompare: opened, memoryAliveAt: null });
-      else set((s) => ({ memoryFile: opened, memorySource: 'file', memorySelection: null, memoryAliveAt: null, memorySeq: s.memorySeq + 1 }));
+      else
+        set((s) => ({
+          memoryFile: opened,
+          memorySource: 'file',
+          memorySelection: null,
+          memoryAliveAt: null,
+          memorySeq: s.memorySeq + 1,
+          memoryRunSeen: s.outcome,
+        }));
       return null;
     } catch (error) {
       return controller.signal.aborted ? 'Cancelled: nothing was opened.' : message(error);
@@ -142,6 +158,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
       memorySelection: null,
       memoryAliveAt: null,
       memorySeq: s.memorySeq + 1,
+      memoryRunSeen: s.outcome,
     }));
     const id = `ui-${Date.now().toString(36)}`;
     try {

@@ -52,7 +52,7 @@ for (const viewport of VIEWPORTS)
       await page.getByLabel('Memory snapshot or result file').fill(join(ROOT, 'test/fixtures/snapshots/h100/oom.pickle'));
       await check(page, 'open memory snapshot dialog', found);
       await page.getByRole('button', { name: 'Open snapshot' }).click();
-      await page.getByTestId('memory-timeline').getByRole('application').focus();
+      await page.getByRole('application', { name: /Memory timeline of oom\.pickle/ }).focus();
       await page.keyboard.press(']');
       await page.getByTestId('memory-details').waitFor();
       await check(page, 'memory timeline, an allocation selected', found);

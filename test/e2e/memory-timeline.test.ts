@@ -144,15 +144,56 @@ test('14: two snapshots compared: both drawn, the peak difference and the groups
   await page.context().close();
 });
 
-test('14: a run result recorded before event logs: the Memory tab says there is no timeline, and why', async () => {
+test('14: a run recorded on an H100 with its event log: its buffers stacked, the leaks marked and named, a buffer and a kernel selected by keyboard', async () => {
   const { page, errors } = await openApp(VIEWPORTS[0]);
-  await page.getByTestId('tab').first().waitFor();
-  await openResult(page, join(ROOT, 'test/fixtures/runs/device-assert.json'));
+  // never-frees: a, b and c (4 MiB each) allocated at steps 0–2 and never freed; vecAdd launched at step 5
+  await openResult(page, join(ROOT, 'test/fixtures/runs/never-frees.json'));
+  await page.getByTestId('diagnosis-headline').waitFor();
+  await page.getByTestId('output-tab-Memory').click();
+  const summary = page.getByTestId('memory-summary');
+  await summary.waitFor();
+  assert.match(
+    await summary.innerText(),
+    /^never-frees\.json \(Run on NVIDIA H100 80GB HBM3 \(cuda:0\)\) — 3 allocations over [\d.]+ ms\. Peak 12 MiB at [\d.]+ ms, with 3 allocations alive\. 3 allocations \(12 MiB\) never freed: leaked\./,
+  );
+  const names = await page.getByRole('list', { name: 'Markers' }).getByRole('button').allInnerTexts();
+  for (const buffer of ['a', 'b', 'c'])
+    assert.ok(
+      names.some((n) => n.startsWith('Leak at ') && n.endsWith(`: leak: ${buffer} (4 MiB) never freed`)),
+      `no leak marker for ${buffer} among ${names.join(' | ')}`,
+    );
+  await page.getByRole('application', { name: 'Memory timeline of never-frees.json' }).focus();
+  await page.keyboard.press(']');
+  const details = page.getByTestId('memory-details');
+  assert.equal(await details.getByTestId('memory-details-title').innerText(), 'a (4 MiB)');
+  assert.match(await details.getByTestId('memory-details-facts').innerText(), /Address\s+0x7fc432800100[\s\S]*never freed[\s\S]*Step\s+step 0: /);
+  // . goes through the spans in time: the module load, the copies, then the launch
+  let title = '';
+  for (let i = 0; i < 12 && !title.startsWith('Kernel: '); i++) {
+    await page.keyboard.press('.');
+    title = await details.getByTestId('memory-details-title').innerText();
+  }
+  assert.match(title, /^Kernel: /);
+  assert.match(await details.getByTestId('memory-details-facts').innerText(), /Step\s+step 5: /);
+  assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('14: results without an event log: an older one drawn by step, and said so; a run with no result: no timeline, and why', async () => {
+  const { page, errors } = await openApp(VIEWPORTS[0]);
+  // divergent-barrier.json keeps its allocation records by step, but no event log
+  await openResult(page, join(ROOT, 'test/fixtures/runs/divergent-barrier.json'));
+  await page.getByTestId('diagnosis-headline').waitFor();
+  await page.getByTestId('output-tab-Memory').click();
+  assert.match(await page.getByTestId('memory-summary').innerText(), /no event log: the steps in order, one a millisecond, not to time/);
+  // infinite-loop.json: the runner was stopped, nothing came back from the device
+  await openResult(page, join(ROOT, 'test/fixtures/runs/infinite-loop.json'));
   await page.getByTestId('diagnosis-headline').waitFor();
   await page.getByTestId('output-tab-Memory').click();
   const empty = page.getByTestId('memory-empty');
   await empty.waitFor();
-  assert.match(await empty.innerText(), /event log/i);
+  assert.match(await empty.innerText(), /^There is no memory timeline: this run has no result from the device to draw \(.+\)\.$/);
   assert.equal(await page.getByRole('application').count(), 0);
   // and a file that is not a snapshot is refused with its reason
   await page.getByRole('button', { name: 'Open memory snapshot…' }).click();

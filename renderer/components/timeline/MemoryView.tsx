@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../../core/format';
@@ -41,6 +41,11 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
   const [interval, setIntervalText] = useState(String(monitor.intervalMs));
   const [compareSelection, setCompareSelection] = useState<TimelineTarget | null>(null);
   const state = store.getState();
+  // A run that just ended, or a result just opened: its timeline takes the place of what was shown.
+  const seen = useStore(store, (s) => s.memoryRunSeen);
+  useEffect(() => {
+    if (outcome && outcome !== seen) store.getState().showNewRun(outcome);
+  }, [outcome, seen, store]);
 
   const run = useMemo(() => runTimeline(outcome, monitor.series), [outcome, monitor.series]);
   const shown = useMemo((): { timeline: Timeline | null; why: string | null; name: string; sources: SourceContext; summary: TimelineSummary | null } => {
@@ -178,7 +183,9 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
         <>
           <div data-testid="memory-summary" className="memory-summary">
             <p className="memory-summary">
-              <strong>{shown.name}</strong> — {summarySentences(timeline, summary).join(' ')}
+              <strong>{shown.name}</strong>
+              {timeline.title && timeline.title !== shown.name ? <span className="muted"> ({timeline.title})</span> : null} —{' '}
+              {summarySentences(timeline, summary).join(' ')}
             </p>
             {timeline.markers.length > 0 && (
               <ul className="memory-markers" aria-label="Markers">

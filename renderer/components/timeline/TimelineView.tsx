@@ -2,7 +2,7 @@ import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent
 
 import { announce, describe, type TimelineTarget } from '../../../core/memory/timeline-describe';
 import { TIMELINE_KEYS, timelineAction, type TimelineAction } from '../../../core/memory/timeline-keys';
-import { allocationAt, lowerBound, positionOf, stackNeighbour } from '../../../core/memory/timeline-layout';
+import { allocationAt, lowerBound, positionOf, stackNeighbour, upperBound } from '../../../core/memory/timeline-layout';
 import { centreWindow, formatDuration, fullWindow, panWindow, selectWindow, zoomWindow, type TimeWindow } from '../../../core/memory/timeline-viewport';
 import type { Timeline } from '../../../core/memory/timeline';
 import { TIMELINE_COLOURS } from '../../layout/chart-colours';
@@ -24,6 +24,12 @@ interface Props {
   /** When two views are on screen: what tells this one's buttons from the other's ("leak.pickle"). */
   controlsOf?: string;
   testId?: string;
+}
+
+/** The last index whose element passes (Array.prototype.findLastIndex is ES2023, past this project's lib). */
+function lastIndex<T>(xs: T[], pass: (x: T) => boolean): number {
+  for (let i = xs.length - 1; i >= 0; i--) if (pass(xs[i]!)) return i;
+  return -1;
 }
 
 /** Pixels a press may move and still be a click. */
@@ -200,7 +206,8 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
       case 'step-allocation': {
         if (layout.count === 0) return;
         const current = selection?.kind === 'allocation' ? positionOf(layout, selection.index) : -1;
-        let p = current >= 0 ? current + action.by : lowerBound(layout.start, centre) - (action.by < 0 ? 1 : 0);
+        // from the selection; with none, the first made in view (or, going back, the last)
+        let p = current >= 0 ? current + action.by : action.by > 0 ? lowerBound(layout.start, w.startUs) : upperBound(layout.start, w.endUs) - 1;
         p = Math.max(0, Math.min(layout.count - 1, p));
         return show({ kind: 'allocation', index: allocationAt(layout, p) }, layout.start[p]!);
       }
@@ -215,7 +222,12 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
         if (n === 0) return;
         const byStart = Array.from({ length: n }, (_, i) => i).sort((a, b) => t.spans.start[a]! - t.spans.start[b]! || a - b);
         const current = selection?.kind === 'span' ? byStart.indexOf(selection.index) : -1;
-        let k = current >= 0 ? current + action.by : byStart.findIndex((s) => t.spans.start[s]! >= centre);
+        let k =
+          current >= 0
+            ? current + action.by
+            : action.by > 0
+              ? byStart.findIndex((s) => t.spans.start[s]! >= w.startUs)
+              : lastIndex(byStart, (s) => t.spans.start[s]! <= w.endUs);
         if (k < 0) k = action.by > 0 ? n - 1 : 0;
         k = Math.max(0, Math.min(n - 1, k));
         return show({ kind: 'span', index: byStart[k]! }, t.spans.start[byStart[k]!]!);

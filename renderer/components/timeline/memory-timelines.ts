@@ -29,7 +29,7 @@ export function runTimeline(outcome: RunOutcome | null, monitor: SampleSeries | 
   if (!result)
     return {
       timeline: null,
-      why: `This run never reached the device (${outcome.diagnosis.headline}): nothing was allocated, so there is no memory timeline.`,
+      why: `There is no memory timeline: this run has no result from the device to draw (${outcome.diagnosis.headline}).`,
     };
   const durationMs = (result.events ?? []).reduce((m, e) => Math.max(m, e.t + e.dur), 0);
   const series = samplesDuring(monitor, result.startedAtMs, durationMs);

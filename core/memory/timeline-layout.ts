@@ -525,3 +525,61 @@ export class ActiveRaster {
     for (; this.nextEnd < endTime.length && endTime[this.nextEnd]! <= tb; this.nextEnd++) this.kill(endOrder[this.nextEnd]!);
   }
 }
+
+/**
+ * The outline of an allocation (activeOutline) as a polygon for a view `width` pixels wide showing [t0, t1],
+ * decimated to the pixel grid (`step` pixels): along the bottom edge as it steps down, then back along the top,
+ * with at most two points per pixel column on each edge (where the offset enters and leaves the column; it
+ * only falls, so nothing between them sticks out). Coordinates: x in pixels from the view's left, y in bytes
+ * (the caller maps bytes to pixels). An allocation freed a million times under its own feet stays a few
+ * thousand points.
+ */
+export function outlinePolygon(
+  outline: { time: Float64Array; offset: Float64Array; end: number },
+  size: number,
+  t0: number,
+  t1: number,
+  width: number,
+  step: number,
+): { x: Float64Array; y: Float64Array } {
+  const { time, offset } = outline;
+  const n = time.length;
+  const scale = width / (t1 - t0);
+  const clampX = (t: number) => Math.max(-2, Math.min(width + 2, (t - t0) * scale));
+  // the steps that matter: the last one at or before t0, through the first one past t1
+  const first = Math.max(0, upperBound(time, t0) - 1);
+  const last = Math.min(n - 1, upperBound(time, t1));
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const column = (x: number) => Math.floor(x / step);
+  /** Points before this one stay as they are: the turn from the bottom edge to the top is never merged away. */
+  let fixed = 0;
+  const add = (x: number, y: number) => {
+    const k = xs.length;
+    // a third point in the same column on a vertical run: move the run's end instead
+    if (k - 2 >= fixed && column(xs[k - 1]!) === column(x) && column(xs[k - 2]!) === column(x)) {
+      xs[k - 1] = x;
+      ys[k - 1] = y;
+      return;
+    }
+    xs.push(x);
+    ys.push(y);
+  };
+  const endX = Math.max(clampX(time[0]!) + step * 2, clampX(Math.min(outline.end, t1 + (t1 - t0))));
+  add(clampX(time[first]!), offset[first]!);
+  for (let k = first + 1; k <= last; k++) {
+    const x = clampX(time[k]!);
+    add(x, offset[k - 1]!);
+    add(x, offset[k]!);
+  }
+  add(endX, offset[last]!);
+  fixed = xs.length;
+  add(endX, offset[last]! + size);
+  for (let k = last; k > first; k--) {
+    const x = clampX(time[k]!);
+    add(x, offset[k]! + size);
+    add(x, offset[k - 1]! + size);
+  }
+  add(clampX(time[first]!), offset[first]! + size);
+  return { x: Float64Array.from(xs), y: Float64Array.from(ys) };
+}

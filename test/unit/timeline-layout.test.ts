@@ -10,6 +10,7 @@ import {
   hitActive,
   liveBytesAt,
   MIN_ALPHA,
+  outlinePolygon,
   RasterScratch,
   stackAt,
   type ActiveLayout,
@@ -238,4 +239,40 @@ test('a raster resumed in any steps draws the same tile', () => {
   while (!r.advance(1));
   assert.deepEqual(pieces.pixels, whole.pixels);
   assert.throws(() => abandoned.advance(1), /newer raster/);
+});
+
+test('the outline of an allocation freed under a million times stays a few points per pixel column, the same shape', () => {
+  // C (30 B) made at 4 over A and B; B freed at 6, A at 10; C freed at 12
+  const layout = buildActiveLayout(ABC.allocations);
+  const o = activeOutline(layout, 2);
+  const poly = outlinePolygon(o, 30, 0, 12, 120, 1);
+  // bottom: 150 from x=40, 100 from x=60, 0 from x=100 to the end at x=120; then back along the top, 30 higher
+  assert.deepEqual(
+    [...poly.x].map((x, k) => [x, poly.y[k]]),
+    [
+      [40, 150],
+      [60, 150],
+      [60, 100],
+      [100, 100],
+      [100, 0],
+      [120, 0],
+      [120, 30],
+      [100, 30],
+      [100, 130],
+      [60, 130],
+      [60, 180],
+      [40, 180],
+    ],
+  );
+  // 200,000 frees under one allocation, drawn 800 pixels wide: at most 2 points per column per edge
+  const n = 200_000;
+  const time = new Float64Array(n + 1).map((_, k) => k);
+  const offset = new Float64Array(n + 1).map((_, k) => (n - k) * 8);
+  const dense = outlinePolygon({ time, offset, end: n + 1 }, 64, 0, n + 1, 800, 1);
+  assert.ok(dense.x.length <= 4 * 800 + 8, `${dense.x.length} points`);
+  assert.equal(dense.y[0], n * 8);
+  assert.equal(Math.min(...dense.y), 0);
+  // a window on part of its life: only the steps in it (and one either side)
+  const part = outlinePolygon({ time, offset, end: n + 1 }, 64, 1000, 1010, 800, 1);
+  assert.ok(part.x.length < 60, `${part.x.length} points`);
 });

@@ -72,6 +72,8 @@ export class TileCache {
       if (!this.job) {
         const k = needed.findIndex((_, i) => !this.tiles.has(keys[i]!));
         if (k < 0) return true;
+        // starting a raster has a cost of its own (the stack at its first column): not past the deadline
+        if (performance.now() >= deadline) return false;
         const pixels = new Uint8ClampedArray(this.cols * rows * 4);
         this.job = { key: keys[k]!, raster: makeRaster(needed[k]!, pixels), pixels };
       }

@@ -6,6 +6,7 @@ import {
   buildActiveLayout,
   byPosition,
   hitActive,
+  outlinePolygon,
   positionOf,
   RasterScratch,
   type ActiveLayout,
@@ -460,21 +461,14 @@ export class TimelineEngine {
         const x1 = Math.max(x0 + 2, x(Math.min(a.end[target.index]!, p.timeline.durationUs)));
         ctx.rect(x0, y(y1), x1 - x0, Math.max(2, y(y0) - y(y1)));
       } else {
-        // one polygon: along the bottom edge as it steps down, back along the top
+        // one polygon, decimated to the device pixels: a few thousand points however often it dropped
         const o = this.outlineOf(target.index);
-        const n = o.time.length;
-        const end = Math.min(o.end, p.timeline.durationUs);
-        const xEnd = Math.max(x(o.time[0]!) + 2, x(end));
-        ctx.moveTo(x(o.time[0]!), y(o.offset[0]!));
-        for (let k = 0; k < n; k++) {
-          const x1 = k + 1 < n ? x(o.time[k + 1]!) : xEnd;
-          ctx.lineTo(x1, y(o.offset[k]!));
-          if (k + 1 < n) ctx.lineTo(x1, y(o.offset[k + 1]!));
-        }
-        ctx.lineTo(xEnd, y(o.offset[n - 1]! + size));
-        for (let k = n - 1; k >= 0; k--) {
-          ctx.lineTo(x(o.time[k]!), y(o.offset[k]! + size));
-          if (k > 0) ctx.lineTo(x(o.time[k]!), y(o.offset[k - 1]! + size));
+        const poly = outlinePolygon({ ...o, end: Math.min(o.end, p.timeline.durationUs) }, size, this.win.startUs, this.win.endUs, plot.width, 1 / this.dpr);
+        for (let k = 0; k < poly.x.length; k++) {
+          const px = plot.x + poly.x[k]!;
+          const py = y(poly.y[k]!);
+          if (k === 0) ctx.moveTo(px, py);
+          else ctx.lineTo(px, py);
         }
         ctx.closePath();
       }

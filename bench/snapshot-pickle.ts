@@ -134,9 +134,9 @@ interface Entry {
 
 /**
  * A snapshot pickle of a training-like workload, as torch writes one: `entries` trace entries, or (with
- * `allocations`) as many as it takes to make that many allocations.
+ * `allocations`) as many as it takes to make that many allocations; at most `workingSet` alive at once.
  */
-export function generateSnapshotPickle(size: { entries: number } | { allocations: number }): Uint8Array {
+export function generateSnapshotPickle(size: { entries: number } | { allocations: number }, workingSet = 4000): Uint8Array {
   const entries = 'entries' in size ? size.entries : Infinity;
   const allocations = 'allocations' in size ? size.allocations : Infinity;
   let allocs = 0;
@@ -161,7 +161,7 @@ export function generateSnapshotPickle(size: { entries: number } | { allocations
     time += 1 + Math.floor(rand() * 20);
     const stream = rand() < 0.8 ? 0 : 0x5a5a_0000;
     const stack = Math.floor(rand() * stacks.length);
-    if (live.length < 4000 && (live.length < 500 || rand() < 0.5)) {
+    if (live.length < workingSet && (live.length < workingSet / 8 || rand() < 0.5)) {
       const size = Math.ceil((512 * 2 ** Math.floor(rand() * 18)) / 512) * 512;
       if (segmentLeft < size) {
         const seg = Math.max(size, 20 * 1024 * 1024);

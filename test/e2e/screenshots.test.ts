@@ -65,8 +65,10 @@ for (const theme of ['dark', 'light'] as const) {
     await page.getByTestId('maximize-output').click();
     const canvas = page.getByTestId('memory-timeline').getByRole('application');
     await canvas.focus();
+    // the last few milliseconds, where line 16 kept its 50 blocks; one of them selected
+    for (let i = 0; i < 4; i++) await page.keyboard.press('+');
     await page.keyboard.press('End');
-    await page.keyboard.press('[');
+    for (let i = 0; i < 20; i++) await page.keyboard.press('[');
     await page.getByTestId('memory-details').waitFor();
     await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
     await page.screenshot({ path: join(folder, `screenshot-memory-${theme}.png`) });

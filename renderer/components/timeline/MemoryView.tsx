@@ -93,6 +93,13 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
   );
   const intervalMs = Number(interval);
   const intervalOk = Number.isInteger(intervalMs) && intervalMs >= 10 && intervalMs <= 60_000;
+  /** A selection on the canvas; the peak's or an OOM's marker also lists what was alive then, anything else closes that list. */
+  const select = (target: TimelineTarget | null) => {
+    state.selectMemory(target);
+    const marker = target?.kind === 'marker' ? timeline?.markers[target.index] : undefined;
+    if (marker && (marker.kind === 'peak' || marker.kind === 'oom')) state.showAliveAt({ timeUs: marker.timeUs, title: marker.label });
+    else if (target) state.showAliveAt(null);
+  };
   const peakAt = () => {
     if (!timeline || !summary) return;
     if (summary.peak) state.showAliveAt({ timeUs: summary.peak.timeUs, title: `The peak: ${formatBytes(summary.peak.bytes)}` });
@@ -195,11 +202,7 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
                       type="button"
                       className={`marker-${m.kind}`}
                       aria-pressed={selection?.kind === 'marker' && selection.index === i}
-                      onClick={() => {
-                        state.selectMemory({ kind: 'marker', index: i });
-                        if (m.kind === 'peak' || m.kind === 'oom') state.showAliveAt({ timeUs: m.timeUs, title: m.label });
-                        else state.showAliveAt(null);
-                      }}
+                      onClick={() => select({ kind: 'marker', index: i })}
                       data-testid="memory-marker"
                     >
                       {MARKER_WORDS[m.kind]} at {formatDuration(m.timeUs)}: {m.label}
@@ -219,10 +222,7 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
                 follow={source === 'monitor'}
                 mode={mode}
                 selection={selection}
-                onSelect={(target) => {
-                  state.selectMemory(target);
-                  if (target) state.showAliveAt(null);
-                }}
+                onSelect={select}
                 onPeak={peakAt}
                 label={`Memory timeline of ${shown.name}`}
                 testId="memory-timeline"
@@ -241,11 +241,13 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
               )}
             </div>
             <aside className="memory-details" aria-label="Details">
-              {aliveAt ? (
-                <AliveAtPanel timeline={timeline} at={aliveAt} onSelect={(target) => state.selectMemory(target)} onClose={() => state.showAliveAt(null)} />
-              ) : selection ? (
+              {selection && (
                 <MemoryDetails store={store} timeline={timeline} target={selection} sources={shown.sources} onAliveAt={(at) => state.showAliveAt(at)} />
-              ) : !other ? (
+              )}
+              {aliveAt && (
+                <AliveAtPanel timeline={timeline} at={aliveAt} onSelect={(target) => state.selectMemory(target)} onClose={() => state.showAliveAt(null)} />
+              )}
+              {!selection && !aliveAt && !other ? (
                 <p className="muted">
                   Select an allocation, a kernel or a marker (click it, or use the keys: ] selects the next allocation) to see what it is and where it came
                   from.

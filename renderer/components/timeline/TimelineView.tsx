@@ -169,7 +169,6 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
     const { x, y } = local(ev);
     if (!d.moved) {
       const target = e.hitTest(x, y);
-      if (target?.kind === 'marker' && e.timeline.markers[target.index]?.kind === 'peak') callbacks.current.onPeak();
       callbacks.current.onSelect(target?.kind === 'counter' ? null : target);
       return;
     }

@@ -134,11 +134,12 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'files.list': ({ dir }) => listFolder(dir),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
-    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns }, { signal, emit }) =>
+    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) =>
       workbench.runPlan(plan, {
         timeoutMs: timeoutMs ?? 30_000,
         planPath: planPath ?? null,
         ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+        ...(sampleIntervalMs !== undefined ? { sampleIntervalMs } : {}),
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
       }),

@@ -4,6 +4,17 @@ import { RunnerPool } from './runner/runner-pool';
 import { DraftStore } from './services/draft-store';
 import { WorkspaceStore } from './services/workspace-store';
 import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
+import { seriesOf } from './memory/monitor-export';
+import { sampleDuring } from './memory/sample-during';
+
+/** Samples kept with a run's outcome: 10 minutes at 10 ms. */
+const MAX_RUN_SAMPLES = 60_000;
+
+/** The run, with device memory sampled through NVML around it: the outcome carries the series, or why there is none. */
+async function runPlanSampled(plan: unknown, services: Parameters<typeof runPlan>[1], options: RunOptions, intervalMs: number): Promise<RunOutcome> {
+  const { value, report, store, problem } = await sampleDuring(() => runPlan(plan, services, options), { intervalMs });
+  return { ...value, samples: report && store ? seriesOf(report, store, MAX_RUN_SAMPLES) : null, samplingProblem: problem };
+}
 
 /** The host's services, shared by the CLI, the serve host and the Electron main process. */
 export interface Workbench {
@@ -23,7 +34,10 @@ export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?
     pool,
     drafts: new DraftStore(),
     workspace: new WorkspaceStore(),
-    runPlan: (plan, runOptions) => runPlan(plan, { compiler, pool }, runOptions),
+    runPlan: (plan, runOptions) =>
+      runOptions.sampleIntervalMs
+        ? runPlanSampled(plan, { compiler, pool }, runOptions, runOptions.sampleIntervalMs)
+        : runPlan(plan, { compiler, pool }, runOptions),
     dispose: async () => {
       await Promise.all([compiler.dispose(), pool.dispose()]);
     },

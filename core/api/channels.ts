@@ -121,6 +121,8 @@ export const channels = {
         planPath: path.nullable().default(null),
         /** Overrides the plan's determinism check: 0 turns it off. */
         determinismRuns: z.number().int().min(0).max(16).optional(),
+        /** Samples device memory through NVML every this many ms while it runs (the memory timeline's device and process tracks). */
+        sampleIntervalMs: z.number().int().min(10).max(1000).optional(),
       })
       .strict(),
     response: response<RunOutcome>(),

@@ -3,6 +3,7 @@ import type { Problem } from '../discovery';
 import type { Diagnosis, RunStatus } from './diagnose';
 import type { ExitClassification } from './protocol';
 import type { RunResult } from './run-result';
+import type { SampleSeries } from '../memory/samples';
 
 export interface CompileRecord {
   kernel: string;
@@ -27,4 +28,8 @@ export interface RunOutcome {
   diagnosis: Diagnosis;
   /** Where the host's time went: checking the plan, compiling (or the cache), the runner round trip. */
   timing: { checkMs: number; compileMs: number; runMs: number; totalMs: number };
+  /** Device memory sampled through NVML while it ran, when asked for (absent otherwise, and in older results). */
+  samples?: SampleSeries | null;
+  /** Why it was asked for but not sampled (no NVML, …): said, never left silent. */
+  samplingProblem?: string | null;
 }

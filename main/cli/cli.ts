@@ -44,6 +44,9 @@ import { registerMonitorCommand } from './monitor-command';
 
 class UsageError extends Error {}
 
+/** `run --trace` samples device memory this often while the run goes. */
+const TRACE_SAMPLE_INTERVAL_MS = 10;
+
 const print = (json: boolean, value: unknown, human: () => string) => console.log(json ? JSON.stringify(value, null, 2) : human());
 
 function intOption(name: string, min: number, max: number) {
@@ -348,7 +351,7 @@ export function buildProgram(): Command {
       'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
       intOption('--determinism-runs', 1, 16),
     )
-    .option('--trace <file>', 'write the run\'s event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)')
+    .option('--trace <file>', "write the run's event log as Chrome Trace Event JSON (Perfetto, chrome://tracing)")
     .option('--json', 'machine-readable output')
     .action(
       async (
@@ -369,11 +372,14 @@ export function buildProgram(): Command {
             arch: opts.arch,
             planPath,
             ...(determinismRuns !== undefined ? { determinismRuns } : {}),
+            // A trace carries the device and each process beside the run's own events.
+            ...(opts.trace ? { sampleIntervalMs: TRACE_SAMPLE_INTERVAL_MS } : {}),
           });
           print(!!opts.json, outcome, () => renderRun(outcome));
           if (opts.trace) {
             const { renderRunTrace, writeRunTrace } = await import('./run-trace');
-            const trace = await writeRunTrace(outcome, opts.trace);
+            const trace = await writeRunTrace(outcome, opts.trace, outcome.samples ?? null);
+            if (outcome.samplingProblem) console.error(`Device memory was not sampled: ${outcome.samplingProblem}`);
             // stderr: --json's stdout stays the outcome alone.
             console.error(renderRunTrace(trace));
             if ('notWritten' in trace && outcome.result) process.exitCode = EXIT.failed;

@@ -30,6 +30,12 @@ function seriesWith(report: MonitorReport, store: SampleStore, samples: MemorySa
   return { intervalMs: report.series.intervalMs, devices: report.series.devices, processes, samples, dropped: store.dropped };
 }
 
+/** The session's newest samples (at most `max`) as a series: what a run's outcome keeps of its sampling. */
+export function seriesOf(report: MonitorReport, store: SampleStore, max: number): SampleSeries {
+  const samples = store.newest(max);
+  return { ...seriesWith(report, store, samples), dropped: store.dropped + (store.length - samples.length) };
+}
+
 /** Every sample kept, as the timeline's CSV (core/memory/samples-csv.ts), written atomically in slices. */
 export async function writeMonitorCsv(path: string, report: MonitorReport, store: SampleStore): Promise<{ samples: number }> {
   const base = seriesWith(report, store, []);

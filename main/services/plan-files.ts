@@ -6,6 +6,7 @@ import { MAX_RESULT_FILE_BYTES, MAX_SOURCE_BYTES } from '../../core/limits';
 import { describeIssues } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import { savedEventLogFields } from '../../core/runner/event-log-schema';
+import { sampleSeriesSchema } from '../../core/memory/sample-series-schema';
 import { describeNotAResult, resultFileText } from '../../core/runner/result-file';
 import { z } from 'zod';
 
@@ -125,4 +126,6 @@ const savedOutcomeSchema = z.object({
     .object({ steps: z.array(z.unknown()), buffers: z.array(z.unknown()), launches: z.array(z.unknown()), ...savedEventLogFields })
     .passthrough()
     .nullable(),
+  samples: sampleSeriesSchema.nullable().optional(),
+  samplingProblem: z.string().max(4096).nullable().optional(),
 });

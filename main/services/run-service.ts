@@ -34,6 +34,8 @@ export interface RunOptions {
   determinismRuns?: number;
   /** Cancels the run: a compile under way stops, a runner at work is killed (a fresh one takes over). */
   signal?: AbortLike;
+  /** Samples device memory through NVML every this many ms while it runs (outcome.samples). */
+  sampleIntervalMs?: number;
   /** Told as the run enters each phase. */
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
 }

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 
 import type { MonitorReport, ProcessMemorySummary } from '../../core/memory/monitor-report';
 import { sampleDuring } from '../../main/memory/sample-during';
+import { timelineFromRun } from '../../core/memory/run-timeline';
 import { forkLauncher } from '../../main/process/launcher';
 import { createWorkbench } from '../../main/workbench';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
@@ -167,5 +168,27 @@ test('a process nothing monitored started is flagged foreign; --pid follows it t
     assert.ok(mine.peakBytes! >= 256 * MiB);
   } finally {
     holder.kill('SIGKILL');
+  }
+});
+
+test('a run asked to sample carries its series: the device moves by what the plan holds, and its timeline has the runner as a track', async () => {
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    await workbench.runPlan(holdPlan(GiB, 1e6), { timeoutMs: 60_000 });
+    const outcome = await workbench.runPlan(holdPlan(GiB, 1e9), { timeoutMs: 60_000, sampleIntervalMs: 10 });
+    assert.equal(outcome.diagnosis.kind, 'ok', outcome.diagnosis.headline);
+    assert.equal(outcome.samplingProblem, null);
+    const series = outcome.samples!;
+    assert.ok(series.samples.length >= 50, `${series.samples.length} samples`);
+    const used = series.samples.map((s) => s.devices[0]!.usedBytes);
+    const moved = Math.max(...used) - used[0]!;
+    console.log(`# ${series.samples.length} samples; device 0 moved by ${fmt(moved)}, back to ${fmt(used[used.length - 1]! - used[0]!)} over its baseline`);
+    assert.ok(Math.abs(moved - GiB) <= 2 * MiB, `moved by ${fmt(moved)}`);
+    const timeline = timelineFromRun(outcome.result!, series);
+    const runnerTrack = timeline.counters.find((c) => c.group === 'process' && c.pid === outcome.result!.runnerPid);
+    assert.ok(runnerTrack, `no track for the runner: ${timeline.counters.map((c) => c.label).join(', ')}`);
+    assert.ok(timeline.counters.some((c) => c.group === 'device'));
+  } finally {
+    await workbench.dispose();
   }
 });

@@ -55,6 +55,9 @@ export interface MemorySlice {
   memoryRunSeen: RunOutcome | null;
   /** Shows a run outcome that arrived since (see memoryRunSeen). */
   showNewRun(outcome: RunOutcome): void;
+  /** Runs started from the UI sample device memory this often (ms), for their timeline's device and process tracks; null: they do not. */
+  sampleRunsMs: number | null;
+  setSampleRuns(ms: number | null): void;
   showMemorySource(source: MemorySource): void;
   /** Reads a snapshot or a saved run result; null when shown, else what went wrong. */
   openMemoryFile(path: string, as: 'file' | 'compare'): Promise<string | null>;
@@ -84,6 +87,9 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
   monitor: { running: false, intervalMs: 100, series: null, timeline: null, problems: [], error: null },
   memorySeq: 0,
   memoryRunSeen: null,
+
+  sampleRunsMs: null,
+  setSampleRuns: (ms) => set({ sampleRunsMs: ms }),
 
   showNewRun: (outcome) => set({ memoryRunSeen: outcome, memorySource: 'run', memorySelection: null, memoryAliveAt: null }),
 

@@ -37,6 +37,7 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
   const selection = useStore(store, (s) => s.memorySelection);
   const aliveAt = useStore(store, (s) => s.memoryAliveAt);
   const mode = useStore(store, (s) => s.memoryMode);
+  const sampleRuns = useStore(store, (s) => s.sampleRunsMs);
   const [dialog, setDialog] = useState<'file' | 'compare' | null>(null);
   const [interval, setIntervalText] = useState(String(monitor.intervalMs));
   const [compareSelection, setCompareSelection] = useState<TimelineTarget | null>(null);
@@ -148,6 +149,15 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
             />{' '}
             ms
           </label>
+          <label title="Runs started here sample each GPU's and each process's memory (at the interval, up to 1000 ms), drawn beside the run's allocations">
+            <input
+              type="checkbox"
+              checked={sampleRuns !== null}
+              disabled={!intervalOk}
+              onChange={(e) => state.setSampleRuns(e.target.checked ? Math.min(1000, intervalMs) : null)}
+            />{' '}
+            sample during runs
+          </label>
           {monitor.running ? (
             <button type="button" onClick={() => state.stopMonitor()} data-testid="monitor-stop">
               Stop monitoring
@@ -160,6 +170,11 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
         </span>
       </div>
       {!intervalOk && !monitor.running && <p className="status-fail">The sampling interval is a whole number of milliseconds from 10 to 60000.</p>}
+      {source === 'run' && outcome?.samplingProblem && (
+        <p className="muted" data-testid="memory-sampling-problem">
+          The device&apos;s memory was not sampled during this run: {outcome.samplingProblem}
+        </p>
+      )}
       {source === 'monitor' && monitor.error && (
         <p className="status-fail" role="alert">
           {monitor.error}

@@ -21,7 +21,8 @@ const cache = new WeakMap<RunOutcome, { series: SampleSeries | null; value: RunT
 
 /**
  * The memory timeline of a run: from its event log (timelineFromRun), with the device's and each process's
- * memory when the monitor was sampling while it ran. Kept per outcome, so re-renders reuse it.
+ * memory when the run sampled them (run.plan's sampleIntervalMs) or the monitor was sampling while it ran.
+ * Kept per outcome, so re-renders reuse it.
  */
 export function runTimeline(outcome: RunOutcome | null, monitor: SampleSeries | null): RunTimeline {
   if (!outcome) return { timeline: null, why: 'No run yet: run a kernel (Ctrl+Enter), or open a saved result in the Run tab, to see its memory over time.' };
@@ -32,7 +33,8 @@ export function runTimeline(outcome: RunOutcome | null, monitor: SampleSeries | 
       why: `There is no memory timeline: this run has no result from the device to draw (${outcome.diagnosis.headline}).`,
     };
   const durationMs = (result.events ?? []).reduce((m, e) => Math.max(m, e.t + e.dur), 0);
-  const series = samplesDuring(monitor, result.startedAtMs, durationMs);
+  // the run's own samples when it took them, else the monitor's if it was sampling meanwhile
+  const series = outcome.samples ?? samplesDuring(monitor, result.startedAtMs, durationMs);
   const hit = cache.get(outcome);
   if (hit && hit.series === series) return hit.value;
   let value: RunTimeline;

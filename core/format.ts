@@ -9,7 +9,8 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  const text = unit === 0 ? String(value) : trimZeros(value.toPrecision(3));
+  // 1000 to 1023 of a unit: toPrecision(3) would write "1.01e+3"
+  const text = unit === 0 ? String(value) : value >= 1000 ? value.toFixed(0) : trimZeros(value.toPrecision(3));
   return `${bytes < 0 ? '-' : ''}${text} ${UNITS[unit]}`;
 }
 

@@ -47,6 +47,7 @@ await Promise.all([
       { in: r('bench/sanitize-overhead.ts'), out: 'bench/sanitize-overhead' },
       { in: r('bench/snapshot-bench.ts'), out: 'bench/snapshot-bench' },
       { in: r('bench/bundle-bench.ts'), out: 'bench/bundle-bench' },
+      { in: r('bench/timeline-fps.ts'), out: 'bench/timeline-fps' },
       { in: r('bench/nvml-sampling.ts'), out: 'bench/nvml-sampling' },
       ...testEntries,
     ],

@@ -232,6 +232,8 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
   const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
   if (!sanitizer) notes.push('The bundle holds no compute-sanitizer report.');
+  // The samples travel with the outcome as a run's own do, so whatever draws the run draws the bundle's samples.
+  if (outcome && samples && !outcome.samples) outcome = { ...outcome, samples };
 
   // The doctor and the environment.
   const doctorValue = jsonEntry(entries, c.doctor);

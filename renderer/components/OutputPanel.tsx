@@ -13,8 +13,9 @@ import { shownCompile } from '../../core/compile/shown-compile';
 import { ProblemsPanel } from './ProblemsPanel';
 import { PtxView } from './PtxView';
 import { StaleNote } from './StaleNote';
+import { MemoryView } from './timeline/MemoryView';
 
-const VIEWS = ['Problems', 'Run', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
+const VIEWS = ['Problems', 'Run', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
 export function OutputPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
   const api = useStore(store, (s) => s.api);
@@ -36,6 +37,12 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
   useEffect(() => {
     if (sanitizeSeq > 0) setView('Sanitizer');
   }, [sanitizeSeq]);
+  // A memory file opened, or monitoring started, brings the Memory tab forward.
+  const memorySeq = useStore(store, (s) => s.memorySeq);
+  useEffect(() => {
+    if (memorySeq > 0) setView('Memory');
+  }, [memorySeq]);
+  const monitoring = useStore(store, (s) => s.monitor.running);
   const [openingReport, setOpeningReport] = useState(false);
   const [sanitizingProgram, setSanitizingProgram] = useState(false);
   const [sass, setSass] = useState<{ key: string; text: string } | null>(null);
@@ -65,12 +72,14 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
             {v}
             {v === 'Problems' && count > 0 ? ` (${count})` : ''}
             {v === 'Sanitizer' && (sanitizing ? ' …' : findings ? ` (${findings})` : '')}
+            {v === 'Memory' && monitoring ? ' (live)' : ''}
           </button>
         ))}
       </div>
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
+        {view === 'Memory' && <MemoryView store={store} />}
         {view === 'Sanitizer' && (
           <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} onSanitizeProgram={() => setSanitizingProgram(true)} />
         )}

@@ -5,3 +5,59 @@ export const CHART_COLOURS: Record<Theme, { axis: string; grid: string; line: st
   dark: { axis: '#9aa2b0', grid: '#2c3038', line: '#76b900', marker: '#e0b050' },
   light: { axis: '#555e69', grid: '#d4d8de', line: '#3d7f00', marker: '#8a5a00' },
 };
+
+/** The memory timeline's colours on its canvas: the page's own (styles.css) for text and lines, a categorical palette for allocations. */
+export interface TimelineColours {
+  background: string;
+  gutter: string;
+  text: string;
+  muted: string;
+  grid: string;
+  /** Fill and line of each counter group's track. */
+  counter: Record<'device' | 'process' | 'allocated' | 'reserved', string>;
+  capacity: string;
+  marker: Record<'oom' | 'leak' | 'error' | 'peak', string>;
+  lane: string;
+  selection: string;
+  hover: string;
+  range: string;
+  /** HUES colours (core/memory/timeline-colours.ts), as #rrggbb; the view adds a darker shade of each. */
+  palette: string[];
+}
+
+// Categorical colours that read on both backgrounds and stay apart for the common kinds of colour blindness.
+const PALETTE_DARK = ['#5b9bd5', '#f0a35e', '#e86a6a', '#7fc8c0', '#72b85f', '#e8cf5b', '#c08fb8', '#ff9fb0', '#b58f74', '#b9b2ad', '#8fbfff', '#d6a6e0'];
+const PALETTE_LIGHT = ['#2f6fb0', '#d07820', '#c83c3c', '#3f9a90', '#4a8f3a', '#b59a14', '#955d8b', '#d9607a', '#85604a', '#7d7570', '#4f8fe0', '#a66ab8'];
+
+export const TIMELINE_COLOURS: Record<Theme, TimelineColours> = {
+  dark: {
+    background: '#14161a',
+    gutter: '#1c1f24',
+    text: '#d8dce3',
+    muted: '#9aa2b0',
+    grid: '#2c3038',
+    counter: { device: '#76b900', process: '#58a6ff', allocated: '#e0b050', reserved: '#c08fb8' },
+    capacity: '#ef6b6b',
+    marker: { oom: '#ef6b6b', leak: '#e0b050', error: '#ff8f5a', peak: '#8fd14f' },
+    lane: '#7fc8c0',
+    selection: '#ffffff',
+    hover: '#58a6ff',
+    range: 'rgba(88, 166, 255, 0.25)',
+    palette: PALETTE_DARK,
+  },
+  light: {
+    background: '#ffffff',
+    gutter: '#f3f4f6',
+    text: '#1f2328',
+    muted: '#555e69',
+    grid: '#d4d8de',
+    counter: { device: '#3d7f00', process: '#0969da', allocated: '#8a5a00', reserved: '#955d8b' },
+    capacity: '#c4212b',
+    marker: { oom: '#c4212b', leak: '#8a5a00', error: '#b3420e', peak: '#356f00' },
+    lane: '#3f9a90',
+    selection: '#000000',
+    hover: '#0969da',
+    range: 'rgba(9, 105, 218, 0.2)',
+    palette: PALETTE_LIGHT,
+  },
+};

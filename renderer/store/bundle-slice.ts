@@ -76,6 +76,9 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
       bundle: null,
       ...(s.outcomeOrigin?.bundle === open.view.path ? { outcome: null, outcomeOrigin: null, pages: {} } : {}),
       ...(s.sanitizeOrigin?.kind === 'bundle' ? { sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeFiles: {} } : {}),
+      ...(s.memoryFile?.path === open.view.path
+        ? { memoryFile: null, memoryCompare: null, memorySource: 'run' as const, memorySelection: null, memoryAliveAt: null }
+        : {}),
     }));
   };
 
@@ -127,13 +130,20 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
               runError: null,
             }
           : {}),
+        // The report is there (and marked on the sources) without taking the Run tab's place in front.
         ...(view.sanitizer
+          ? { sanitizeReport: view.sanitizer, sanitizeOrigin: { kind: 'bundle' as const, path: view.path, sources }, sanitizeError: null, sanitizeFiles: {} }
+          : {}),
+        // The Memory tab: the bundle's own timeline, built on the host from its event log and its samples — never
+        // this machine's monitor. Marked as seen, so the tab does not swap it for the run source.
+        ...(timelines.length
           ? {
-              sanitizeReport: view.sanitizer,
-              sanitizeOrigin: { kind: 'bundle' as const, path: view.path, sources },
-              sanitizeError: null,
-              sanitizeFiles: {},
-              sanitizeSeq: s.sanitizeSeq + 1,
+              memoryFile: { path: view.path, kind: 'run' as const, timelines, summaries: view.timelineSummary, notes: view.notes, index: 0 },
+              memoryCompare: null,
+              memorySource: 'file' as const,
+              memorySelection: null,
+              memoryAliveAt: null,
+              memoryRunSeen: view.outcome,
             }
           : {}),
       }));

@@ -151,7 +151,14 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
       try {
         const outcome = await get().api.invoke(
           'run.plan',
-          { plan, timeoutMs: get().timeoutMs, planPath: origin.planPath, ...(get().determinismCheck ? {} : { determinismRuns: 0 }) },
+          {
+            plan,
+            timeoutMs: get().timeoutMs,
+            planPath: origin.planPath,
+            ...(get().determinismCheck ? {} : { determinismRuns: 0 }),
+            // the Memory tab asked for the device's memory beside the run's allocations
+            ...(get().sampleRunsMs !== null ? { sampleIntervalMs: get().sampleRunsMs! } : {}),
+          },
           { signal: controller.signal, onEvent: (event) => set({ runPhase: event.phase }) },
         );
         set({ outcome, outcomeOrigin: { ...origin, file: null, plan }, pages: {} });

@@ -6,10 +6,11 @@ import { createBundleSlice, type BundleSlice } from './bundle-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
+import { createMemorySlice, type MemorySlice } from './memory-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & BundleSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & MemorySlice & BundleSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -20,6 +21,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createRunSlice(...a),
     ...createSanitizerSlice(...a),
     ...createExplainSlice(...a),
+    ...createMemorySlice(...a),
     ...createBundleSlice(...a),
   }));
 

@@ -45,6 +45,20 @@ for (const viewport of VIEWPORTS)
       await page.getByTestId('diagnosis-headline').waitFor();
       await page.getByTestId('maximize-output').click();
       await check(page, 'run results', found);
+
+      // The memory timeline of a snapshot recorded on an H100, an allocation selected, what was alive at the OOM.
+      await page.getByTestId('output-tab-Memory').click();
+      await page.getByRole('button', { name: 'Open memory snapshot…' }).click();
+      await page.getByLabel('Memory snapshot or result file').fill(join(ROOT, 'test/fixtures/snapshots/h100/oom.pickle'));
+      await check(page, 'open memory snapshot dialog', found);
+      await page.getByRole('button', { name: 'Open snapshot' }).click();
+      await page.getByRole('application', { name: /Memory timeline of oom\.pickle/ }).focus();
+      await page.keyboard.press(']');
+      await page.getByTestId('memory-details').waitFor();
+      await check(page, 'memory timeline, an allocation selected', found);
+      await page.getByTestId('memory-marker').filter({ hasText: 'Out of memory' }).click();
+      await page.getByTestId('memory-alive-at').waitFor();
+      await check(page, 'memory timeline, alive at the OOM', found);
       await page.getByTestId('maximize-output').click();
 
       await page.keyboard.press('Control+O');

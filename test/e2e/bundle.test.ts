@@ -134,6 +134,16 @@ test('15: an out-of-memory and a leak opened from their bundles: the diagnosis a
   await openBundle(page, join(BUNDLES, 'allocation-too-large.zip'));
   await page.getByTestId('output-tab-Run').click();
   assert.match(await page.getByTestId('diagnosis-headline').innerText(), /Out of device memory at step 1 \(alloc x\)/);
+  // The Memory tab draws the bundle's own timeline (built from its event log), its out-of-memory marked.
+  await page.getByTestId('output-tab-Memory').click();
+  assert.equal(await page.getByTestId('memory-source-file').getAttribute('aria-pressed'), 'true');
+  assert.match(await page.getByTestId('memory-source-file').innerText(), /allocation-too-large\.zip/);
+  await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
+  assert.ok(
+    (await page.getByTestId('memory-marker').allInnerTexts()).some((t) => /^Out of memory/i.test(t)),
+    'the out-of-memory marker',
+  );
+  assert.match(await page.getByTestId('memory-summary').innerText(), /out-of-memory/);
   await page.getByTestId('bundle-show').click();
   assert.equal(await page.getByTestId('bundle-markers').locator('li[data-kind="oom"]').count(), 1);
 
@@ -146,6 +156,13 @@ test('15: an out-of-memory and a leak opened from their bundles: the diagnosis a
   await page.getByTestId('bundle-banner').filter({ hasText: 'never-frees.zip' }).waitFor();
   await page.getByTestId('bundle-show').click();
   assert.ok((await page.getByTestId('bundle-markers').locator('li[data-kind="leak"]').count()) >= 1);
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByTestId('output-tab-Memory').click();
+  assert.match(await page.getByTestId('memory-source-file').innerText(), /never-frees\.zip/, 'the newer bundle’s timeline');
+  assert.ok(
+    (await page.getByTestId('memory-marker').allInnerTexts()).some((t) => /^Leak/i.test(t)),
+    'the leak marker',
+  );
   await page.getByRole('tab', { name: 'Editor' }).click();
   // Both samples' kernels are kernel.cu: one tab, the newer bundle's (the last bundle's files went with it).
   assert.equal(await page.locator('[data-testid="tab"]').filter({ hasText: 'kernel.cu' }).count(), 1, 'the last bundle’s files went with it');

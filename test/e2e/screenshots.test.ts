@@ -52,6 +52,30 @@ for (const theme of ['dark', 'light'] as const) {
   });
 }
 
+for (const theme of ['dark', 'light'] as const) {
+  test(`${theme}: the memory timeline of a PyTorch snapshot recorded on an H100, an allocation selected`, async () => {
+    const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: theme });
+    const page = await context.newPage();
+    await page.goto(app.serve.url);
+    await page.getByTestId('tab').first().waitFor();
+    await page.getByTestId('output-tab-Memory').click();
+    await page.getByRole('button', { name: 'Open memory snapshot…' }).click();
+    await page.getByLabel('Memory snapshot or result file').fill(join(ROOT, 'test/fixtures/snapshots/h100/leak.pickle'));
+    await page.getByRole('button', { name: 'Open snapshot' }).click();
+    await page.getByTestId('maximize-output').click();
+    const canvas = page.getByTestId('memory-timeline').getByRole('application');
+    await canvas.focus();
+    // the last few milliseconds, where line 16 kept its 50 blocks; one of them selected
+    for (let i = 0; i < 4; i++) await page.keyboard.press('+');
+    await page.keyboard.press('End');
+    for (let i = 0; i < 20; i++) await page.keyboard.press('[');
+    await page.getByTestId('memory-details').waitFor();
+    await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
+    await page.screenshot({ path: join(folder, `screenshot-memory-${theme}.png`) });
+    await context.close();
+  });
+}
+
 test('the no-driver page, dark', async () => {
   const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
   const page = await context.newPage();

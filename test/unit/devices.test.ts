@@ -32,6 +32,7 @@ test('formatting', () => {
   assert.equal(formatBytes(0), '0 B');
   assert.equal(formatBytes(1536), '1.5 KiB');
   assert.equal(formatBytes(48 * 1024), '48 KiB');
+  assert.equal(formatBytes(1010 * 1024), '1010 KiB', 'never "1.01e+3 KiB"');
   assert.equal(formatBytes(100 * 2 ** 30), '100 GiB');
   assert.equal(formatCudaVersion(13000), '13.0');
   assert.equal(formatCudaVersion(12080), '12.8');

@@ -84,13 +84,13 @@ for (const viewport of VIEWPORTS) {
     await page.close();
   });
 
-  test(`10 (${sizeName(viewport)}): numbers read as numbers: 1.04e+36, not 1.0407497786570904e+36; "< 0.01 waves", not "0.00 waves"`, async (t) => {
+  test(`10 (${sizeName(viewport)}): numbers read as numbers: 1.07e+37, not 1.0687624325403613e+37; "< 0.01 waves", not "0.00 waves"`, async (t) => {
     const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
     await openResult(page, join(RUNS, 'shared-memory-race.json'));
     const out = page.getByTestId('buffer-out').locator('h4');
     await out.waitFor();
-    assert.match(await out.innerText(), /max 1\.04e\+36 · mean 2\.96e\+31/);
-    assert.doesNotMatch(await page.getByTestId('run-result').innerText(), /1\.0407497786570904e\+36/);
+    assert.match(await out.innerText(), /max 1\.07e\+37 · mean 3\.61e\+32/);
+    assert.doesNotMatch(await page.getByTestId('run-result').innerText(), /1\.0687624325403613e\+37/);
     await assertInViewport(page, out, 'the buffer summary');
 
     if (!(await hasCompiler)) return t.skip('no CUDA compiler here');

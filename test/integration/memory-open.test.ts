@@ -91,7 +91,7 @@ test('files memory.open refuses, each in words with its own code: hostile pickle
   const cases: [string, string, RegExp][] = [
     [join(PICKLES, 'evil-reduce.pickle'), 'MEMORY_REFUSED', /evil-reduce\.pickle was refused: The pickle asks to run code/],
     [join(PICKLES, 'truncated.pickle'), 'MEMORY_REFUSED', /ends early|ends inside/],
-    [join(ROOT, 'test/fixtures/runs/device-assert.json'), 'MEMORY_NO_TIMELINE', /no event log and no allocation records/],
+    [join(ROOT, 'test/fixtures/legacy/device-assert.before-memory-records.json'), 'MEMORY_NO_TIMELINE', /no event log and no allocation records/],
     [
       join(ROOT, 'test/fixtures/runs/static-shared-too-large.json'),
       'MEMORY_NO_TIMELINE',

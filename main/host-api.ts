@@ -33,6 +33,7 @@ import { sanitizePlan } from './services/sanitize-plan-service';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
+import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from './bundle/bundle-service';
 import { BundleRefusedError, openBundleView } from './bundle/read-bundle';
@@ -237,6 +238,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         throw error;
       }
     },
+    'memory.export': (request) => userFile(() => exportMemory(request, fullPathToWrite(request.path))),
     'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),

@@ -248,6 +248,17 @@ export const channels = {
    * Two opened files are compared in the renderer with compareTimelines.
    */
   'memory.open': { request: z.object({ path }).strict(), response: response<MemoryOpenResult>(), events: events<MemoryOpenEvent>() },
+  /**
+   * The timeline shown, written where the user chose: as a Chrome trace (Perfetto, chrome://tracing; refused past
+   * what they open), or — a monitoring session's — its samples as CSV. Both are data: decoded and checked first.
+   */
+  'memory.export': {
+    request: z.discriminatedUnion('format', [
+      z.object({ format: z.literal('trace'), path, timeline: z.unknown() }).strict(),
+      z.object({ format: z.literal('csv'), path, series: z.unknown() }).strict(),
+    ]),
+    response: response<{ path: string; bytes: number; events: number | null }>(),
+  },
   'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
   'plans.read': { request: z.object({ path }).strict(), response: response<{ plan: unknown; path: string }>() },
   'plans.write': { request: z.object({ path, plan: z.unknown() }).strict(), response: response<{ path: string }>() },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
+import { validateChromeTrace, type TraceEvent } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { openResult, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
@@ -231,6 +232,52 @@ test('14: the monitor: with NVML, each GPU live and Stop ends it; without, why i
     assert.equal(await page.getByRole('application').count(), 0, 'nothing sampled, nothing drawn');
     assert.match(await page.getByTestId('memory-empty').innerText(), /Start monitoring/);
   }
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('14: the Perfetto export of a recorded timeline is valid trace JSON, with its leaks; a snapshot exports its OOM', async () => {
+  const { page, errors } = await openApp(VIEWPORTS[0]);
+  await openResult(page, join(ROOT, 'test/fixtures/runs/never-frees.json'));
+  await page.getByTestId('diagnosis-headline').waitFor();
+  await page.getByTestId('output-tab-Memory').click();
+  await page.getByTestId('memory-summary').waitFor();
+  const exportTo = async (file: string): Promise<Map<string, TraceEvent[]>> => {
+    const path = join(work, file);
+    await page.getByTestId('memory-export-path').fill(path);
+    await page.getByTestId('memory-export-trace').click();
+    const said = page.getByTestId('memory-export-said');
+    await said.waitFor();
+    assert.match(await said.innerText(), new RegExp(`^Wrote ${path.replace(/[.]/g, '\\.')} \\(.+, \\d+ events\\): open it in https://ui\\.perfetto\\.dev`));
+    return validateChromeTrace(readFileSync(path, 'utf8'));
+  };
+  const run = await exportTo('never-frees.trace.json');
+  const instants = (run.get('i') ?? []).map((e) => e.name);
+  for (const buffer of ['a', 'b', 'c'])
+    assert.ok(
+      instants.some((n) => n.includes(`${buffer} (4 MiB) never freed`)),
+      `leak of ${buffer} in ${instants.join(' | ')}`,
+    );
+  assert.ok(
+    (run.get('X') ?? []).some((e) => e.name.includes('vecAdd')),
+    'the launch is a span',
+  );
+  // The samples of a run that did not sample: nothing to export, and the button says so.
+  assert.equal(await page.getByTestId('memory-export-csv').isDisabled(), true);
+
+  await openSnapshot(page, join(H100, 'oom.pickle'));
+  await tilesDrawn(page);
+  const snapshot = await exportTo('oom.trace.json');
+  assert.ok(
+    (snapshot.get('i') ?? []).some((e) => /out of memory|OOM/i.test(e.name)),
+    'the OOM is an instant',
+  );
+  assert.ok((snapshot.get('C') ?? []).length > 0, 'allocated and reserved are counters');
+
+  // A name with nowhere to go is said, not written.
+  await page.getByTestId('memory-export-path').fill('');
+  await page.getByTestId('memory-export-trace').click();
+  assert.match(await page.getByTestId('memory-export-said').innerText(), /Give a file name/);
   assert.deepEqual(errors, []);
   await page.context().close();
 });

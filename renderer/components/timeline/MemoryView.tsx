@@ -1,4 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
+
+import { MemoryExport } from './MemoryExport';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../../core/format';
@@ -169,6 +171,7 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
           )}
         </span>
       </div>
+      <MemoryExport store={store} timeline={timeline} series={source === 'monitor' ? monitor.series : source === 'run' ? (outcome?.samples ?? null) : null} />
       {!intervalOk && !monitor.running && <p className="status-fail">The sampling interval is a whole number of milliseconds from 10 to 60000.</p>}
       {source === 'run' && outcome?.samplingProblem && (
         <p className="muted" data-testid="memory-sampling-problem">

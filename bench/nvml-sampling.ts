@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 import { loadAddon } from '../main/native/addon';
 import { MemorySampler, THREAD_PROCESS_NET_MS } from '../main/memory/memory-sampler';
@@ -30,6 +31,40 @@ const cpuUs = () => {
 const percentOfCore = (cpu: number, wallMs: number) => (cpu / 1000 / wallMs) * 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Each thread's CPU time so far, ns (/proc/self/task/TID/schedstat's first field): where the cost goes. */
+function threadCpuNs(): Map<number, number> {
+  const out = new Map<number, number>();
+  let tids: string[] = [];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      out.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** CPU of the JS thread, of threads born during the measurement (the sampling thread), and of the rest, as % of a core. */
+function threadSplit(before: Map<number, number>, after: Map<number, number>, wallMs: number): { js: number; born: number; rest: number } {
+  const pct = (ns: number) => (ns / 1e6 / wallMs) * 100;
+  let js = 0;
+  let born = 0;
+  let rest = 0;
+  for (const [tid, ns] of after) {
+    const delta = ns - (before.get(tid) ?? 0);
+    if (tid === process.pid) js += delta;
+    else if (!before.has(tid)) born += delta;
+    else rest += delta;
+  }
+  return { js: pct(js), born: pct(born), rest: pct(rest) };
+}
+
 async function measureIdle(): Promise<number> {
   const keep = setInterval(() => undefined, 1000);
   const c0 = cpuUs();
@@ -50,22 +85,40 @@ async function measureRaw(label: string, call: () => unknown): Promise<{ label: 
 async function measureSampler(
   label: string,
   mode: SampleMode,
-  options: { processIntervalMs?: number; includeProcesses: boolean },
-): Promise<{ label: string; percent: number; samples: number; skipped: number; nativeUs: number; listed: number }> {
+  options: { processIntervalMs?: number; includeProcesses: boolean; batchMs?: number },
+): Promise<{
+  label: string;
+  percent: number;
+  samples: number;
+  skipped: number;
+  nativeUs: number;
+  listed: number;
+  split: { js: number; born: number; rest: number };
+}> {
   const source = await openNvmlSource(mode);
   const sampler = new MemorySampler(source, { intervalMs: 10, ...options });
   let listed = 0;
   sampler.listen((event) => {
     if (event.kind === 'batch') listed = Math.max(listed, ...event.batch.samples.map((s) => s.processes?.length ?? 0));
   });
+  const threads0 = threadCpuNs();
   const c0 = cpuUs();
   const t0 = performance.now();
   sampler.start();
   await sleep(SECONDS * 1000);
+  const threads1 = threadCpuNs(); // before stop: the sampling thread is still there to be read
   sampler.stop();
   const wall = performance.now() - t0;
   const stats = sampler.samplingStats();
-  return { label, percent: percentOfCore(cpuUs() - c0, wall), samples: stats.samples, skipped: stats.skipped, nativeUs: stats.meanNativeUs, listed };
+  return {
+    label,
+    percent: percentOfCore(cpuUs() - c0, wall),
+    samples: stats.samples,
+    skipped: stats.skipped,
+    nativeUs: stats.meanNativeUs,
+    listed,
+    split: threadSplit(threads0, threads1, wall),
+  };
 }
 
 /** A process holding GPU memory, so there is one to list; null where python3 with torch is not here. */
@@ -123,6 +176,8 @@ async function main(): Promise<number> {
     await measureSampler('inline, processes every sample', 'inline', { includeProcesses: true }),
     await measureSampler('thread, processes every 100 ms', 'thread', { includeProcesses: true, processIntervalMs: 100 }),
     await measureSampler('thread, device memory only', 'thread', { includeProcesses: false }),
+    await measureSampler('thread (default), batches of 1 s', 'thread', { includeProcesses: true, batchMs: 1000 }),
+    await measureSampler('thread (default), again', 'thread', { includeProcesses: true }),
   ];
   holder?.kill('SIGKILL');
   // The default's worst case: memory that moves at every sample makes it list processes at every sample.
@@ -136,11 +191,11 @@ async function main(): Promise<number> {
   console.log(`\nIdle host: ${idle.toFixed(3)}% of one core\n`);
   console.log('MemorySampler at 100 Hz (% of one core, all threads; "above idle" subtracts the idle host)');
   console.log(
-    `  ${'mode'.padEnd(34)} ${'% core'.padStart(8)} ${'above idle'.padStart(11)} ${'samples'.padStart(8)} ${'skipped'.padStart(8)} ${'NVML µs'.padStart(8)} ${'listed'.padStart(7)}`,
+    `  ${'mode'.padEnd(34)} ${'% core'.padStart(8)} ${'above idle'.padStart(11)} ${'samples'.padStart(8)} ${'skipped'.padStart(8)} ${'NVML µs'.padStart(8)} ${'listed'.padStart(7)} ${'JS thr'.padStart(7)} ${'new thr'.padStart(8)} ${'others'.padStart(7)}`,
   );
   for (const r of runs)
     console.log(
-      `  ${r.label.padEnd(34)} ${r.percent.toFixed(3).padStart(8)} ${(r.percent - idle).toFixed(3).padStart(11)} ${String(r.samples).padStart(8)} ${String(r.skipped).padStart(8)} ${r.nativeUs.toFixed(1).padStart(8)} ${String(r.listed).padStart(7)}`,
+      `  ${r.label.padEnd(34)} ${r.percent.toFixed(3).padStart(8)} ${(r.percent - idle).toFixed(3).padStart(11)} ${String(r.samples).padStart(8)} ${String(r.skipped).padStart(8)} ${r.nativeUs.toFixed(1).padStart(8)} ${String(r.listed).padStart(7)} ${r.split.js.toFixed(3).padStart(7)} ${r.split.born.toFixed(3).padStart(8)} ${r.split.rest.toFixed(3).padStart(7)}`,
     );
   const main = runs[0]!;
   const pass = main.percent - idle < TARGET_PERCENT;

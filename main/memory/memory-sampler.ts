@@ -22,6 +22,8 @@ const MAX_PROBLEMS = 100;
 export interface SamplerOptions {
   intervalMs: number;
   /** List processes at most this often (default: at every sample). */
+  /** How often the thread's samples are taken in and handed on as a batch (default BATCH_MS). */
+  batchMs?: number;
   processIntervalMs?: number;
   /** false: device memory only. */
   includeProcesses?: boolean;
@@ -56,6 +58,7 @@ export class MemorySampler {
   readonly tracker: ProcessTracker;
   readonly intervalMs: number;
   readonly processIntervalMs: number;
+  private readonly batchMs: number;
   private readonly includeProcesses: boolean;
   private readonly stallMs: number;
   private listener: ((event: SamplerEvent) => void) | null = null;
@@ -93,6 +96,7 @@ export class MemorySampler {
     const processDefaultMs = source.mode === 'thread' ? Math.max(this.intervalMs, THREAD_PROCESS_NET_MS) : this.intervalMs;
     this.processIntervalMs = Math.max(this.intervalMs, options.processIntervalMs ?? processDefaultMs);
     this.includeProcesses = options.includeProcesses ?? true;
+    this.batchMs = Math.max(BATCH_MS, options.batchMs ?? BATCH_MS);
     this.stallMs = options.stallMs ?? Math.max(2000, 5 * this.intervalMs);
     this.store = new SampleStore(source.devices.length, options.limits ?? DEFAULT_SAMPLE_LIMITS);
     this.tracker = new ProcessTracker(options.proc ?? new ProcReader(), { targetPid: options.targetPid ?? null, hostPid: process.pid }, (pid) =>
@@ -142,12 +146,12 @@ export class MemorySampler {
       this.batchTimer = setInterval(() => {
         this.drain();
         this.flush();
-      }, BATCH_MS);
+      }, this.batchMs);
       return;
     }
     this.nextDue = performance.now();
     this.tick();
-    this.batchTimer = setInterval(() => this.flush(), BATCH_MS);
+    this.batchTimer = setInterval(() => this.flush(), this.batchMs);
   }
 
   /** Takes one sample now (outside the schedule): the baseline before a command starts, the last one at the end. */

@@ -293,3 +293,18 @@ test('a run’s timeline crosses the wire whole', () => {
   const back = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t))));
   assert.deepEqual(back, { ...t, sourceFile: null });
 });
+
+test('recorded on the H100 with the runner’s own event log: never-frees leaks a, b and c (4 MiB each); allocation-too-large is an OOM of 256 GiB against what was free', () => {
+  const leaks = timelineFromRun(recordedRun('never-frees')).markers.filter((m) => m.kind === 'leak');
+  for (const buffer of ['a', 'b', 'c'])
+    assert.ok(
+      leaks.some((m) => m.label.includes(`${buffer} (4 MiB) never freed`)),
+      `${buffer}: ${leaks.map((m) => m.label).join(' | ')}`,
+    );
+  const oomRun = recordedRun('allocation-too-large');
+  const ooms = timelineFromRun(oomRun).markers.filter((m) => m.kind === 'oom');
+  assert.equal(ooms.length, 1);
+  assert.equal(oomRun.failure!.memory!.requestedBytes, 256 * 1024 ** 3, 'the plan asks for 256 GiB');
+  assert.match(ooms[0]!.label, /256 GiB/);
+  assert.match(ooms[0]!.label + ooms[0]!.detail, /78\.2 GiB free/);
+});

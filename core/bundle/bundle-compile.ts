@@ -2,10 +2,10 @@ import { z } from 'zod';
 
 import { compileOptionsSchema, type CompileOptions } from '../compile/compile-options';
 import { kernelFacts, type CompileResult } from '../compile/compile-result';
-import type { Diagnostic } from '../compile/diagnostics';
+
 import { parsePtxasInfo } from '../compile/resource-usage';
 import type { LaunchPlan } from '../plan/plan-schema';
-import type { RunOutcome } from '../runner/run-outcome';
+import type { CompileRecord, RunOutcome } from '../runner/run-outcome';
 
 /**
  * compile.json: how each kernel of the plan was compiled for the run — the options as compiled (architecture
@@ -23,16 +23,7 @@ export interface BundleKernelCompile {
   /** The options it was compiled with, or would have been (when the run stopped before compiling it). */
   options: CompileOptions;
   /** Null when the run never compiled this kernel (it stopped before: an invalid plan, no device). */
-  record: {
-    ok: boolean;
-    backend: string;
-    command: string;
-    log: string;
-    diagnostics: Diagnostic[];
-    ms: number;
-    cached: boolean;
-    symbol: string | null;
-  } | null;
+  record: Omit<CompileRecord, 'kernel'> | null;
   /** The ptx/ entry, or null (then `ptxMissing` says why). */
   ptx: string | null;
   /** Where the PTX came from, in words ("the compile cache: the run's own compile"). */

@@ -4,7 +4,7 @@
  * apart, so the axis keeps small gaps at their true size (they are the fragmentation) and squeezes each large
  * one (never used by any allocation of the timeline) to a thin band.
  */
-import { LAYOUT_BLOCK, lowerBound, MIN_ALPHA, upperBound, type ActiveLayout, type Palette, type RasterTarget } from './timeline-layout';
+import { LAYOUT_BLOCK, lowerBound, upperBound, writeMixedPixel, type ActiveLayout, type Palette, type RasterTarget } from './timeline-layout';
 import type { TimelineAllocations } from './timeline';
 
 export class AddressLayout {
@@ -201,19 +201,7 @@ export class AddressRaster {
     const { cols, rows, pixels } = this.target;
     const acc = this.acc;
     for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) {
-        const k = (r * cols + c) * 4;
-        const o = ((rows - 1 - r) * cols + c) * 4;
-        const w = acc[k + 3]!;
-        if (w <= 0) {
-          pixels[o + 3] = 0;
-          continue;
-        }
-        pixels[o] = (acc[k]! / w) * 255;
-        pixels[o + 1] = (acc[k + 1]! / w) * 255;
-        pixels[o + 2] = (acc[k + 2]! / w) * 255;
-        pixels[o + 3] = Math.max(MIN_ALPHA, Math.min(1, w)) * 255;
-      }
+      for (let c = 0; c < cols; c++) writeMixedPixel(acc, (r * cols + c) * 4, pixels, ((rows - 1 - r) * cols + c) * 4);
     }
     this.written = true;
   }

@@ -286,6 +286,22 @@ export interface RasterTarget {
  */
 export const MIN_ALPHA = 0.35;
 
+/**
+ * One pixel's RGBA from its accumulator (colour sums weighted by coverage, then the coverage): the mix of what
+ * covers it, at least MIN_ALPHA opaque when anything does, transparent when nothing does.
+ */
+export function writeMixedPixel(acc: ArrayLike<number>, k: number, pixels: Uint8ClampedArray | Uint8Array, o: number): void {
+  const w = acc[k + 3]!;
+  if (w <= 0) {
+    pixels[o + 3] = 0;
+    return;
+  }
+  pixels[o] = (acc[k]! / w) * 255;
+  pixels[o + 1] = (acc[k + 1]! / w) * 255;
+  pixels[o + 2] = (acc[k + 2]! / w) * 255;
+  pixels[o + 3] = Math.max(MIN_ALPHA, Math.min(1, w)) * 255;
+}
+
 /** Work arrays a raster reuses (one raster runs at a time per scratch): sized to the live stack, grown on demand. */
 export class RasterScratch {
   list = new Int32Array(1024);
@@ -503,19 +519,7 @@ export class ActiveRaster {
 
     // Out to the tile: row 0 is the bottom.
     const { pixels, cols } = target;
-    for (let row = 0; row < rows; row++) {
-      const k = row * 4;
-      const w = acc[k + 3]!;
-      const o = ((rows - 1 - row) * cols + c) * 4;
-      if (w <= 0) {
-        pixels[o + 3] = 0;
-        continue;
-      }
-      pixels[o] = (acc[k]! / w) * 255;
-      pixels[o + 1] = (acc[k + 1]! / w) * 255;
-      pixels[o + 2] = (acc[k + 2]! / w) * 255;
-      pixels[o + 3] = Math.max(MIN_ALPHA, Math.min(1, w)) * 255;
-    }
+    for (let row = 0; row < rows; row++) writeMixedPixel(acc, row * 4, pixels, ((rows - 1 - row) * cols + c) * 4);
 
     // On to tb: what starts by then goes on the stack, then what ends by then comes off.
     for (; this.nextAdd < layout.count && start[this.nextAdd]! <= tb; this.nextAdd++) {

@@ -3,7 +3,7 @@ import type { SampleStore } from '../../core/memory/sample-store';
 import { MAX_PROCESS_TRENDS } from '../../core/memory/sample-summary';
 import { buildMonitorReport, type MonitorEnd, type MonitorReport, type MonitorTarget } from '../../core/memory/monitor-report';
 import { processRuns } from '../process/process-state';
-import { MemorySampler, BATCH_MS, type SamplerEvent, type SamplerOptions } from './memory-sampler';
+import { MemorySampler, MIN_BATCH_MS, type SamplerEvent, type SamplerOptions } from './memory-sampler';
 import { MonitoredCommand } from './monitored-command';
 import type { NvmlSource } from './nvml-source';
 import { ProcReader } from './proc-reader';
@@ -118,7 +118,7 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   if (followed !== null) {
     const poll = setInterval(() => {
       if (!processRuns(followed)) finish({ kind: 'target-exited', pid: followed, code: null, signal: null });
-    }, BATCH_MS);
+    }, MIN_BATCH_MS);
     timers.push(poll);
     if (!processRuns(followed)) finish({ kind: 'target-exited', pid: followed, code: null, signal: null });
   }

@@ -16,7 +16,7 @@ export class NvmlUnavailableError extends Error {
 /**
  * How samples are taken:
  * - 'thread' (the default): a native thread of its own samples on the monotonic clock into a buffer the JS
- *   thread drains four times a second — no JS wake-up per sample (a bare 100 Hz JS timer alone cost 1.4% of
+ *   thread drains once a second (BATCH_MS) — no JS wake-up per sample (a bare 100 Hz JS timer alone cost 1.4% of
  *   a core in the development VM), samples on time while the host is busy, and a wedged driver blocks that
  *   thread only;
  * - 'worker': a JS timer, and each NVML call on a libuv thread (the event loop runs on if the driver wedges);

@@ -17,6 +17,9 @@ export const CMDLINE_TIMEOUT_MS = 1000;
 /** Reads of cmdline still hanging past their limit; past this many, command lines are no longer read. */
 const MAX_HUNG_READS = 2;
 
+/** Reused by the reads the monitor makes several times a second (stat, status); the text is copied out of it. */
+const scratch = Buffer.alloc(STATUS_BYTES);
+
 /** A bounded read of a small file (a /proc file says its size is 0: read to the end or the bound). */
 export function readSmallFileSync(path: string, maxBytes: number): string | null {
   let fd: number;
@@ -26,7 +29,7 @@ export function readSmallFileSync(path: string, maxBytes: number): string | null
     return null;
   }
   try {
-    const buffer = Buffer.alloc(maxBytes);
+    const buffer = maxBytes <= scratch.length ? scratch : Buffer.alloc(maxBytes);
     let read = 0;
     while (read < maxBytes) {
       const n = readSync(fd, buffer, read, maxBytes - read, null);

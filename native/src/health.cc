@@ -7,12 +7,12 @@
 #include <napi.h>
 
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "async.h"
 #include "loader.h"
+#include "nvml_init.h"
 
 namespace {
 
@@ -55,9 +55,6 @@ struct Health {
   Answer<int> cudaDriverVersion;
   std::vector<DeviceHealth> devices;
 };
-
-std::once_flag initOnce;
-nvmlReturn_t initResult = -1;
 
 // Runs `call` when the entry point exists; records the api name and NVML's answer.
 template <typename T, typename Fn, typename Call>
@@ -162,17 +159,7 @@ Napi::Value field(Napi::Env env, const Answer<T>& a, Make make) {
 Napi::Value NvmlHealth(const Napi::CallbackInfo& info) {
   auto health = std::make_shared<Health>();
   auto execute = [health](Failure& failure) {
-    if (!libraryState(Library::Nvml).loaded) {
-      failure.failed = true;
-      failure.library = "nvml";
-      failure.api = "nvmlInit_v2";
-      failure.code = -1;
-      failure.name = "WORKBENCH_NVML_NOT_LOADED";
-      failure.message = "NVML (libnvidia-ml.so.1) is not loaded: it ships with the NVIDIA driver";
-      return;
-    }
-    std::call_once(initOnce, [] { initResult = nvml.nvmlInit(); });
-    if (!checkNvml(failure, "nvmlInit_v2", initResult)) return;
+    if (!ensureNvml(failure)) return;
     char version[96] = {0};
     ask(health->driverVersion, "nvmlSystemGetDriverVersion", nvml.nvmlSystemGetDriverVersion,
         [&](auto fn) { return fn(version, sizeof version); });

@@ -25,6 +25,7 @@
 #include "args.h"
 #include "async.h"
 #include "loader.h"
+#include "nvml_init.h"
 
 static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t has NVML's layout");
 
@@ -48,22 +49,6 @@ struct Snapshot {
   std::vector<NvmlDeviceRecord> devices;
 };
 
-std::once_flag initOnce;
-nvmlReturn_t initResult = -1;
-
-bool ensureNvml(Failure& failure) {
-  if (!libraryState(Library::Nvml).loaded) {
-    failure.failed = true;
-    failure.library = "nvml";
-    failure.api = "nvmlInit_v2";
-    failure.code = -1;
-    failure.name = "WORKBENCH_NVML_NOT_LOADED";
-    failure.message = "NVML (libnvidia-ml.so.1) is not loaded: it ships with the NVIDIA driver";
-    return false;
-  }
-  std::call_once(initOnce, [] { initResult = nvml.nvmlInit(); });
-  return checkNvml(failure, "nvmlInit_v2", initResult);
-}
 
 // The device handles, fetched once: a handle stays valid for the life of the process (NVML's own
 // documentation), and fetching them is most of what a fresh snapshot costs.

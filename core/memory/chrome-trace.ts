@@ -10,7 +10,7 @@
  * allocations alive at once, and an allocation takes the lane that came free first.
  */
 import { formatBytes as formatBytesForTrace } from '../format';
-import { MinHeap } from './min-heap';
+import { TraceChunks, TraceLanes } from './trace-chunks';
 import { A, beforeRecording, describeFrame, type SnapshotModel } from './snapshot-model';
 
 /** Perfetto's UI loads a JSON trace into the browser tab's memory; traces of a few hundred MB are the practical
@@ -54,19 +54,7 @@ export function* chromeTraceChunks(
   model: SnapshotModel,
   options: { chunkChars?: number; source?: string; stats?: { events: number } } = {},
 ): Generator<string> {
-  const stats = options.stats ?? { events: 0 };
-  const chunkChars = options.chunkChars ?? 1 << 16;
-  let buffer = `{"displayTimeUnit":"ms","otherData":${JSON.stringify({ source: options.source ?? 'PyTorch memory snapshot', exporter: 'gpu-workbench memory' })},"traceEvents":[`;
-  let first = true;
-  const emit = function* (event: string): Generator<string> {
-    buffer += first ? event : `,${event}`;
-    stats.events++;
-    first = false;
-    if (buffer.length >= chunkChars) {
-      yield buffer;
-      buffer = '';
-    }
-  };
+  const out = new TraceChunks({ source: options.source ?? 'PyTorch memory snapshot', exporter: 'gpu-workbench memory' }, options);
 
   for (const t of model.devices) {
     const before = beforeRecording(model, t);
@@ -74,29 +62,22 @@ export function* chromeTraceChunks(
     const pid = t.device + 1;
     const origin = t.count ? t.time[0]! : 0;
     const end = t.count ? t.time[t.count - 1]! - origin : 0;
-    yield* emit(JSON.stringify({ name: 'process_name', ph: 'M', pid, tid: 0, args: { name: `cuda:${t.device} (PyTorch caching allocator)` } }));
-    yield* emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid: 0, args: { name: 'memory and OOM' } }));
-    yield* emit(JSON.stringify({ name: 'thread_sort_index', ph: 'M', pid, tid: 0, args: { sort_index: -1 } }));
+    yield* out.emit(JSON.stringify({ name: 'process_name', ph: 'M', pid, tid: 0, args: { name: `cuda:${t.device} (PyTorch caching allocator)` } }));
+    yield* out.emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid: 0, args: { name: 'memory and OOM' } }));
+    yield* out.emit(JSON.stringify({ name: 'thread_sort_index', ph: 'M', pid, tid: 0, args: { sort_index: -1 } }));
 
-    // Lanes: per stream, a heap of (time the lane comes free, lane tid).
-    const lanes = new Map<number, MinHeap>();
-    let nextTid = 1;
+    // A lane per overlapping allocation, per stream.
+    const lanes = new TraceLanes<number>();
     const laneFor = function* (stream: number, start: number, stop: number): Generator<string, number> {
-      let heap = lanes.get(stream);
-      if (!heap) lanes.set(stream, (heap = new MinHeap()));
-      let tid: number;
-      if (heap.size && heap.peekKey() <= start) tid = heap.pop();
-      else {
-        tid = nextTid++;
-        yield* emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid, args: { name: `stream ${hex(stream)} · lane ${heap.size + 1}` } }));
-      }
-      heap.push(stop, tid);
+      const { tid, opened } = lanes.take(stream, start, stop);
+      if (opened !== null)
+        yield* out.emit(JSON.stringify({ name: 'thread_name', ph: 'M', pid, tid, args: { name: `stream ${hex(stream)} · lane ${opened}` } }));
       return tid;
     };
 
     for (const b of before) {
       const tid = yield* laneFor(b.stream, 0, end);
-      yield* emit(
+      yield* out.emit(
         `{"name":${JSON.stringify(`${formatBytesForTrace(b.size)} (before the recording)`)},"ph":"X","pid":${pid},"tid":${tid},"ts":0,"dur":${end},"args":{"address":"${hex(b.address)}","bytes":${b.size},"frame":${JSON.stringify(describeFrame(b.userFrame))},"before_recording":true}}`,
       );
     }
@@ -109,7 +90,7 @@ export function* chromeTraceChunks(
       if (t.allocated[i] !== lastAlloc || t.reserved[i] !== lastRes) {
         lastAlloc = t.allocated[i]!;
         lastRes = t.reserved[i]!;
-        yield* emit(`{"name":"memory","ph":"C","pid":${pid},"tid":0,"ts":${ts},"args":{"allocated":${lastAlloc},"reserved":${lastRes}}}`);
+        yield* out.emit(`{"name":"memory","ph":"C","pid":${pid},"tid":0,"ts":${ts},"args":{"allocated":${lastAlloc},"reserved":${lastRes}}}`);
       }
       if (a === A.alloc) {
         const freed = t.freedAt[i]!;
@@ -118,12 +99,12 @@ export function* chromeTraceChunks(
         const stack = t.stack[i]!;
         const frameId = stack >= 0 ? model.userFrame[stack]! : -1;
         const frame = frameId >= 0 ? model.frames[frameId]! : null;
-        yield* emit(
+        yield* out.emit(
           `{"name":${JSON.stringify(`${formatBytesForTrace(t.size[i]!)} ${frame ? `${frame.filename}:${frame.line}` : ''}`.trim())},"ph":"X","pid":${pid},"tid":${tid},"ts":${ts},"dur":${stop - ts},"args":{"address":"${hex(t.address[i]!)}","bytes":${t.size[i]},"frame":${JSON.stringify(describeFrame(frame))}${freed < 0 ? ',"alive_at_end":true' : ''}}}`,
         );
       } else if (a === A.oom) {
         const free = t.deviceFree.get(i) ?? NaN;
-        yield* emit(
+        yield* out.emit(
           JSON.stringify({
             name: `OOM: asked for ${formatBytesForTrace(t.size[i]!)}, ${Number.isFinite(free) ? formatBytesForTrace(free) : 'unknown'} free`,
             ph: 'i',
@@ -137,6 +118,5 @@ export function* chromeTraceChunks(
       }
     }
   }
-  buffer += ']}\n';
-  yield buffer;
+  yield* out.end();
 }

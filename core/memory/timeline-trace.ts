@@ -10,7 +10,7 @@
  */
 import { formatBytes } from '../format';
 import { BYTES_PER_EVENT_ESTIMATE, MAX_TRACE_BYTES, TraceTooLargeError } from './chrome-trace';
-import { MinHeap } from './min-heap';
+import { TraceChunks, TraceLanes } from './trace-chunks';
 import { sortedIndex } from './sort-index';
 import { SPAN_LANES, type Timeline } from './timeline';
 import { describeTimelineFrame, userFrameOf } from './timeline-model';
@@ -96,23 +96,11 @@ export interface TimelineTraceOptions {
 }
 
 export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTraceOptions = {}): Generator<string> {
-  const stats = options.stats ?? { events: 0 };
-  const chunkChars = options.chunkChars ?? 1 << 16;
   const maxChars = options.maxChars ?? MAX_TRACE_BYTES;
-  let written = 0;
-  let buffer = `{"displayTimeUnit":"ms","otherData":${JSON.stringify({ source: options.source ?? 'GPU Workbench memory timeline', exporter: 'gpu-workbench' })},"traceEvents":[`;
-  let first = true;
-  const emit = function* (event: string): Generator<string> {
-    buffer += first ? event : `,${event}`;
-    stats.events++;
-    first = false;
-    if (buffer.length >= chunkChars) {
-      written += buffer.length;
-      if (written > maxChars) throw new TraceTooLargeError(timelineTooLargeMessage(`more than ${formatBytes(maxChars)}`, maxChars));
-      yield buffer;
-      buffer = '';
-    }
-  };
+  const out = new TraceChunks(
+    { source: options.source ?? 'GPU Workbench memory timeline', exporter: 'gpu-workbench' },
+    { ...options, maxChars, tooLarge: (max) => new TraceTooLargeError(timelineTooLargeMessage(`more than ${formatBytes(max)}`, max)) },
+  );
   const meta = (name: string, pid: number, tid: number, args: Record<string, unknown>) => JSON.stringify({ name, ph: 'M', pid, tid, args });
 
   const origin = Math.min(...timelines.map((t) => t.originUs));
@@ -121,26 +109,19 @@ export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTra
     const pid = k + 1;
     const base = t.originUs - origin;
     const ts = (us: number) => Math.max(0, base + us);
-    yield* emit(meta('process_name', pid, 0, { name: t.title }));
-    yield* emit(meta('process_sort_index', pid, 0, { sort_index: k }));
-    yield* emit(meta('thread_name', pid, 0, { name: 'counters and markers' }));
-    yield* emit(meta('thread_sort_index', pid, 0, { sort_index: -1 }));
+    yield* out.emit(meta('process_name', pid, 0, { name: t.title }));
+    yield* out.emit(meta('process_sort_index', pid, 0, { sort_index: k }));
+    yield* out.emit(meta('thread_name', pid, 0, { name: 'counters and markers' }));
+    yield* out.emit(meta('thread_sort_index', pid, 0, { sort_index: -1 }));
 
-    // Lanes: per track, a heap of (time the lane comes free, tid).
-    const lanes = new Map<string, MinHeap>();
-    let nextTid = 1;
+    // A lane per overlapping span, per track.
+    const lanes = new TraceLanes<string>();
     const laneFor = function* (track: string, start: number, stop: number): Generator<string, number> {
-      let heap = lanes.get(track);
-      if (!heap) lanes.set(track, (heap = new MinHeap()));
-      if (heap.size && heap.peekKey() <= start) {
-        const tid = heap.pop();
-        heap.push(stop, tid);
-        return tid;
+      const { tid, opened } = lanes.take(track, start, stop);
+      if (opened !== null) {
+        yield* out.emit(meta('thread_name', pid, tid, { name: `${track} · lane ${opened}` }));
+        yield* out.emit(meta('thread_sort_index', pid, tid, { sort_index: tid }));
       }
-      const tid = nextTid++;
-      yield* emit(meta('thread_name', pid, tid, { name: `${track} · lane ${heap.size + 1}` }));
-      yield* emit(meta('thread_sort_index', pid, tid, { sort_index: tid }));
-      heap.push(stop, tid);
       return tid;
     };
 
@@ -152,7 +133,7 @@ export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTra
       const quoted = JSON.stringify(name);
       for (let i = 0; i < c.time.length; i++) {
         if (!Number.isFinite(c.value[i]!)) continue;
-        yield* emit(`{"name":${quoted},"ph":"C","pid":${pid},"tid":0,"ts":${ts(c.time[i]!)},"args":{"bytes":${c.value[i]}}}`);
+        yield* out.emit(`{"name":${quoted},"ph":"C","pid":${pid},"tid":0,"ts":${ts(c.time[i]!)},"args":{"bytes":${c.value[i]}}}`);
       }
     }
 
@@ -164,7 +145,7 @@ export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTra
       const tid = yield* laneFor(lane, start, stop);
       const label = s.label[i]! >= 0 ? t.labels[s.label[i]!]! : lane;
       const step = s.step[i]!;
-      yield* emit(
+      yield* out.emit(
         `{"name":${JSON.stringify(label)},"cat":"${lane}","ph":"X","pid":${pid},"tid":${tid},"ts":${start},"dur":${stop - start},"args":{"step":${step >= 0 ? step + 1 : null}}}`,
       );
     }
@@ -180,13 +161,13 @@ export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTra
       const label = a.label[i]! >= 0 ? t.labels[a.label[i]!]! : null;
       const name = `${formatBytes(a.size[i]!)} ${label ?? (frame ? `${frame.file}:${frame.line}` : '')}`.trim();
       const step = a.step[i]!;
-      yield* emit(
+      yield* out.emit(
         `{"name":${JSON.stringify(name)},"cat":"allocation","ph":"X","pid":${pid},"tid":${tid},"ts":${start},"dur":${stop - start},"args":{"address":${JSON.stringify(hex(a.address[i]!))},"bytes":${a.size[i]},"step":${step >= 0 ? step + 1 : null},"frame":${JSON.stringify(frame ? describeTimelineFrame(frame) : null)}${alive ? ',"alive_at_end":true' : ''}}}`,
       );
     }
 
     for (const m of t.markers) {
-      yield* emit(
+      yield* out.emit(
         JSON.stringify({
           name: m.label,
           cat: m.kind,
@@ -200,8 +181,5 @@ export function* timelineTraceChunks(timelines: Timeline[], options: TimelineTra
       );
     }
   }
-  buffer += ']}\n';
-  written += buffer.length;
-  if (written > maxChars) throw new TraceTooLargeError(timelineTooLargeMessage(`more than ${formatBytes(maxChars)}`, maxChars));
-  yield buffer;
+  yield* out.end();
 }

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import type { Page } from 'playwright-core';
 
-import { distEntry, projectRoot } from '../main/paths';
+import { projectRoot } from '../main/paths';
 import { launchChromium } from '../test/helpers/browser';
+import { startServe } from '../test/helpers/serve-process';
 
 /**
  * `npm run bench -- --renderer` (any machine, no GPU): the renderer's time from a keystroke to the
@@ -20,23 +20,6 @@ const RELOADS = 5;
 const TARGET_MS = 50;
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-
-function startServe(env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [distEntry('serve.js'), '--port', '0', '--no-spare'], { cwd: projectRoot(), env: { ...process.env, ...env } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /serving at (http:\/\/\S+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ url: m[1]!, stop: () => child.kill('SIGTERM') });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-  });
-}
 
 /** Arms a one-shot measurement in the page: keydown → the DOM shows (or stops showing) the error. */
 function arm(page: Page, expectError: boolean): Promise<void> {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +5,8 @@ import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 
 import { formatBytes } from '../core/format';
-import { distEntry, projectRoot } from '../main/paths';
 import { launchChromium } from '../test/helpers/browser';
+import { startServe } from '../test/helpers/serve-process';
 import { generateSnapshotPickle } from './snapshot-pickle';
 
 /**
@@ -39,24 +38,6 @@ interface FrameStats {
   max: number;
   longTasks: number;
   longestTask: number;
-}
-
-/** The real serve host, as `npm run serve` starts it, on a free port. */
-function startServe(env: Record<string, string>): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [distEntry('serve.js'), '--port', '0', '--no-spare'], { cwd: projectRoot(), env: { ...process.env, ...env } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d;
-      const m = /serving at (http:\/\/\S+)/.exec(out);
-      if (!m) return;
-      clearTimeout(timer);
-      resolve({ url: m[1]!, stop: () => child.kill('SIGTERM') });
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-  });
 }
 
 const quantile = (xs: number[], q: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]! : NaN);

@@ -5,8 +5,14 @@ import { test } from 'node:test';
 
 import type { FindingGroup } from '../../core/sanitizer/findings';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { forkLauncher } from '../../main/process/launcher';
+import { workbenchPids } from '../../main/process/own-processes';
 import { listProcesses } from '../../main/process/process-state';
-import { parseJson, ROOT, runCli, type CliResult } from '../helpers/cli';
+import { readPlanFile } from '../../main/services/plan-files';
+import { loadSample } from '../../main/services/sample-service';
+import { sanitizePlan } from '../../main/services/sanitize-plan-service';
+import { createWorkbench } from '../../main/workbench';
+import { parseJson, ROOT, runCli, SAMPLES, type CliResult } from '../helpers/cli';
 
 // compute-sanitizer in the loop, on the real tool: every memory fault of the gallery under memcheck names its
 // line and the buffer it overran; racecheck the race's lines; initcheck the uninitialised read; synccheck the
@@ -107,6 +113,33 @@ test('sanitize any program: ctypes exiting without cudaFree — the leaked bytes
   assert.equal(leak.leakedBytes, 1 << 20);
   assert.deepEqual([leak.userFrame?.file && basename(leak.userFrame.file), leak.userFrame?.line], ['leak.py', 24]);
   assert.match(report.programOutput, /exiting without cudaFree/);
+});
+
+test("out of memory under compute-sanitizer: the workbench's own processes holding the device (the app's runner, the tool's runner) are named as its own", async () => {
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    // The app's own pool holds a context (about 500 MiB) while the sanitized run asks for too much.
+    const { plan: warm } = await readPlanFile(join(SAMPLES, 'vector-add/plan.json'));
+    assert.equal((await workbench.runPlan(warm, { timeoutMs: 60_000 })).status, 'ok');
+    const appRunners = workbench.pool.status().runners.map((r) => r.pid);
+    const sample = await loadSample('allocation-too-large', 'broken');
+    const { outcome } = await sanitizePlan({ plan: sample.plan, planPath: sample.planPath, tool: 'memcheck' }, workbench.compiler);
+    assert.equal(outcome.diagnosis.kind, 'out-of-memory', outcome.diagnosis.headline);
+    const holders = outcome.diagnosis.specifics.filter((line) => /^Process \d+ \(/.test(line));
+    console.log(`# app runners ${appRunners.join(', ')}; the diagnosis says: ${holders.join(' | ') || 'no process (NVML lists none here)'}`);
+    for (const pid of appRunners) {
+      const line = holders.find((l) => l.startsWith(`Process ${pid} (`));
+      if (line) assert.match(line, /a GPU Workbench runner/, line);
+    }
+    // Nothing this host started is called someone else's: every pid under this host that NVML listed is named as ours.
+    const own = new Set(workbenchPids(appRunners));
+    for (const line of holders) {
+      const pid = Number(/^Process (\d+)/.exec(line)![1]);
+      if (own.has(pid)) assert.match(line, /a GPU Workbench runner/, line);
+    }
+  } finally {
+    await workbench.dispose();
+  }
 });
 
 test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {

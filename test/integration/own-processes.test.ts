@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -69,6 +69,23 @@ test("under the tool the pool holds the tool's pid; the runner that holds the co
   await pool.dispose();
   assert.ok(!workbenchPids([]).includes(status.pid), 'gone once it exited');
 });
+
+for (const closesChannel of [false, true])
+  test(`a runner that left under the tool (crashed), the tool ${closesChannel ? 'closing' : 'keeping'} its copy of the channel: dispose waits for its report, sending it no signal`, async () => {
+    writeFileSync(log, '');
+    const pool = underTool(closesChannel);
+    const { runner, status } = await pool.acquire(0);
+    process.kill(status.pid, 'SIGKILL');
+    // Until the host has seen the channel close, where it closes: a stop then finds the runner gone, not leaving.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(runner.alive, 'the tool is still finishing');
+    const started = performance.now();
+    await pool.dispose();
+    const waited = performance.now() - started;
+    assert.equal(readFileSync(log, 'utf8'), 'report written after the runner left (137)\n');
+    assert.ok(!runner.alive);
+    assert.ok(waited < 5000, `dispose waited ${Math.round(waited)} ms, not its 10 s grace`);
+  });
 
 test('the process table from /proc: each stat read bounded, a name that is not a pid or a stat that is not one skipped, zombies out, at most N entries', () => {
   const proc = join(work, 'proc');

@@ -30,6 +30,8 @@ import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
 import type { SanitizerTool } from '../core/sanitizer/findings';
 import { sanitizePlan } from './services/sanitize-plan-service';
+import { SanitizerBusyError, SanitizerGate } from './services/sanitizer-gate';
+import { SANITIZER_BUSY } from '../core/sanitizer/sanitizer-busy';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
@@ -104,6 +106,16 @@ async function listSamples(): Promise<{ name: string; path: string }[]> {
   return out;
 }
 
+/** A plan as a refusal names it: its file, else its kernels. */
+function planInWords(plan: unknown, planPath: string | null): string {
+  if (planPath) return `the plan ${planPath}`;
+  const kernels = (plan as { kernels?: unknown } | null)?.kernels;
+  const entries = Array.isArray(kernels)
+    ? kernels.flatMap((k) => (typeof (k as { entry?: unknown })?.entry === 'string' ? [(k as { entry: string }).entry.slice(0, 64)] : [])).slice(0, 4)
+    : [];
+  return entries.length ? `a plan (kernel ${entries.join(', ')})` : 'a plan';
+}
+
 export interface HostOptions {
   /** Run programs the UI names (sanitize.program). Electron's user is at the machine; serve must be started with --allow-programs. */
   runsPrograms?: boolean;
@@ -112,6 +124,8 @@ export interface HostOptions {
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
   const monitors = new MonitorSessions();
+  // One run under compute-sanitizer for this host, whichever window asks: a second is refused in words.
+  const sanitizer = new SanitizerGate();
   let defaultArch: string | null = null;
   const archFor = async (): Promise<string> => {
     if (defaultArch) return defaultArch;
@@ -175,13 +189,16 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       }),
     'sanitize.plan': async ({ plan, planPath, tool, timeoutMs }, { signal, emit }) => {
       try {
-        const { outcome, report } = await sanitizePlan(
-          { plan, planPath: planPath ?? null, tool: tool as SanitizerTool, timeoutMs, signal, onEvent: (event) => emit(event) },
-          workbench.compiler,
+        const { outcome, report } = await sanitizer.exclusive({ tool: tool as SanitizerTool, what: planInWords(plan, planPath ?? null) }, () =>
+          sanitizePlan(
+            { plan, planPath: planPath ?? null, tool: tool as SanitizerTool, timeoutMs, signal, onEvent: (event) => emit(event) },
+            workbench.compiler,
+          ),
         );
         return { report, run: outcome };
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
+        if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
         throw error;
       }
     },
@@ -194,17 +211,20 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
       try {
-        return await sanitizeProgram({
-          tool: tool as SanitizerTool,
-          command,
-          cwd,
-          env: env ?? {},
-          timeoutMs,
-          signal,
-          onFindings: (count) => emit({ kind: 'findings', count }),
-        });
+        return await sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, () =>
+          sanitizeProgram({
+            tool: tool as SanitizerTool,
+            command,
+            cwd,
+            env: env ?? {},
+            timeoutMs,
+            signal,
+            onFindings: (count) => emit({ kind: 'findings', count }),
+          }),
+        );
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
+        if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
         throw error;
       }
     },

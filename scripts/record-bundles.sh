@@ -41,14 +41,34 @@ for sample in oob-off-by-one never-frees allocation-too-large shared-memory-race
   esac
   if [ -n "$tool" ]; then
     # { report, run }: the report keeps a bounded copy of the tool's XML, which the bundle carries under sanitizer/.
+    # The report is read once the tool has written it, also after a sticky fault (memcheck's off-by-one ends in 719):
+    # a report without its XML is a failure to record, not a fixture.
     cli sanitize --tool "$tool" --sample "$sample" --json >"$work/$sample.$tool.json" 2>>"$log"
-    if [ -s "$work/$sample.$tool.json" ]; then extra+=(--sanitizer "$work/$sample.$tool.json"); else
+    if [ -s "$work/$sample.$tool.json" ]; then
+      extra+=(--sanitizer "$work/$sample.$tool.json")
+      if ! node -e '
+        const { report } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+        const kept = (report.rawXml || []).length;
+        console.log(`${process.argv[2]}: ${report.xmlFiles.length} XML file(s), ${kept} kept, findings from ${report.findingsFrom}, tool exit ${report.exitCode}`);
+        process.exit(kept > 0 && report.findingsFrom === "xml" ? 0 : 1);
+      ' "$work/$sample.$tool.json" "$tool" | tee -a "$log"; then
+        say "✗ $sample: $tool's report holds none of the tool's XML (see $log): the bundle would carry only its text"
+        failed=1
+      fi
+    else
       say "✗ $sample: $tool wrote no report (see $log)"
       failed=1
     fi
   fi
   if cli bundle export --sample "$sample" --result "$work/$sample.result.json" "${extra[@]}" --out "$out/$sample.zip" 2>&1 | tee -a "$log"; then
     cli bundle inspect "$out/$sample.zip" | tee -a "$log"
+    if [ -n "$tool" ] && ! cli bundle inspect "$out/$sample.zip" --json | node -e '
+      const { entries } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+      process.exit(entries.some((e) => /^sanitizer\/.*\.xml$/.test(e.name)) ? 0 : 1);
+    '; then
+      say "✗ $sample: the bundle carries no sanitizer/*.xml"
+      failed=1
+    fi
   else
     say "✗ $sample: the bundle was not written"
     failed=1

@@ -117,6 +117,64 @@ function archCoverage(facts: DoctorFacts): DoctorCheck | null {
   };
 }
 
+/**
+ * Whether nvcc can build machine code for each GPU, from what it lists (`nvcc --list-gpu-code`): the workbench's
+ * nvcc backend and the repro.cu it exports build with -arch=sm_XX for the GPU, which an nvcc without that target
+ * refuses ("nvcc fatal : Unsupported gpu architecture 'sm_70'", CUDA 13.0 on a Volta).
+ */
+function nvccArchCoverage(facts: DoctorFacts): DoctorCheck {
+  const id = 'nvcc-arch';
+  const title = "nvcc targets this GPU's architecture";
+  const nvcc = facts.discovery.nvcc;
+  if (!nvcc.found) return notRun(id, 'compilers', title, 'nvcc was not found, so it could not be asked what it builds for.');
+  const targets = facts.nvccTargets;
+  if (!targets)
+    return notRun(
+      id,
+      'compilers',
+      title,
+      'these facts were gathered before the doctor asked nvcc for its targets (`nvcc --list-gpu-code`).',
+      'Run `gpu-workbench doctor` again on the machine to check it.',
+    );
+  if (targets.status !== 'ok') return notRun(id, 'compilers', title, whyMissing(targets)!);
+  const devices = facts.cudaDevices;
+  if (devices.status !== 'ok') return notRun(id, 'compilers', title, whyMissing(devices)!);
+  if (!devices.value.length) return notRun(id, 'compilers', title, 'the driver lists no device.');
+  const { sass, ptx } = targets.value;
+  if (!sass.length) return notRun(id, 'compilers', title, '`nvcc --list-gpu-code` listed no architecture.');
+  const version = nvccCudaVersion(nvcc.version);
+  const who = `nvcc${version ? ` (CUDA ${formatCudaVersion(version)})` : ''} at ${targets.value.path}`;
+  const ccOf = (d: (typeof devices.value)[number]) => d.computeCapability.major * 10 + d.computeCapability.minor;
+  const label = (d: (typeof devices.value)[number]) => `${archName(ccOf(d))} (CUDA device ${d.ordinal}, ${d.name})`;
+  const missing = devices.value.filter((d) => !sass.includes(ccOf(d)));
+  if (!missing.length)
+    return { id, area: 'compilers', title, status: 'ok', detail: `${who} builds machine code for ${devices.value.map(label).join(', ')}.`, remedy: null };
+  const lowest = Math.min(...sass);
+  const highest = Math.max(...sass);
+  const why = missing
+    .map((d) => {
+      const cc = ccOf(d);
+      if (cc < lowest) return `${label(d)} is older than its oldest target, ${archName(lowest)}`;
+      if (cc <= highest) return `${label(d)} is not among its targets`;
+      // A newer GPU can still run PTX for an older virtual architecture: the driver compiles it when the module loads.
+      const jit = Math.max(...ptx.filter((p) => p <= cc), -1);
+      return `${label(d)} is newer than its newest target, ${archName(highest)}${jit > 0 ? ` (PTX built for compute_${jit}, -arch=compute_${jit}, is compiled for it by the driver when it loads, slowly, and only by a driver that supports that PTX)` : ''}`;
+    })
+    .join('; ');
+  const wanted = [...new Set(missing.map((d) => archName(ccOf(d))))].join(', ');
+  return {
+    id,
+    area: 'compilers',
+    title,
+    status: 'fail',
+    detail:
+      `${who} cannot build machine code for this GPU: ${why}. It lists ${sass.map(archName).join(', ')}. Building with -arch=${archName(ccOf(missing[0]!))} fails ` +
+      `("nvcc fatal : Unsupported gpu architecture"), and a binary with no code for the GPU fails to launch with "no kernel image is available for execution on the device" ` +
+      `(CUDA_ERROR_NO_BINARY_FOR_GPU / cudaErrorNoKernelImageForDevice, 209). The workbench's nvcc backend and repro.cu build for the GPU's own architecture.`,
+    remedy: `Use an nvcc whose \`nvcc --list-gpu-code\` lists ${wanted}: install a CUDA toolkit that supports it and point GPU_WORKBENCH_NVCC at its bin/nvcc (or put that bin/ first on PATH).`,
+  };
+}
+
 export function compilerChecks(facts: DoctorFacts): DoctorCheck[] {
   const checks: DoctorCheck[] = [];
   const { nvrtc, nvcc } = facts.discovery;
@@ -142,5 +200,6 @@ export function compilerChecks(facts: DoctorFacts): DoctorCheck[] {
     );
   const arch = archCoverage(facts);
   if (arch) checks.push(arch);
+  checks.push(nvccArchCoverage(facts));
   return checks;
 }

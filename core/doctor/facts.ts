@@ -171,6 +171,16 @@ export const installationFactsSchema = z.object({
 });
 export type InstallationFacts = z.infer<typeof installationFactsSchema>;
 
+export const nvccTargetsSchema = z.object({
+  /** The nvcc asked (discovery's). */
+  path: text(),
+  /** `nvcc --list-gpu-code`: the architectures it builds machine code for (90 for sm_90). */
+  sass: z.array(whole).max(256),
+  /** `nvcc --list-gpu-arch`: the virtual architectures it writes PTX for (90 for compute_90). */
+  ptx: z.array(whole).max(256),
+});
+export type NvccTargets = z.infer<typeof nvccTargetsSchema>;
+
 export const DOCTOR_FACTS_SCHEMA = 1;
 
 export const doctorFactsSchema = z.object({
@@ -184,6 +194,8 @@ export const doctorFactsSchema = z.object({
   nvml: collected(nvmlHealthSchema),
   processes: collected(processFactsSchema),
   installations: collected(installationFactsSchema),
+  /** What nvcc builds for. Absent from facts gathered before the doctor asked: that check is then not run. */
+  nvccTargets: collected(nvccTargetsSchema).optional(),
 });
 export type DoctorFacts = z.infer<typeof doctorFactsSchema>;
 

@@ -77,7 +77,10 @@ export interface DiagnosisInput {
   processes: GpuProcess[] | null;
   /** The plan file, when there is one, for the compute-sanitizer command. */
   planPath?: string | null;
-  /** The workbench's own runner processes, so the memory they hold is named as such. */
+  /**
+   * The workbench's own processes, so the memory they hold is named as such: its runners, spares included, and under
+   * compute-sanitizer both the tool and the runner it started (main/process/own-processes.ts).
+   */
   ownPids?: number[];
 }
 

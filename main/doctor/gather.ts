@@ -5,6 +5,7 @@ import { loadAddon } from '../native/addon';
 import { deviceInfos } from '../services/device-service';
 import { discover } from '../services/discovery-service';
 import { findInstallations } from './installations';
+import { nvccTargets } from './nvcc-targets';
 import { processFacts } from './process-facts';
 import { collect } from './time-limit';
 
@@ -73,7 +74,11 @@ export async function gatherDoctorFacts(options: { limitMs?: number } = {}): Pro
           'nvml-processes',
         );
   const installations = collect('Looking for CUDA installations', limitMs, () => findInstallations(discovery), 'installations');
-  const [c, n, p, i] = await Promise.all([cudaDevices, nvml, processes, installations]);
+  const nvccPath = discovery.nvcc.found ? discovery.nvcc.path : null;
+  const targets = nvccPath
+    ? collect('nvcc (--list-gpu-code and --list-gpu-arch)', limitMs, () => nvccTargets(nvccPath, limitMs), 'nvcc-targets')
+    : skipped<never>('nvcc was not found.');
+  const [c, n, p, i, t] = await Promise.all([cudaDevices, nvml, processes, installations, targets]);
   return {
     schema: DOCTOR_FACTS_SCHEMA,
     gatheredAt: new Date().toISOString(),
@@ -83,6 +88,7 @@ export async function gatherDoctorFacts(options: { limitMs?: number } = {}): Pro
     nvml: n,
     processes: p,
     installations: i,
+    nvccTargets: t,
   };
 }
 

@@ -38,10 +38,12 @@ export function sanitizerLauncher(
       child.stdout!.on('data', onOutput);
       child.stderr!.on('data', onOutput);
       if (onToolExit) child.once('exit', onToolExit);
-      // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report.
+      // SIGTERM: the child leaves on its own when its channel closes, and the tool then writes its report. A channel
+      // already closed means the child has left (it exited after a sticky error, or crashed): the tool is writing
+      // its report now, and a signal would cut it short. The caller's grace ends in SIGKILL if it never finishes.
       return groupLeaderHandle(child, child.stdio[3], (signal) => {
-        if (signal === 'SIGTERM' && child.connected) child.disconnect();
-        else signalGroup(child.pid, signal);
+        if (signal !== 'SIGTERM') signalGroup(child.pid, signal);
+        else if (child.connected) child.disconnect();
       });
     },
   };

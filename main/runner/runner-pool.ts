@@ -71,6 +71,8 @@ export class RunnerPool {
   private readonly lastFault = new Map<number, number>();
   private readonly windowTimers = new Map<number, NodeJS.Timeout>();
   private readonly exits: RunnerPoolStatus['recentExits'] = [];
+  /** Every runner started and not yet exited, whatever its role: a retired one may still be leaving (see dispose). */
+  private readonly living = new Set<Runner>();
   private disposed = false;
 
   constructor(private readonly options: RunnerPoolOptions) {}
@@ -200,10 +202,15 @@ export class RunnerPool {
     return last ? { kind: last.kind as ExitClassification['kind'], summary: last.summary } : null;
   }
 
+  /**
+   * Stops every runner still alive and waits for each to exit (within the grace), the retired ones too: a runner
+   * retired after a sticky error exits by itself, and under compute-sanitizer the tool holding it writes its report
+   * only then — a caller that went on at once would read a report not yet written.
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
     for (const timer of this.windowTimers.values()) clearTimeout(timer);
-    const all = [...this.active.values(), ...[...this.spares.values()].flat()];
+    const all = [...this.living];
     this.active.clear();
     this.spares.clear();
     await Promise.all(all.map((r) => r.stop(this.options.stopGraceMs)));
@@ -220,8 +227,10 @@ export class RunnerPool {
       role: 'runner',
       readyTimeoutMs: this.options.readyTimeoutMs ?? 30_000,
     });
+    this.living.add(runner);
     runner.ready.then((s) => this.readyStatus.set(runner, s)).catch(() => undefined);
     runner.on('exit', (exit: ExitClassification) => {
+      this.living.delete(runner);
       if (runner.pid) this.exits.push({ pid: runner.pid, kind: exit.kind, summary: exit.summary, at: new Date().toISOString() });
       if (this.exits.length > 20) this.exits.shift();
       if (this.disposed) return;

@@ -17,6 +17,7 @@ import { validateLaunch, type Finding } from '../../core/validate/validate-launc
 import { freemem } from 'node:os';
 import { BoundedLru } from '../bounded-lru';
 import type { CompileService } from '../compile/compile-service';
+import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
 import { deviceInfos, listDevices } from './device-service';
@@ -75,7 +76,8 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       launchFindings: pieces.launchFindings ?? [],
       processes: pieces.processes ?? null,
       planPath: options.planPath ?? null,
-      ownPids: services.pool.status().runners.map((r) => r.pid),
+      // Only an out-of-memory diagnosis names who holds the device, and only then is /proc read for it.
+      ownPids: pieces.processes?.length ? workbenchPids(services.pool.status().runners.map((r) => r.pid)) : [],
     });
     return { ...out, diagnosis, timing };
   };

@@ -71,7 +71,12 @@ function SanitizerOffer({ offer, store, origin }: { offer: NonNullable<Diagnosis
         <Prose text={offer.why} />
       </span>
       <p id="sanitizer-rerun-note" className={rerun.ok ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
-        {rerun.ok ? (
+        {progress ? (
+          <>
+            compute-sanitizer is running {progress.tool} on <span className="mono">{progress.label}</span>: one run under the tool at a time. Wait for it, or
+            cancel it in the Sanitizer tab, then re-run this one.
+          </>
+        ) : rerun.ok ? (
           <>
             Runs <span className="mono">{rerun.label}</span> under {offer.tool} (10 to 100 times slower); its findings open in the Sanitizer tab and are marked
             in the editor.

@@ -17,6 +17,8 @@ export function SanitizeProgramDialog({ store, onClose }: { store: WorkbenchStor
   const info = useStore(store, (s) => s.info);
   const homeDir = info?.homeDir ?? '/';
   const allowed = info?.runsPrograms ?? false;
+  // A run that started while this dialog was open (a failure re-run at once): this one would be refused, so say so here.
+  const running = useStore(store, (s) => s.sanitizeProgress);
   const [line, setLine] = useState('');
   const [folder, setFolder] = useState(homeDir);
   const [envText, setEnvText] = useState('');
@@ -78,7 +80,17 @@ export function SanitizeProgramDialog({ store, onClose }: { store: WorkbenchStor
             ))}
           </select>
         </label>
-        <button type="submit" disabled={!allowed || !line.trim()} title={allowed ? undefined : 'This host does not run programs: see above'}>
+        {running && (
+          <p role="status" className="status-warn" data-testid="sanitize-program-busy">
+            compute-sanitizer is running {running.tool} on <span className="mono">{running.label}</span>: one run under the tool at a time. Wait for it to
+            finish, or cancel it in the Sanitizer tab, then run this one.
+          </p>
+        )}
+        <button
+          type="submit"
+          disabled={!allowed || !line.trim() || !!running}
+          title={!allowed ? 'This host does not run programs: see above' : running ? `${running.tool} is running ${running.label}: see above` : undefined}
+        >
           Run under {tool}
         </button>{' '}
         <button type="button" onClick={onClose}>

@@ -110,6 +110,7 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
   const origin = useStore(store, (s) => s.sanitizeOrigin);
   const progress = useStore(store, (s) => s.sanitizeProgress);
   const error = useStore(store, (s) => s.sanitizeError);
+  const refused = useStore(store, (s) => s.sanitizeRefused);
   const problems = report ? report.problems.filter((p) => !report.details.includes(p)) : [];
   const verdictClass = report ? (report.verdict === 'found' ? 'fail' : report.verdict === 'clean' ? 'ok' : 'warn') : 'warn';
   const run = origin?.kind === 'run' ? origin.run : null;
@@ -119,10 +120,15 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
         <button onClick={onOpenReport} data-testid="open-sanitizer-report">
           Open sanitizer report…
         </button>
-        <button onClick={onSanitizeProgram} disabled={!!progress} data-testid="sanitize-program">
+        <button
+          onClick={onSanitizeProgram}
+          disabled={!!progress}
+          title={progress ? `${progress.tool} is running ${progress.label}: wait for it, or cancel it (below)` : undefined}
+          data-testid="sanitize-program"
+        >
           Sanitize a program…
         </button>
-        {(report || error) && !progress && (
+        {(report || error || refused) && !progress && (
           <button onClick={() => store.getState().dismissSanitizer()} title="Close this report and take its marks off the editor">
             Close report
           </button>
@@ -139,12 +145,18 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
           </button>
         </p>
       )}
+      {refused && (
+        // Keyed by its count: a second refusal in a row is announced again.
+        <p key={refused.seq} className="status-warn" role="alert" data-testid="sanitizer-refused">
+          <Prose text={refused.message} />
+        </p>
+      )}
       {error && (
         <p className={error.code === 'CANCELLED' ? 'muted' : 'status-fail'} role="alert" data-testid="sanitizer-error">
           <Prose text={error.message} />
         </p>
       )}
-      {!report && !progress && !error && (
+      {!report && !progress && !error && !refused && (
         <p className="muted">
           No compute-sanitizer report. Re-run a failed run under compute-sanitizer (the button in its diagnosis, Run tab), or open a report the tool saved
           (compute-sanitizer --xml --save report.xml).

@@ -6,6 +6,7 @@ import type { RunOutcome } from '../../core/runner/run-outcome';
 import { recordedLaunch } from '../../core/runner/recorded-launch';
 import { documentForPlace, foldersOf, placeCandidates, type FindingPlace, type PlaceHints } from '../../core/sanitizer/finding-places';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
+import { SANITIZER_BUSY, sanitizerBusyMessage } from '../../core/sanitizer/sanitizer-busy';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, type SourceContext } from '../../core/workspace/source-link';
@@ -44,10 +45,15 @@ export interface SanitizerSlice {
   /** The report the findings view shows, and the editor marks: one at a time. */
   sanitizeReport: SanitizeReport | null;
   sanitizeOrigin: SanitizeOrigin | null;
-  /** The re-run under way: its phase and how many findings the tool has printed so far. */
-  sanitizeProgress: { tool: SanitizerTool; label: string; phase: RunEvent['phase'] | null; findings: number } | null;
+  /** The re-run under way: its phase, how many findings the tool has printed so far, and when it started (this clock). */
+  sanitizeProgress: { tool: SanitizerTool; label: string; phase: RunEvent['phase'] | null; findings: number; startedAtMs: number } | null;
   /** Why the last re-run gave no report (no compute-sanitizer, cancelled, the host's message). */
   sanitizeError: { message: string; code: string } | null;
+  /**
+   * A run asked for while another ran under the tool, and not started: which one runs, since when, what to do. Here
+   * (the run on screen) or from the host (another window's run). What was on screen stays; the next start clears it.
+   */
+  sanitizeRefused: { message: string; seq: number } | null;
   /** Files of the report the person pointed out (or a click found): the path as the report names it → document. */
   sanitizeFiles: Record<string, string>;
   /** Goes up whenever the findings view has news (a report, a re-run starting, its error): the view comes forward. */
@@ -161,8 +167,12 @@ export function followSanitizerReport(store: WorkbenchStore): () => void {
   });
 }
 
+/** Where the run on screen is cancelled, as a refusal in this window says it. */
+const CANCEL_HERE = 'the Cancel button beside its progress, in the Sanitizer tab';
+
 export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], SanitizerSlice> = (set, get) => {
   type Progress = (change: Partial<NonNullable<SanitizerSlice['sanitizeProgress']>>) => void;
+  const refuse = (text: string) => set((s) => ({ sanitizeRefused: { message: text, seq: (s.sanitizeRefused?.seq ?? 0) + 1 }, sanitizeSeq: s.sanitizeSeq + 1 }));
   /**
    * One run under a tool, whatever it runs: the report on screen (and its marks) goes, progress shows, Cancel
    * reaches it, and it ends in a report or in the reason there is none.
@@ -173,15 +183,24 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
     stopped: string,
     work: (signal: AbortSignal, progress: Progress) => Promise<{ report: SanitizeReport; origin: SanitizeOrigin }>,
   ): Promise<void> => {
-    if (get().sanitizeProgress) return;
+    const running = get().sanitizeProgress;
+    // Silence is a verdict: a second run while one is under way is refused in words, and the view comes forward to say so.
+    if (running) return refuse(sanitizerBusyMessage({ tool: running.tool, what: running.label, startedAtMs: running.startedAtMs }, Date.now(), CANCEL_HERE));
     const controller = new AbortController();
     sanitizeAbort = controller;
+    const shown = {
+      sanitizeReport: get().sanitizeReport,
+      sanitizeOrigin: get().sanitizeOrigin,
+      sanitizeError: get().sanitizeError,
+      sanitizeFiles: get().sanitizeFiles,
+    };
     set((s) => ({
       sanitizeReport: null,
       sanitizeOrigin: null,
       sanitizeError: null,
+      sanitizeRefused: null,
       sanitizeFiles: {},
-      sanitizeProgress: { tool, label, phase: null, findings: 0 },
+      sanitizeProgress: { tool, label, phase: null, findings: 0, startedAtMs: Date.now() },
       sanitizeSeq: s.sanitizeSeq + 1,
     }));
     const progress: Progress = (change) =>
@@ -191,6 +210,12 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
       set((s) => ({ sanitizeReport: report, sanitizeOrigin: origin, sanitizeSeq: s.sanitizeSeq + 1 }));
     } catch (error) {
       const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
+      // The host runs another window's: nothing of this one ran, so what was on screen comes back, with why.
+      if (code === SANITIZER_BUSY) {
+        set(shown);
+        refuse(message(error));
+        return;
+      }
       set((s) => ({
         sanitizeError: {
           code,
@@ -211,6 +236,7 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
     sanitizeOrigin: null,
     sanitizeProgress: null,
     sanitizeError: null,
+    sanitizeRefused: null,
     sanitizeFiles: {},
     sanitizeSeq: 0,
 
@@ -263,7 +289,7 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
 
     cancelSanitize: () => sanitizeAbort?.abort(),
 
-    dismissSanitizer: () => set({ sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeFiles: {} }),
+    dismissSanitizer: () => set({ sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeRefused: null, sanitizeFiles: {} }),
 
     revealFinding: async (place) => {
       const s = get();

@@ -78,6 +78,11 @@ test('doctor on the GPU: driver and NVML agree with nvidia-smi, the checks that 
   assert.equal(by['compute-mode']!.status, 'ok');
   assert.match(by['compute-mode']!.detail, /compute mode DEFAULT/);
   for (const id of MUST_RUN) assert.ok(by[id] && by[id].status !== 'not-run', `${id}: ${JSON.stringify(by[id])}`);
+  // nvcc's own target list, where the machine has an nvcc: asked, and the GPU found in it (CUDA 13.0 lists sm_90).
+  if (facts.discovery.nvcc.found) {
+    assert.equal(facts.nvccTargets?.status, 'ok', JSON.stringify(facts.nvccTargets));
+    assert.equal(by['nvcc-arch']!.status, 'ok', by['nvcc-arch']!.detail);
+  }
   assert.ok(parseDoctorFacts(facts).ok);
   assert.equal(r.code, checks.some((c) => c.status === 'fail') ? 1 : 0);
   console.log(`# facts written to ${factsFile} (${(r.ms / 1000).toFixed(2)} s for the whole doctor)`);

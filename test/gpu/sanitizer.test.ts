@@ -5,8 +5,14 @@ import { test } from 'node:test';
 
 import type { FindingGroup } from '../../core/sanitizer/findings';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { forkLauncher } from '../../main/process/launcher';
+import { workbenchPids } from '../../main/process/own-processes';
 import { listProcesses } from '../../main/process/process-state';
-import { parseJson, ROOT, runCli, type CliResult } from '../helpers/cli';
+import { readPlanFile } from '../../main/services/plan-files';
+import { loadSample } from '../../main/services/sample-service';
+import { sanitizePlan } from '../../main/services/sanitize-plan-service';
+import { createWorkbench } from '../../main/workbench';
+import { parseJson, ROOT, runCli, SAMPLES, type CliResult } from '../helpers/cli';
 
 // compute-sanitizer in the loop, on the real tool: every memory fault of the gallery under memcheck names its
 // line and the buffer it overran; racecheck the race's lines; initcheck the uninitialised read; synccheck the
@@ -62,6 +68,12 @@ test('sanitize every gallery fault with its tool: the line, the buffer; every fi
     const broken = await sanitize(['--tool', c.tool, '--sample', c.sample]);
     record(`${c.sample}-${c.tool}-broken`, broken);
     const { report } = parseJson<{ report: SanitizeReport }>(broken);
+    // The report is read once the tool has written it, also after a sticky fault (the runner retired, then left):
+    // its XML read and kept for a bundle, its exit status known. Collected too early, memcheck's came from the text.
+    if (!report.xmlFiles.length || !report.rawXml?.length || report.findingsFrom !== 'xml' || report.exitCode === null)
+      failures.push(
+        `${c.sample}: the tool's report was not waited for: ${report.xmlFiles.length} XML files, ${report.rawXml?.length ?? 0} kept, findings from ${report.findingsFrom}, exit ${report.exitCode}; ${report.problems.join(' ')}`,
+      );
     const group = report.groups.find((g) => g.kind === c.kind && g.where?.path && basename(g.where.path) === c.file);
     const line = (g: FindingGroup | undefined) =>
       g?.kind === 'race' ? [g.example.race?.first.where?.line, g.example.race?.second.where?.line] : [g?.where?.line];
@@ -107,6 +119,33 @@ test('sanitize any program: ctypes exiting without cudaFree — the leaked bytes
   assert.equal(leak.leakedBytes, 1 << 20);
   assert.deepEqual([leak.userFrame?.file && basename(leak.userFrame.file), leak.userFrame?.line], ['leak.py', 24]);
   assert.match(report.programOutput, /exiting without cudaFree/);
+});
+
+test("out of memory under compute-sanitizer: the workbench's own processes holding the device (the app's runner, the tool's runner) are named as its own", async () => {
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    // The app's own pool holds a context (about 500 MiB) while the sanitized run asks for too much.
+    const { plan: warm } = await readPlanFile(join(SAMPLES, 'vector-add/plan.json'));
+    assert.equal((await workbench.runPlan(warm, { timeoutMs: 60_000 })).status, 'ok');
+    const appRunners = workbench.pool.status().runners.map((r) => r.pid);
+    const sample = await loadSample('allocation-too-large', 'broken');
+    const { outcome } = await sanitizePlan({ plan: sample.plan, planPath: sample.planPath, tool: 'memcheck' }, workbench.compiler);
+    assert.equal(outcome.diagnosis.kind, 'out-of-memory', outcome.diagnosis.headline);
+    const holders = outcome.diagnosis.specifics.filter((line) => /^Process \d+ \(/.test(line));
+    console.log(`# app runners ${appRunners.join(', ')}; the diagnosis says: ${holders.join(' | ') || 'no process (NVML lists none here)'}`);
+    for (const pid of appRunners) {
+      const line = holders.find((l) => l.startsWith(`Process ${pid} (`));
+      if (line) assert.match(line, /a GPU Workbench runner/, line);
+    }
+    // Nothing this host started is called someone else's: every pid under this host that NVML listed is named as ours.
+    const own = new Set(workbenchPids(appRunners));
+    for (const line of holders) {
+      const pid = Number(/^Process (\d+)/.exec(line)![1]);
+      if (own.has(pid)) assert.match(line, /a GPU Workbench runner/, line);
+    }
+  } finally {
+    await workbench.dispose();
+  }
 });
 
 test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {

@@ -96,6 +96,9 @@ export function gpuProcess(pid: number, over: Partial<GpuProcessFact> = {}): Gpu
 }
 
 /** A healthy machine with `n` H100s (one by default). */
+/** What CUDA 13.0.88's nvcc lists, in its order, for both --list-gpu-code and --list-gpu-arch. */
+export const CUDA_13_0_ARCHS = [75, 80, 86, 87, 88, 89, 90, 100, 110, 103, 120, 121];
+
 export function facts(over: Partial<DoctorFacts> = {}, n = 1): DoctorFacts {
   const indices = [...Array(n).keys()];
   return {
@@ -118,6 +121,8 @@ export function facts(over: Partial<DoctorFacts> = {}, n = 1): DoctorFacts {
       nvrtcRealPath: '/usr/local/cuda-13.0/targets/x86_64-linux/lib/libnvrtc.so.13.0.88',
       libcudaRealPath: '/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04',
     }),
+    // As CUDA 13.0.88's nvcc lists them (test/fixtures/env/nvcc-13.0/list-gpu-code.txt and list-gpu-arch.txt).
+    nvccTargets: answered({ path: '/usr/local/cuda/bin/nvcc', sass: CUDA_13_0_ARCHS, ptx: CUDA_13_0_ARCHS }),
     ...over,
   };
 }

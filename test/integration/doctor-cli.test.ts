@@ -9,6 +9,7 @@ import type { DoctorCheck } from '../../core/discovery';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
 import { flagProcess } from '../../core/memory/process-flags';
 import { doctorReport } from '../../main/cli/bundle-export-command';
+import { findNvcc } from '../../main/compile/nvcc';
 import { findInstallations } from '../../main/doctor/installations';
 import { lookUpProcess, processFacts } from '../../main/doctor/process-facts';
 import { ProcReader } from '../../main/memory/proc-reader';
@@ -72,12 +73,14 @@ test('--facts-out records the facts, and --facts judges them to the same report'
   assert.deepEqual(statuses(await runCli(['doctor', '--json', '--facts', report])), statuses(live));
 });
 
-test('--facts with the hand-written H100 facts: every check passes, exit 0, and it says whose facts they are', async () => {
+test('--facts with the hand-written H100 facts: every check they hold passes, exit 0, and it says whose facts they are', async () => {
   const r = await runCli(['doctor', '--facts', HAND_WRITTEN]);
   assert.equal(r.code, 0, r.stdout);
   assert.match(r.stdout, /^Facts recorded 2026-11-23T14:55:13\.000Z — HAND-WRITTEN/);
   assert.match(r.stdout, /✓ Compute mode: compute mode DEFAULT/);
-  assert.match(r.stdout, /^\d+ passed \(/m);
+  // Written before the doctor asked nvcc for its targets: that one check is said to be not made.
+  assert.match(r.stdout, /^1 not checked, \d+ passed \(/m);
+  assert.match(r.stdout, /nvcc targets this GPU's architecture: Not checked: these facts were gathered before/);
 });
 
 test('bad doctor inputs: one clear message and exit 64', async () => {
@@ -199,4 +202,74 @@ test('CUDA installations: /usr/local toolkits by version.json or dist-info, a sy
   assert.equal(byRoot['/gone']!.realRoot, null);
   assert.equal(found.nvccRealPath, join(usrLocal, 'cuda-13.0/bin/nvcc'));
   assert.equal(found.cudaHome, join(root, 'gone'));
+});
+
+// nvcc's targets: asked of the real nvcc where one is installed (CUDA 13.0's here), and of stand-ins for an nvcc
+// that misbehaves — too old to know the option (its recorded words), hung, or printing without end.
+test("doctor asks nvcc for its targets: CUDA 13.0's lists, as the fixture recorded them; without a GPU the check is not run, never passed", async (t) => {
+  const nvccHere = await findNvcc();
+  if (!nvccHere.found) return t.skip('no nvcc on this machine');
+  const r = await runCli(['doctor', '--json']);
+  const { checks, facts } = parseJson<DoctorJson>(r);
+  assert.equal(facts.nvccTargets?.status, 'ok', JSON.stringify(facts.nvccTargets));
+  assert.ok(facts.nvccTargets?.status === 'ok');
+  assert.equal(facts.nvccTargets.value.path, nvccHere.path);
+  if (/^CUDA 13\.0 /.test(nvccHere.version ?? '')) {
+    const listed = (name: string) =>
+      readFileSync(join(ROOT, 'test/fixtures/env/nvcc-13.0', name), 'utf8')
+        .trim()
+        .split('\n');
+    assert.deepEqual(
+      facts.nvccTargets.value.sass.map((a) => `sm_${a}`),
+      listed('list-gpu-code.txt'),
+    );
+    assert.deepEqual(
+      facts.nvccTargets.value.ptx.map((a) => `compute_${a}`),
+      listed('list-gpu-arch.txt'),
+    );
+  }
+  const check = checks.find((c) => c.id === 'nvcc-arch')!;
+  if (!hasDriver) {
+    assert.equal(check.status, 'not-run');
+    assert.match(check.detail, /no NVIDIA driver was found/);
+  } else assert.notEqual(check.status, 'not-run', check.detail);
+});
+
+test('an nvcc that cannot say its targets — an old one, a hung one, a flood — is a fact of its own, bounded in time and size; the check is not run', async () => {
+  const fake = (name: string, body: string) => {
+    const path = join(tmp, `nvcc-${name}`);
+    writeFileSync(path, `#!/bin/bash\nif [ "$1" = --version ]; then printf 'Cuda compilation tools, release 13.0, V13.0.88\\n'; exit 0; fi\n${body}\n`, {
+      mode: 0o755,
+    });
+    return path;
+  };
+  const unknown = join(ROOT, 'test/fixtures/env/nvcc-13.0/unknown-option.txt');
+  const cases: [string, string, RegExp][] = [
+    [
+      'old',
+      `sed "s/--list-gpu-codes/$1/" '${unknown}' >&2; exit 1`,
+      /`nvcc --list-gpu-(code|arch)` exited with 1: nvcc fatal\s+: Unknown option '--list-gpu-(code|arch)'/,
+    ],
+    ['hung', 'exec sleep 30', /did not answer within 1 s/],
+    ['flood', 'exec yes sm_90', /printed more than 64 KiB/],
+  ];
+  for (const [name, body, why] of cases) {
+    const started = performance.now();
+    const r = await runCli(['doctor', '--json', '--timeout', '1'], { env: { GPU_WORKBENCH_NVCC: fake(name, body) } });
+    const { checks, facts } = parseJson<DoctorJson>(r);
+    assert.ok(performance.now() - started < 15_000, `${name}: the doctor waited ${Math.round(performance.now() - started)} ms`);
+    const t = facts.nvccTargets!;
+    assert.ok(t.status === 'failed' || t.status === 'timed-out', `${name}: ${JSON.stringify(t)}`);
+    assert.match(t.detail, why, name);
+    const check = checks.find((c) => c.id === 'nvcc-arch')!;
+    assert.equal(check.status, 'not-run', `${name}: ${check.detail}`);
+    noStack(r.stdout + r.stderr);
+  }
+  // Nothing it started is left running.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const { listProcesses } = await import('../../main/process/process-state');
+  assert.deepEqual(
+    listProcesses().filter((p) => /^(sleep 30|yes sm_90)$/.test(p.cmdline)),
+    [],
+  );
 });

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
+import { RAW_XML_KEPT_CHARS } from '../../core/bundle/bundle-sanitizer';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { readBundle } from '../../main/bundle/read-bundle';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
 
 // `gpu-workbench sanitize -- <command>` against a stand-in for compute-sanitizer's process: it answers
@@ -227,4 +229,77 @@ test('sanitize: a daemon the program started in a session of its own, holding th
       }
     }
   }
+});
+
+// The CLI's report keeps the tool's own XML (bounded, as the app's does: core/bundle/bundle-sanitizer.ts), so a
+// bundle made from the CLI carries it: `sanitize --json` and then `bundle export --sanitizer`, as
+// scripts/record-bundles.sh does on the GPU machine.
+test('sanitize --json keeps the XML the tool wrote, as it wrote it; bundle export --sanitizer then carries it under sanitizer/', async () => {
+  const xml = join(FIXTURES, 'memcheck-oob.xml');
+  const r = await sanitize({ FAKE_MODE: 'replay', FAKE_XML: xml, FAKE_TEXT: join(FIXTURES, 'memcheck-oob.xml.txt'), FAKE_EXIT: '86' }, []);
+  assert.equal(r.code, 1, r.stderr);
+  const report = parseJson<SanitizeReport>(r);
+  assert.equal(report.findingsFrom, 'xml');
+  assert.equal(report.rawXml?.length, 1);
+  const kept = report.rawXml![0]!;
+  assert.match(kept.name, /^report-\d+\.xml$/);
+  assert.deepEqual(
+    report.xmlFiles.map((f) => f.name),
+    [kept.name],
+  );
+  assert.equal(kept.text, readFileSync(xml, 'utf8'), 'whole, as the tool wrote it');
+
+  const reportFile = join(dir, 'sanitize.json');
+  writeFileSync(reportFile, r.stdout);
+  const out = join(dir, 'with-xml.zip');
+  const exported = await runCli([
+    'bundle',
+    'export',
+    '--result',
+    join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'),
+    '--sample',
+    'oob-off-by-one',
+    '--sanitizer',
+    reportFile,
+    '--no-ptx',
+    '--doctor-timeout',
+    '5',
+    '--out',
+    out,
+  ]);
+  assert.equal(exported.code, 0, exported.stderr + exported.stdout);
+  assert.doesNotMatch(exported.stdout, /XML report is not at hand/);
+  const bundle = await readBundle(out);
+  const inBundle = bundle.entries.get(`sanitizer/${kept.name}`);
+  assert.ok(inBundle, [...bundle.entries.keys()].join(', '));
+  assert.equal(Buffer.from(inBundle).toString('utf8'), readFileSync(xml, 'utf8'));
+  assert.ok(!('rawXml' in (JSON.parse(Buffer.from(bundle.entries.get('sanitizer.json')!).toString('utf8')) as object)), 'the XML goes in once');
+});
+
+test('sanitize --json: an XML past the bound is kept as its start and its end, and every finding in it is still read', async () => {
+  // The H100's ten-record report, its records repeated past RAW_XML_KEPT_CHARS (the tool's own text, over and over).
+  const recorded = readFileSync(join(FIXTURES, 'memcheck-many-limit10.xml'), 'utf8');
+  const open = recorded.indexOf('  <record>');
+  const close = recorded.lastIndexOf('</ComputeSanitizerOutput>');
+  const records = recorded.slice(open, close);
+  const copies = Math.ceil((2 * RAW_XML_KEPT_CHARS) / records.length);
+  const big = join(dir, 'memcheck-big.xml');
+  writeFileSync(big, recorded.slice(0, open) + records.repeat(copies) + recorded.slice(close));
+  const r = await sanitize(
+    {
+      FAKE_MODE: 'replay',
+      FAKE_XML: big,
+      FAKE_TEXT: join(FIXTURES, 'memcheck-many-limit10.xml.txt'),
+      FAKE_EXIT: '86',
+    },
+    [],
+  );
+  const report = parseJson<SanitizeReport>(r);
+  assert.equal(report.findingsFrom, 'xml');
+  assert.equal(report.findings, copies * 10);
+  const kept = report.rawXml![0]!.text;
+  assert.ok(kept.length < RAW_XML_KEPT_CHARS + 200, `${kept.length} characters kept`);
+  assert.ok(kept.startsWith(recorded.slice(0, open)), 'its start');
+  assert.ok(kept.endsWith('</ComputeSanitizerOutput>\n'), 'its end: where the tool closes it');
+  assert.match(kept, /\n… \d+ characters left out by GPU Workbench …\n/);
 });

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { locateComputeSanitizer } from '../../main/tools/compute-sanitizer';
+import { seriousViolations } from '../helpers/a11y';
+import { ROOT } from '../helpers/cli';
+import { serveWithBrowser } from '../helpers/serve';
+import { openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
+
+// A second run under compute-sanitizer while one runs is never answered with silence. One host, two windows: the
+// first runs a program under the tool; the second asks for another and is told, in its Sanitizer tab, which run
+// holds the tool, since when, and what to do; the first goes on, shows it is busy on its buttons, and can be
+// cancelled; then the second runs. The tool's process is a stand-in (as in sanitize-program.test.ts): "slow.py"
+// runs until stopped, anything else replays what compute-sanitizer printed and saved on an H100 for the
+// off-by-one. What is tested is the view, not the tool.
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-sanitize-busy-'));
+const FIXTURES = join(ROOT, 'test/fixtures/sanitizer/h100');
+const started = join(work, 'started.log');
+const tool = join(work, 'compute-sanitizer');
+writeFileSync(
+  tool,
+  `#!/bin/bash
+if [ "$1" = --version ]; then echo 'Version 2025.3.1.0 (build 36400806) (public-release)'; exit 0; fi
+save=''; prev=''
+for a in "$@"; do [ "$prev" = --save ] && save=$a; prev=$a; done
+echo "\${@: -1}" >> '${started}'
+case "\${@: -1}" in
+  slow.py) sleep 60 & wait ;;
+  *) cp '${join(FIXTURES, 'memcheck-oob.xml')}' "\${save//%p/$$}"; grep -v '^exit [0-9]* in [0-9]* ms$' '${join(FIXTURES, 'memcheck-oob.xml.txt')}'; exit 86 ;;
+esac
+`,
+);
+chmodSync(tool, 0o755);
+writeFileSync(started, '');
+
+async function sanitizeProgram(page: Page, line: string): Promise<void> {
+  await page.getByTestId('output-tab-Sanitizer').click();
+  await page.getByTestId('sanitize-program').click();
+  const dialog = page.getByTestId('sanitize-program-dialog');
+  await dialog.getByLabel('Command line').fill(line);
+  await dialog.getByLabel('Working folder').fill(work);
+  await dialog.getByRole('button', { name: 'Run under memcheck' }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+describe('two windows of one host, one compute-sanitizer', () => {
+  const app = serveWithBrowser(join(work, 'host'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs']);
+
+  test('the second window is told which run holds the tool, since when, and what to do; the first shows it is busy, and its Cancel frees the tool', async () => {
+    const first = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
+    const a = first.page;
+    // The first window has a recorded failure with its plan open, so its re-run button would run (it is the busy state that is tested).
+    await a.getByTestId('tab').first().waitFor();
+    await openResult(a, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
+    await openSample(a, 'oob-off-by-one');
+    await a.getByTestId('output-tab-Run').click();
+    await a
+      .getByTestId('sanitizer-rerun-note')
+      .filter({ hasText: /^Runs .*plan\.json under memcheck/ })
+      .waitFor();
+
+    await sanitizeProgram(a, 'python3 slow.py');
+    const progress = a.getByTestId('sanitizer-progress');
+    await progress.filter({ hasText: /^Running python3 slow\.py under memcheck/ }).waitFor();
+    assert.equal(await a.getByTestId('sanitize-program').isDisabled(), true);
+    assert.match((await a.getByTestId('sanitize-program').getAttribute('title')) ?? '', /memcheck is running python3 slow\.py: wait for it, or cancel it/);
+    // The Run tab's re-run button says the tool is taken, and by what.
+    await a.getByTestId('output-tab-Run').click();
+    assert.equal(await a.getByTestId('sanitizer-rerun').isDisabled(), true);
+    assert.equal(await a.getByTestId('sanitizer-rerun').innerText(), 'Running memcheck…');
+    assert.match(
+      await a.getByTestId('sanitizer-rerun-note').innerText(),
+      /^compute-sanitizer is running memcheck on python3 slow\.py: one run under the tool at a time\. Wait for it, or cancel it in the Sanitizer tab, then re-run this one\.$/,
+    );
+
+    // The second window asks for another run: refused in words, in its own Sanitizer tab; nothing of it runs.
+    // A window of its own (the page's CSP refuses inline scripts, axe's included: this context alone bypasses it).
+    const context = await app.browser.newContext({ viewport: VIEWPORTS[1], bypassCSP: true });
+    const b = await context.newPage();
+    const second = { errors: [] as string[] };
+    b.on('pageerror', (e) => second.errors.push(e.message));
+    await b.goto(app.serve.url);
+    await sanitizeProgram(b, 'python3 quick.py');
+    const refused = b.getByTestId('sanitizer-refused');
+    await refused.waitFor({ timeout: 10_000 });
+    assert.equal(await refused.getAttribute('role'), 'alert');
+    assert.match(
+      await refused.innerText(),
+      /^Not started: compute-sanitizer was already running memcheck on python3 slow\.py \(since \d\d:\d\d:\d\d, for \d+ s\)\. The workbench runs one program under the tool at a time: .* Wait for that run to finish, or cancel it \(Cancel in the Sanitizer tab of the window that started it; closing that window cancels it too; .*\), then start this one again\.$/,
+    );
+    assert.equal(await b.getByTestId('sanitizer-progress').count(), 0, 'no progress for a run that never started');
+    assert.equal(await b.getByTestId('sanitizer-error').count(), 0, 'a refusal, not a failure of the tool');
+    assert.equal(await b.getByTestId('sanitize-program').isDisabled(), false, 'it can ask again');
+    assert.deepEqual(readFileSync(started, 'utf8').trim().split('\n'), ['slow.py']);
+    assert.deepEqual(await seriousViolations(b), []);
+
+    // The first run was not disturbed; its Cancel stops it, and the tool is free.
+    await a.getByTestId('output-tab-Sanitizer').click();
+    assert.match(await progress.innerText(), /^Running python3 slow\.py under memcheck/);
+    await a.getByTestId('cancel-sanitize').click();
+    await a
+      .getByTestId('sanitizer-error')
+      .filter({ hasText: /^Cancelled: memcheck was stopped/ })
+      .waitFor({ timeout: 15_000 });
+    await a.getByTestId('output-tab-Run').click();
+    await a
+      .getByTestId('sanitizer-rerun-note')
+      .filter({ hasText: /^Runs .*plan\.json under memcheck/ })
+      .waitFor();
+    assert.equal(await a.getByTestId('sanitizer-rerun').isDisabled(), false, 'the button is ready again');
+
+    // The second window asks again: it runs, and its refusal gives way to the findings.
+    await sanitizeProgram(b, 'python3 quick.py');
+    const view = b.getByTestId('sanitizer-view');
+    await view.getByText(/memcheck found 4 findings in 4 places/).waitFor({ timeout: 30_000 });
+    assert.equal(await refused.count(), 0);
+    assert.deepEqual(first.errors, []);
+    assert.deepEqual(second.errors, []);
+    await a.close();
+    await context.close();
+  });
+});
+
+describe('a host without compute-sanitizer', () => {
+  const absent = join(work, 'absent');
+  const app = serveWithBrowser(join(work, 'no-tool'), { GPU_WORKBENCH_COMPUTE_SANITIZER: absent, PATH: '/usr/bin:/bin', CUDA_HOME: work, CUDA_PATH: work }, [
+    '--allow-programs',
+  ]);
+  test('says so each time it is asked, never that a run is under way', async (t) => {
+    if (locateComputeSanitizer().path || existsSync('/usr/local/cuda/bin/compute-sanitizer')) return t.skip('compute-sanitizer is installed here');
+    const { page, errors } = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
+    for (const line of ['python3 quick.py', 'python3 again.py']) {
+      await sanitizeProgram(page, line);
+      const error = page.getByTestId('sanitizer-error');
+      await error.filter({ hasText: line }).waitFor({ timeout: 10_000 });
+      assert.match(
+        await error.innerText(),
+        new RegExp(
+          `^memcheck could not run ${line.replace('.', '\\.')}: compute-sanitizer was not found \\(looked in .*absent.*\\)\\. It comes with the CUDA toolkit`,
+        ),
+      );
+      assert.equal(await page.getByTestId('sanitizer-refused').count(), 0);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

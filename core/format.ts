@@ -1,5 +1,11 @@
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
 
+/** 1234567 -> "1,234,567": the same on every machine, whatever its locale. */
+export const thousands = (n: number): string => n.toLocaleString('en-US');
+
+/** "1 finding", "2,048 findings"; `many` for a plural that is not the word and an s. */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${thousands(n)} ${n === 1 ? one : many}`;
+
 /** 80 GiB style, to 3 significant figures. */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return String(bytes);

@@ -49,5 +49,3 @@ export function overDevices(
   const remedies = [...new Set(verdicts.filter((x) => x.v.status !== 'ok' && x.v.remedy).map((x) => x.v.remedy!))];
   return { ...base, status, detail, remedy: remedies.length ? remedies.join(' ') : null };
 }
-
-export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;

@@ -1,5 +1,6 @@
 import type { DoctorCheck } from '../discovery';
-import { overDevices, plural, unanswered, type DeviceVerdict } from './check-helpers';
+import { plural } from '../format';
+import { overDevices, unanswered, type DeviceVerdict } from './check-helpers';
 import type { NvmlDeviceHealth, NvmlField } from './facts';
 import { NVML_GPU_IS_LOST, NVML_NOT_SUPPORTED, NVML_RESET_REQUIRED } from './nvml-codes';
 

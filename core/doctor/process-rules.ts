@@ -1,7 +1,7 @@
 import type { CheckStatus, DoctorCheck } from '../discovery';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import { flagProcess } from '../memory/process-flags';
-import { notRun, plural, whyMissing, worst } from './check-helpers';
+import { notRun, whyMissing, worst } from './check-helpers';
 import type { DoctorFacts, GpuProcessFact, ProcessFacts } from './facts';
 
 /**

@@ -1,4 +1,4 @@
-/** One failed device-side assert, as CUDA's assert() prints it, with every thread that printed it. */
+import { plural } from '../format'; /** One failed device-side assert, as CUDA's assert() prints it, with every thread that printed it. */
 export interface DeviceAssert {
   file: string;
   line: number;
@@ -89,7 +89,6 @@ export function parseDeviceAsserts(text: string): DeviceAssert[] {
 }
 
 const baseName = (path: string) => path.split(/[\\/]/).pop() ?? path;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function assertLine(a: DeviceAssert): string {
   const op = a.operation ? ` (${a.operation})` : '';

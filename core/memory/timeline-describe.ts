@@ -2,7 +2,7 @@
  * What the view says about a thing on the timeline, in words: the hover tooltip, the details panel and the
  * screen-reader announcement all read it from here.
  */
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import { SPAN_LANES, type Timeline, type TimelineFrame } from './timeline';
 import type { TimelineSummary } from './timeline-model';
 import { formatDuration } from './timeline-viewport';
@@ -136,8 +136,6 @@ export function announce(t: Timeline, target: TimelineTarget): string {
   const d = describe(t, target);
   return `${d.title}. ${d.facts.map((f) => `${f.name}: ${f.value}`).join('. ')}.`;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 /** The timeline in sentences: what a screen reader reads beside the canvas, and what everyone reads first. */
 export function summarySentences(t: Timeline, s: TimelineSummary): string[] {

@@ -1,6 +1,7 @@
 import { isStickyCode } from '../cuda/error-catalog';
 import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary } from './findings';
-import { countsAreLowerBounds, thousands } from './parse-text';
+import { plural, thousands } from '../format';
+import { countsAreLowerBounds } from './parse-text';
 
 /**
  * Thousands of findings from as many threads, as the few things a person fixes: one group per (tool, kind,
@@ -160,8 +161,6 @@ export function groupFindings(findings: readonly SanitizerFinding[]): FindingGro
 }
 
 // --- what a person reads -------------------------------------------------------------------------------------
-
-const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 
 /** How to get source lines into compute-sanitizer's findings, for each way a kernel gets compiled. */
 export const LINEINFO_ADVICE =

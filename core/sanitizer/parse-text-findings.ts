@@ -9,6 +9,7 @@ import {
   type SanitizerTool,
 } from './findings';
 import { hazardType } from './parse-xml';
+import { plural } from '../format';
 
 /**
  * The findings themselves from compute-sanitizer's text output: what the tool printed as it went. The XML
@@ -68,8 +69,6 @@ const PREFIX = '=========';
 /** The line BoundedOutput puts where it left output out (main/tools/bounded-output.ts): a record cannot run across it. */
 const OUTPUT_GAP = /^\[… [\d,]+ bytes of output not kept …\]$/;
 
-const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 /** `4,000` as 4000; null when not a safe integer. */
 const num = (s: string | undefined): number | null => {
   if (s === undefined) return null;

@@ -1,4 +1,5 @@
 import type { Dim3, SanitizerFinding, SanitizerSummary } from './findings';
+import { plural, thousands } from '../format';
 
 /**
  * What only compute-sanitizer's text output says: its summary lines, its own failures (it did not start, the
@@ -56,10 +57,6 @@ export const emptySummary = (): SanitizerSummary => ({
   toolErrors: [],
   targetReturnedError: false,
 });
-
-/** 4000 -> "4,000", whatever the machine's locale. */
-export const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 
 /** `4,000` and `140,342,259,089,408` (thousands separators) as numbers. */
 const count = (s: string): number => Number(s.replace(/,/g, ''));

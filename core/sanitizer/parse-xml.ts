@@ -11,6 +11,7 @@ import {
   type SanitizerFinding,
   type SanitizerTool,
 } from './findings';
+import { plural } from '../format';
 
 /**
  * compute-sanitizer's XML (`--xml --save FILE`), read as a stream: one `<record>` at a time is turned into a
@@ -73,9 +74,6 @@ interface Node {
 class Stop {
   constructor(readonly problem: string) {}
 }
-
-const thousands = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
 
 export function createSanitizerXmlParser(tool: SanitizerTool, limits: Partial<SanitizerXmlLimits> = {}): SanitizerXmlParser {
   const lim: SanitizerXmlLimits = { ...DEFAULT_SANITIZER_XML_LIMITS, ...limits };

@@ -1,5 +1,6 @@
 import type { FindingGroup, SanitizerSummary, SanitizerTool } from './findings';
 import { FOUND_EXIT_CODE } from './sanitizer-args';
+import { plural } from '../format';
 
 /** What one run under compute-sanitizer came to, for the CLI, the views and bundles. */
 export type SanitizeVerdict = 'found' | 'clean' | 'no-cuda' | 'tool-failed' | 'timed-out' | 'cancelled';
@@ -55,8 +56,6 @@ export interface SanitizeFacts {
   xmlFiles: number;
   problems: string[];
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /**
  * The verdict, and only on evidence: "clean" needs the tool to have watched the program (a report written,

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
-import { formatBytes } from '../../core/format';
+import { formatBytes, plural } from '../../core/format';
 import { describeFrame, summarize, type Allocation, type DeviceSummary, type FrameGroup } from '../../core/memory/snapshot-model';
 import { importSnapshot, SnapshotImportError } from '../memory/snapshot-client';
 import { SNAPSHOT_MAX_BYTES } from '../memory/snapshot-protocol';
@@ -18,7 +18,6 @@ import { EXIT } from './exit-codes';
 /** Lists in --json are bounded: the largest entries, and the groups carry the totals. */
 const JSON_LIST = 100;
 const SHOWN = 10;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const since = (us: number, start: number | null) => {
   const ms = (us - (start ?? us)) / 1000;

@@ -1,10 +1,9 @@
-import { formatBytes } from '../../core/format';
+import { formatBytes, plural } from '../../core/format';
 import type { MonitorReport, ProcessMemorySummary } from '../../core/memory/monitor-report';
 import type { ProcessRelation } from '../../core/memory/process-flags';
 import type { MemorySample } from '../../core/memory/samples';
 
 const at = (us: number, originUs: number) => `+${((us - originUs) / 1e6).toFixed(1)} s`;
-const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 const RELATION: Record<ProcessRelation, string> = {
   target: 'the monitored process',

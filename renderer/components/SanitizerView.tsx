@@ -1,7 +1,7 @@
 import type { KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 
-import { formatBytes, formatMs } from '../../core/format';
+import { formatBytes, formatMs, plural } from '../../core/format';
 import { findingPlaces, frameLabel, lacksLineInfo, placeLabel, showsFrame, threadsLabel, withoutLineInfoAdvice } from '../../core/sanitizer/finding-places';
 import type { FindingGroup, SanitizerSummary } from '../../core/sanitizer/findings';
 import { describeFrame, describeGroup, LINEINFO_ADVICE } from '../../core/sanitizer/group';
@@ -12,7 +12,6 @@ import { Prose } from './Prose';
 import { DiagnosisCard } from './RunResultView';
 
 const PHASES = { checks: 'checking the plan', compile: 'compiling', run: 'running', diagnose: 'reading the report' } as const;
-const plural = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
 
 /** ↑ and ↓ move between the rows that lead to a line, as in the Problems list. */
 function onRowsKeyDown(e: KeyboardEvent<HTMLUListElement>) {

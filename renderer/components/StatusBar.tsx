@@ -5,8 +5,7 @@ import { shortcutKeys } from '../../core/ui/shortcuts';
 import { platform } from '../layout/keyboard';
 import { toggleTabMovesFocus, useTabMovesFocus } from '../layout/tab-focus';
 import { onCursorChange } from './EditorPane';
-
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+import { plural } from '../../core/format';
 
 /** The editor's bottom line: where the cursor is, what Tab does, the problem count, and the panel switches. */
 export function StatusBar({

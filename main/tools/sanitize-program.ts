@@ -3,6 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { plural } from '../../core/format';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { groupFindings } from '../../core/sanitizer/group';
 import { headTail, RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from '../../core/bundle/bundle-sanitizer';
@@ -217,20 +218,19 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   };
 }
 
-const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** Why the findings shown come from the tool's text output rather than its XML report. */
 function fromTextProblem(xmlFiles: number, inXml: number, inText: number, droppedBytes: number): string {
   const report =
     xmlFiles === 0
       ? 'compute-sanitizer’s XML report is missing'
-      : `compute-sanitizer’s XML report is incomplete (${count(inXml, 'finding')}${inXml === 0 ? ': empty or cut off' : ''})`;
+      : `compute-sanitizer’s XML report is incomplete (${plural(inXml, 'finding')}${inXml === 0 ? ': empty or cut off' : ''})`;
   const gap =
     droppedBytes > 0
-      ? ` The output was too long to keep whole (${count(droppedBytes, 'byte')} from its middle left out), so findings printed there are missing.`
+      ? ` The output was too long to keep whole (${plural(droppedBytes, 'byte')} from its middle left out), so findings printed there are missing.`
       : '';
   return (
-    `${report}: the program under it probably crashed or was killed before the tool could write it, so the ${count(inText, 'finding')} shown come from ` +
+    `${report}: the program under it probably crashed or was killed before the tool could write it, so the ${plural(inText, 'finding')} shown come from ` +
     `the tool’s text output, which it prints as it goes. The text names source files without their folders and prints only part of each host stack.${gap} ` +
     `Check the program's exit status and its own output for why it ended.`
   );

@@ -10,7 +10,7 @@ import { readBundle } from '../../main/bundle/read-bundle';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
-import { activeTab, markedLine, openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
+import { activeTab, markedLine, openApp, openResult, openSample, sanitizerGlyphLines, VIEWPORTS } from '../helpers/ui';
 
 // Issue 15 ("bundles in the app"): bundles recorded on an H100 (test/fixtures/bundles/recorded, by
 // scripts/record-bundles.sh on the GPU machine) opened through the UI on a machine with no GPU — every view a person sees shows the
@@ -32,22 +32,6 @@ async function openBundle(page: Page, path: string): Promise<void> {
   await page.getByTestId('bundle-banner').waitFor();
 }
 
-/** The gutter's sanitizer glyphs, by line number. */
-async function glyphLines(page: Page): Promise<number[]> {
-  const glyphs = page.locator('.monaco-editor .sanitizer-glyph');
-  const numbers = page.locator('.monaco-editor .line-numbers');
-  const lines: number[] = [];
-  for (let i = 0; i < (await glyphs.count()); i++) {
-    const g = await glyphs.nth(i).boundingBox();
-    if (!g) continue;
-    for (let j = 0; j < (await numbers.count()); j++) {
-      const b = await numbers.nth(j).boundingBox();
-      if (b && Math.abs(b.y + b.height / 2 - (g.y + g.height / 2)) < 4) lines.push(Number(await numbers.nth(j).innerText()));
-    }
-  }
-  return lines.sort((a, b) => a - b);
-}
-
 test('15: a recorded race opened from its bundle: banner, read-only source with its findings, diagnosis, sanitizer, launch, devices, doctor, memory', async () => {
   // axe-core goes into the page as a script, which the page's CSP forbids: this page's context lets it in.
   const context = await app.browser.newContext({ viewport, bypassCSP: true });
@@ -67,8 +51,8 @@ test('15: a recorded race opened from its bundle: banner, read-only source with 
   // The source: the bundle's broken.cu, read-only, in front (the diagnosed kernel's file), with racecheck's finding at line 7.
   assert.match(await activeTab(page).innerText(), /broken\.cu/);
   assert.match(await page.getByTestId('compile-status').innerText(), /From the bundle \(read-only\): ✓ nvrtc · sm_90, as recorded/);
-  for (let started = Date.now(); !(await glyphLines(page)).includes(7) && Date.now() - started < 5000;) await page.waitForTimeout(50);
-  assert.ok((await glyphLines(page)).includes(7), 'the race is marked at broken.cu:7');
+  for (let started = Date.now(); !(await sanitizerGlyphLines(page)).includes(7) && Date.now() - started < 5000;) await page.waitForTimeout(50);
+  assert.ok((await sanitizerGlyphLines(page)).includes(7), 'the race is marked at broken.cu:7');
   const before = await page.locator('.monaco-editor .view-lines').innerText();
   await page.locator('.monaco-editor textarea').focus();
   await page.keyboard.type('zzz');

@@ -11,7 +11,7 @@ import { discoverLibraries } from '../../main/services/discovery-service';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
-import { activeTab, assertInViewport, markedLine, openApp, openByPath, openResult, openSample, sizeName, VIEWPORTS } from '../helpers/ui';
+import { activeTab, assertInViewport, markedLine, openApp, openByPath, openResult, openSample, sanitizerGlyphLines, sizeName, VIEWPORTS } from '../helpers/ui';
 
 // Issue 13 ("Show"): compute-sanitizer's findings in the output panel, each row leading to its line, marked in
 // the editor; a saved report opened from a file; the diagnosis's re-run, which without a GPU or without the
@@ -30,22 +30,6 @@ async function openReport(page: Page, xml: string, text: string | null): Promise
   await dialog.getByLabel('Sanitizer report (XML)').fill(xml);
   if (text) await dialog.getByLabel('Sanitizer text output (optional)').fill(text);
   await dialog.getByRole('button', { name: 'Open report' }).click();
-}
-
-/** The gutter's glyph for a line, found as a person sees it: beside that line's number. */
-async function glyphLines(page: Page): Promise<number[]> {
-  const glyphs = page.locator('.monaco-editor .sanitizer-glyph');
-  const numbers = page.locator('.monaco-editor .line-numbers');
-  const lines: number[] = [];
-  for (let i = 0; i < (await glyphs.count()); i++) {
-    const g = await glyphs.nth(i).boundingBox();
-    if (!g) continue;
-    for (let j = 0; j < (await numbers.count()); j++) {
-      const b = await numbers.nth(j).boundingBox();
-      if (b && Math.abs(b.y + b.height / 2 - (g.y + g.height / 2)) < 4) lines.push(Number(await numbers.nth(j).innerText()));
-    }
-  }
-  return lines.sort((a, b) => a - b);
 }
 
 /** Shows a line of the editor (so Monaco draws it), by Monaco's own Go to Line. */
@@ -104,8 +88,8 @@ for (const viewport of VIEWPORTS) {
     // The editor marks line 12: a glyph in the gutter whose hover says the sentence, and a marker of the
     // sanitizer's own (the compiler's marks are untouched).
     await scrollEditorTo(page, 12);
-    for (let started = Date.now(); !(await glyphLines(page)).includes(12) && Date.now() - started < 5000;) await page.waitForTimeout(50);
-    assert.deepEqual(await glyphLines(page), [12]);
+    for (let started = Date.now(); !(await sanitizerGlyphLines(page)).includes(12) && Date.now() - started < 5000;) await page.waitForTimeout(50);
+    assert.deepEqual(await sanitizerGlyphLines(page), [12]);
     const glyph = page.locator('.monaco-editor .sanitizer-glyph-error').first();
     await glyph.hover();
     const hover = page.locator('.monaco-hover').filter({ hasText: '1 byte after the nearest allocation' }).first();
@@ -175,10 +159,10 @@ for (const viewport of VIEWPORTS) {
       .waitFor();
     assert.equal((await markedLine(page, 30)).line, 30);
     // Only this report's line is marked: line 12 (memcheck's) is not any more.
-    for (let started = Date.now(); (await glyphLines(page)).join() !== '30' && Date.now() - started < 5000;) await page.waitForTimeout(50);
-    assert.deepEqual(await glyphLines(page), [30]);
+    for (let started = Date.now(); (await sanitizerGlyphLines(page)).join() !== '30' && Date.now() - started < 5000;) await page.waitForTimeout(50);
+    assert.deepEqual(await sanitizerGlyphLines(page), [30]);
     await scrollEditorTo(page, 12);
-    assert.ok(!(await glyphLines(page)).includes(12), 'line 12 keeps no mark of the report that was replaced');
+    assert.ok(!(await sanitizerGlyphLines(page)).includes(12), 'line 12 keeps no mark of the report that was replaced');
     assert.deepEqual(errors, []);
     await page.close();
   });

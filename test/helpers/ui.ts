@@ -102,3 +102,19 @@ export async function chooseDevice(page: Page, label: RegExp): Promise<void> {
   assert.ok(wanted, `no device or profile like ${label} among ${options.join(', ')}`);
   await select.selectOption({ label: wanted });
 }
+
+/** The lines whose gutter shows a sanitizer glyph, found as a person sees them: beside that line's number. */
+export async function sanitizerGlyphLines(page: Page): Promise<number[]> {
+  const glyphs = page.locator('.monaco-editor .sanitizer-glyph');
+  const numbers = page.locator('.monaco-editor .line-numbers');
+  const lines: number[] = [];
+  for (let i = 0; i < (await glyphs.count()); i++) {
+    const g = await glyphs.nth(i).boundingBox();
+    if (!g) continue;
+    for (let j = 0; j < (await numbers.count()); j++) {
+      const b = await numbers.nth(j).boundingBox();
+      if (b && Math.abs(b.y + b.height / 2 - (g.y + g.height / 2)) < 4) lines.push(Number(await numbers.nth(j).innerText()));
+    }
+  }
+  return lines.sort((a, b) => a - b);
+}

@@ -12,6 +12,7 @@
  * PyTorch's MemoryViz does, and are counted from the start of the timeline.
  */
 import type { PickleValue } from './unpickle';
+import { isInternalFile } from './stack-rows';
 
 export const ACTIONS = [
   'alloc',
@@ -119,14 +120,7 @@ function plain(v: PickleValue, depth = 0): unknown {
 }
 
 /** Is this frame PyTorch's, Python's or the C++ runtime's rather than the user's own code? */
-export function isInternalFrame(f: Frame): boolean {
-  const file = f.filename;
-  if (file === '' || file === '??') return true;
-  if (/\.(c|cc|cpp|cxx|cu|cuh|h|hpp)$/.test(file)) return true;
-  if (/(^|\/)torch\//.test(file) || /\/(site|dist)-packages\//.test(file)) return true;
-  if (/\/lib\/python\d[\d.]*\//.test(file) || file.startsWith('<frozen')) return true;
-  return false;
-}
+export const isInternalFrame = (f: Frame): boolean => isInternalFile(f.filename);
 
 /** The innermost frame of the user's own code; failing that, the innermost Python frame; else -1. */
 function pickUserFrame(stack: Int32Array, frames: Frame[]): number {

@@ -88,7 +88,20 @@ for (const viewport of VIEWPORTS) {
     assert.match(facts, /Size\s+64 MiB \(67,108,864 bytes\)/);
     assert.match(facts, /Address\s+0x[0-9a-f]{8,}/);
     assert.match(facts, /Made at\s+<stdin>:4/);
-    assert.match(await details.getByTestId('memory-stack').innerText(), /<stdin>:4/);
+    const stack = details.getByTestId('memory-stack');
+    assert.match(await stack.innerText(), /<stdin>:4/);
+    // PyTorch's 30 frames around the user's line are two lines that open, not 30 rows to read past.
+    const runs = stack.getByRole('button', { name: /internal frames/ });
+    assert.equal(await runs.count(), 2, await stack.innerText());
+    assert.match(await runs.first().innerText(), /^▸ \d+ internal frames \(PyTorch, Python and the runtime\)$/);
+    assert.doesNotMatch(await stack.innerText(), /CUDACachingAllocator/, 'folded: the allocator’s frames are not shown');
+    await runs.first().focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await runs.first().getAttribute('aria-expanded'), 'true');
+    assert.match(await stack.innerText(), /CUDACachingAllocator/, 'opened by keyboard: every folded frame is there');
+    await page.keyboard.press('Enter');
+    assert.doesNotMatch(await stack.innerText(), /CUDACachingAllocator/);
+    await canvas.focus();
     assert.match(await page.getByTestId('timeline-said').innerText(), /64 MiB allocation from <stdin>:4\. Size: 64 MiB/);
     // ↑ steps up the stack, ] to the next one made
     await page.keyboard.press(']');

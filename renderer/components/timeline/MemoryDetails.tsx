@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 
 import { formatBytes } from '../../../core/format';
+import { describeInternalRun, stackRows } from '../../../core/memory/stack-rows';
 import { describe, frameText, type TimelineTarget } from '../../../core/memory/timeline-describe';
 import { aliveAt, groupAllocations, type GroupBy } from '../../../core/memory/timeline-model';
 import { formatDuration } from '../../../core/memory/timeline-viewport';
@@ -64,29 +65,67 @@ export function MemoryDetails({
         </button>
       )}
       {d.frames.length > 0 && (
-        <>
-          <h3>Stack (innermost first)</h3>
-          <ol data-testid="memory-stack">
-            {d.frames.map((f, i) => (
-              <li key={i} className={i === d.userFrame ? 'user-frame' : undefined}>
-                {openable(f) ? (
-                  <button type="button" className="link mono" onClick={() => open(f)} title={`Open ${f.file} at line ${f.line}`}>
-                    {frameText(f)}
-                  </button>
-                ) : (
-                  <span className="mono muted">{frameText(f)}</span>
-                )}
-                {i === d.userFrame && <span className="muted"> — your code</span>}
-              </li>
-            ))}
-          </ol>
-        </>
+        <StackList key={target.kind === 'counter' ? 'counter' : `${target.kind}:${target.index}`} frames={d.frames} userFrame={d.userFrame} onOpen={open} />
       )}
     </section>
   );
 }
 
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/**
+ * A stack, innermost first, with the user's own frames leading the eye: each run of internal frames (PyTorch,
+ * Python, the C++ runtime) is one line that opens to show them all, never dropped.
+ */
+function StackList({ frames, userFrame, onOpen }: { frames: TimelineFrame[]; userFrame: number; onOpen(f: TimelineFrame): void }) {
+  const rows = useMemo(() => stackRows(frames, userFrame), [frames, userFrame]);
+  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (first: number) =>
+    setOpened((was) => {
+      const next = new Set(was);
+      if (!next.delete(first)) next.add(first);
+      return next;
+    });
+  const frameItem = (i: number) => {
+    const f = frames[i]!;
+    return (
+      <li key={i} value={i + 1} className={i === userFrame ? 'user-frame' : undefined}>
+        {openable(f) ? (
+          <button type="button" className="link mono" onClick={() => onOpen(f)} title={`Open ${f.file} at line ${f.line}`}>
+            {frameText(f)}
+          </button>
+        ) : (
+          <span className="mono muted">{frameText(f)}</span>
+        )}
+        {i === userFrame && <span className="muted"> — your code</span>}
+      </li>
+    );
+  };
+  return (
+    <>
+      <h3>Stack (innermost first)</h3>
+      <ol data-testid="memory-stack">
+        {rows.map((row) => {
+          if (row.kind === 'frame') return frameItem(row.index);
+          const open = opened.has(row.first);
+          const id = `stack-run-${row.first}`;
+          return (
+            <li key={`run-${row.first}`} className="stack-run">
+              <button type="button" className="link muted" aria-expanded={open} aria-controls={id} onClick={() => toggle(row.first)}>
+                {open ? '▾' : '▸'} {describeInternalRun(frames, row.first, row.count)}
+              </button>
+              {open && (
+                <ol id={id} start={row.first + 1} className="stack-run-frames">
+                  {Array.from({ length: row.count }, (_, k) => frameItem(row.first + k))}
+                </ol>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </>
+  );
+}
 
 /**
  * What was alive at one moment (the peak, an OOM), grouped: by the whole stack that made it, or by the line

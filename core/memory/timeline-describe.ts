@@ -5,6 +5,7 @@
 import { formatBytes, plural } from '../format';
 import { SPAN_LANES, type Timeline, type TimelineFrame } from './timeline';
 import type { TimelineSummary } from './timeline-model';
+import { rangeFigures } from './timeline-range';
 import { formatDuration } from './timeline-viewport';
 
 /** A thing the view can point at. */
@@ -12,7 +13,9 @@ export type TimelineTarget =
   | { kind: 'allocation'; index: number }
   | { kind: 'span'; index: number }
   | { kind: 'marker'; index: number }
-  | { kind: 'counter'; counter: number; timeUs: number };
+  | { kind: 'counter'; counter: number; timeUs: number }
+  /** A stretch of time: chosen with the keys (R: the stretch shown) or by Shift+drag. */
+  | { kind: 'range'; startUs: number; endUs: number };
 
 export interface Description {
   title: string;
@@ -115,6 +118,22 @@ export function describe(t: Timeline, target: TimelineTarget): Description {
       if (c.capacity !== undefined) facts.push({ name: 'Of', value: formatBytes(c.capacity) });
       if (c.flag) facts.push({ name: 'Why flagged', value: `${c.flag.text}. ${c.flag.fix}` });
       return { title: c.label, facts, frames: [], userFrame: -1, detail: null };
+    }
+    case 'range': {
+      const r = rangeFigures(t, target.startUs, target.endUs);
+      const net = r.allocated.bytes - r.freed.bytes;
+      const facts = [
+        { name: 'Lasts', value: formatDuration(r.endUs - r.startUs) },
+        { name: 'Allocated', value: `${formatBytes(r.allocated.bytes)} in ${plural(r.allocated.count, 'allocation')}` },
+        { name: 'Freed', value: `${formatBytes(r.freed.bytes)} in ${plural(r.freed.count, 'allocation')}` },
+        { name: 'Net change', value: `${net > 0 ? '+' : ''}${formatBytes(net)}` },
+        { name: 'Alive', value: `${formatBytes(r.liveAtStartBytes)} at its start, ${formatBytes(r.liveAtEndBytes)} at its end` },
+      ];
+      if (t.spans.count > 0) {
+        facts.push({ name: 'Kernels', value: `${plural(r.kernels.count, 'kernel')}, ${formatDuration(r.kernels.busyUs)} of GPU time in the range` });
+        facts.push({ name: 'Copies and memsets', value: plural(r.copies, 'span') });
+      }
+      return { title: `Range ${formatDuration(r.startUs)} to ${formatDuration(r.endUs)}`, facts, frames: [], userFrame: -1, detail: null };
     }
   }
 }

@@ -13,6 +13,7 @@ export type TimelineAction =
   | { kind: 'step-span'; by: 1 | -1 }
   | { kind: 'step-marker'; by: 1 | -1 }
   | { kind: 'peak' }
+  | { kind: 'range' }
   | { kind: 'clear' };
 
 export const ZOOM_STEP = 1.5;
@@ -27,6 +28,7 @@ export const TIMELINE_KEYS: { keys: string; what: string }[] = [
   { keys: ', .', what: 'select the previous, next kernel, copy or other span' },
   { keys: 'M, Shift+M', what: 'select the next, previous marker (OOM, leak, error, peak)' },
   { keys: 'P', what: 'the peak, and what was alive then' },
+  { keys: 'R', what: 'select the time shown as a range: what was allocated, freed and run in it (zoom and pan to choose it; Shift+drag does it by mouse)' },
   { keys: 'Esc', what: 'clear the selection' },
 ];
 
@@ -67,6 +69,9 @@ export function timelineAction(key: string, shift: boolean): TimelineAction | nu
     case 'p':
     case 'P':
       return { kind: 'peak' };
+    case 'r':
+    case 'R':
+      return { kind: 'range' };
     case 'Escape':
       return { kind: 'clear' };
     default:

@@ -189,6 +189,21 @@ test('14: a run recorded on an H100 with its event log: its buffers stacked, the
   }
   assert.match(title, /^Kernel: /);
   assert.match(await details.getByTestId('memory-details-facts').innerText(), /Step\s+step 5: /);
+  // A range by keyboard alone: zoom out to the whole run, R, and its figures are read out and shown.
+  await page.keyboard.press('0');
+  await page.keyboard.press('r');
+  assert.match(await details.getByTestId('memory-details-title').innerText(), /^Range 0 .*to [\d.]+ ms$/);
+  const figures = await details.getByTestId('memory-details-facts').innerText();
+  assert.match(figures, /Allocated\s+12 MiB in 3 allocations/);
+  assert.match(figures, /Freed\s+0 B in 0 allocations/);
+  assert.match(figures, /Net change\s+\+12 MiB/);
+  assert.match(figures, /Kernels\s+\d+ kernels?, .+ of GPU time in the range/);
+  assert.match(await page.getByTestId('timeline-said').innerText(), /^Range 0 .*\. Lasts: .*\. Allocated: 12 MiB in 3 allocations\./);
+  // Home then zoom in: the first stretch holds only the first allocation (a, at step 0), and R says so.
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 12; i++) await page.keyboard.press('+');
+  await page.keyboard.press('r');
+  assert.doesNotMatch(await details.getByTestId('memory-details-facts').innerText(), /in 3 allocations/, 'the stretch shown, not the whole run');
   assert.deepEqual(await seriousViolations(page), []);
   assert.deepEqual(errors, []);
   await page.context().close();

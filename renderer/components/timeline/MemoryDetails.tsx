@@ -65,7 +65,7 @@ export function MemoryDetails({
         </button>
       )}
       {d.frames.length > 0 && (
-        <StackList key={target.kind === 'counter' ? 'counter' : `${target.kind}:${target.index}`} frames={d.frames} userFrame={d.userFrame} onOpen={open} />
+        <StackList key={'index' in target ? `${target.kind}:${target.index}` : target.kind} frames={d.frames} userFrame={d.userFrame} onOpen={open} />
       )}
     </section>
   );

@@ -176,7 +176,11 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
       e.setRange(null);
       const from = (d.x0 - e.plotLeft) / e.plotWidth;
       const to = (x - e.plotLeft) / e.plotWidth;
-      if (Math.abs(to - from) * e.plotWidth > CLICK_SLOP) e.setWindow(selectWindow(e.window, from, to, e.timeline.durationUs));
+      if (Math.abs(to - from) * e.plotWidth > CLICK_SLOP) {
+        const chosen = selectWindow(e.window, from, to, e.timeline.durationUs);
+        e.setWindow(chosen);
+        callbacks.current.onSelect({ kind: 'range', startUs: chosen.startUs, endUs: chosen.endUs });
+      }
     }
   };
 
@@ -245,6 +249,8 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
         else if (Number.isFinite(layout.peakUs)) e.setWindow(centreWindow(w, layout.peakUs, duration));
         return callbacks.current.onPeak();
       }
+      case 'range':
+        return callbacks.current.onSelect({ kind: 'range', startUs: w.startUs, endUs: w.endUs });
       case 'clear':
         return callbacks.current.onSelect(null);
     }

@@ -362,10 +362,13 @@ export class TimelineEngine {
     const markers = this.tracks.find((t) => t.kind === 'markers');
     if (markers) drawMarkers(ctx, markers, p.timeline, plot, c, this.selection?.kind === 'marker' ? this.selection.index : -1);
     this.drawSpanSelection(plot);
-    if (this.range) {
+    // The range being dragged, else the range selected (in time, so it stays put as the view zooms and pans).
+    const sel = this.selection?.kind === 'range' ? this.selection : null;
+    const band = this.range ?? (sel ? { from: timeToX(this.win, plot.width, sel.startUs), to: timeToX(this.win, plot.width, sel.endUs) } : null);
+    if (band) {
       ctx.fillStyle = c.range;
-      const a = Math.min(this.range.from, this.range.to);
-      ctx.fillRect(plot.x + a, 0, Math.abs(this.range.to - this.range.from), height);
+      const a = Math.min(band.from, band.to);
+      ctx.fillRect(plot.x + a, 0, Math.max(1, Math.abs(band.to - band.from)), height);
     }
     ctx.restore();
     drawGutter(ctx, this.tracks, GUTTER_WIDTH, height, c);
@@ -503,6 +506,7 @@ export function sameTarget(a: TimelineTarget | null, b: TimelineTarget | null): 
   if (a === b) return true;
   if (!a || !b || a.kind !== b.kind) return false;
   if (a.kind === 'counter' && b.kind === 'counter') return a.counter === b.counter && a.timeUs === b.timeUs;
+  if (a.kind === 'range' && b.kind === 'range') return a.startUs === b.startUs && a.endUs === b.endUs;
   return (a as { index: number }).index === (b as { index: number }).index;
 }
 

@@ -4,7 +4,7 @@
  */
 import { formatBytes, plural } from '../format';
 import { SPAN_LANES, type Timeline, type TimelineFrame } from './timeline';
-import type { TimelineSummary } from './timeline-model';
+import { userFrameOf, type TimelineSummary } from './timeline-model';
 import { rangeFigures } from './timeline-range';
 import { formatDuration } from './timeline-viewport';
 
@@ -37,11 +37,6 @@ export function stepText(t: Timeline, step: number | undefined): string | null {
 }
 
 export const frameText = (f: TimelineFrame): string => `${f.file}:${f.line}${f.name ? ` (${f.name})` : ''}`;
-
-export function userFrameOf(t: Timeline, allocation: number): TimelineFrame | null {
-  const stack = t.stacks[t.allocations.stack[allocation]!];
-  return stack && stack.userFrame >= 0 ? (stack.frames[stack.userFrame] ?? null) : null;
-}
 
 /** A short name for an allocation: its buffer's name, else its size and the user line that made it. */
 export function allocationName(t: Timeline, i: number): string {

@@ -218,7 +218,6 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   };
 }
 
-
 /** Why the findings shown come from the tool's text output rather than its XML report. */
 function fromTextProblem(xmlFiles: number, inXml: number, inText: number, droppedBytes: number): string {
   const report =

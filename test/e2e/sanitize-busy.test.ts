@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
+import { sanitizerStandIn } from '../helpers/sanitizer-stand-in';
 
 // A second run under compute-sanitizer while one runs is never answered with silence. One host, two windows: the
 // first runs a program under the tool; the second asks for another and is told, in its Sanitizer tab, which run
@@ -19,24 +20,7 @@ import { openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
 // runs until stopped, anything else replays what compute-sanitizer printed and saved on an H100 for the
 // off-by-one. What is tested is the view, not the tool.
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-sanitize-busy-'));
-const FIXTURES = join(ROOT, 'test/fixtures/sanitizer/h100');
-const started = join(work, 'started.log');
-const tool = join(work, 'compute-sanitizer');
-writeFileSync(
-  tool,
-  `#!/bin/bash
-if [ "$1" = --version ]; then echo 'Version 2025.3.1.0 (build 36400806) (public-release)'; exit 0; fi
-save=''; prev=''
-for a in "$@"; do [ "$prev" = --save ] && save=$a; prev=$a; done
-echo "\${@: -1}" >> '${started}'
-case "\${@: -1}" in
-  slow.py) sleep 60 & wait ;;
-  *) cp '${join(FIXTURES, 'memcheck-oob.xml')}' "\${save//%p/$$}"; grep -v '^exit [0-9]* in [0-9]* ms$' '${join(FIXTURES, 'memcheck-oob.xml.txt')}'; exit 86 ;;
-esac
-`,
-);
-chmodSync(tool, 0o755);
-writeFileSync(started, '');
+const { tool, started } = sanitizerStandIn(work, 'memcheck-oob', 86);
 
 async function sanitizeProgram(page: Page, line: string): Promise<void> {
   await page.getByTestId('output-tab-Sanitizer').click();

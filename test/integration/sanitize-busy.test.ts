@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -11,6 +11,7 @@ import { SanitizerBusyError, SanitizerGate } from '../../main/services/sanitizer
 import { locateComputeSanitizer } from '../../main/tools/compute-sanitizer';
 import { createWorkbench } from '../../main/workbench';
 import { ROOT } from '../helpers/cli';
+import { sanitizerStandIn } from '../helpers/sanitizer-stand-in';
 
 // One run under compute-sanitizer per host, whichever window asks: a second request is refused at once in words,
 // never dropped or queued; the run goes on; once it ends (here: cancelled) the next one runs. The tool's process
@@ -18,24 +19,7 @@ import { ROOT } from '../helpers/cli';
 // tool wrote on an H100 for a clean synccheck run. What is tested is the host's handling of requests, not the tool.
 const dir = mkdtempSync(join(tmpdir(), 'wb-sanitize-busy-'));
 process.env['GPU_WORKBENCH_STATE_DIR'] = join(dir, 'state');
-const FIXTURES = join(ROOT, 'test/fixtures/sanitizer/h100');
-const started = join(dir, 'started.log');
-const tool = join(dir, 'compute-sanitizer');
-writeFileSync(
-  tool,
-  `#!/bin/bash
-if [ "$1" = --version ]; then echo 'Version 2025.3.1.0 (build 36400806) (public-release)'; exit 0; fi
-save=''; prev=''
-for a in "$@"; do [ "$prev" = --save ] && save=$a; prev=$a; done
-echo "\${@: -1}" >> '${started}'
-case "\${@: -1}" in
-  slow.py) sleep 60 & wait ;;
-  *) cp '${join(FIXTURES, 'synccheck-clean.xml')}' "\${save//%p/$$}"; grep -v '^exit [0-9]* in [0-9]* ms$' '${join(FIXTURES, 'synccheck-clean.xml.txt')}'; exit 0 ;;
-esac
-`,
-  { mode: 0o755 },
-);
-writeFileSync(started, '');
+const { tool, started } = sanitizerStandIn(dir, 'synccheck-clean', 0);
 const workbench = createWorkbench(forkLauncher, { warmSpare: false });
 after(() => workbench.dispose());
 

@@ -7,6 +7,9 @@
  *       used bytes (the driver's reserve included, as nvmlDeviceGetMemoryInfo counts it), free, total,
  *       reserved (NaN where the driver lacks nvmlDeviceGetMemoryInfo_v2),
  *       process status (-1: not asked; 0: listed; else NVML's error code), P, then P × (pid, used bytes or NaN)
+ *
+ * A sampling thread hands its samples over in another layout, NvmlBatch's (decodeNvmlBatch): rows as the
+ * sample store keeps them, and the samples that listed processes apart.
  */
 import type { MemorySample, ProcessMemorySample } from './samples';
 
@@ -48,19 +51,6 @@ export function decodeNvmlSample(data: ArrayLike<number>): DecodedNvmlSample {
   return sample;
 }
 
-/** Reads `count` samples laid end to end (what the sampling thread hands over); throws on anything that does not fit. */
-export function decodeNvmlSamples(data: ArrayLike<number>, count: number): DecodedNvmlSample[] {
-  const out: DecodedNvmlSample[] = [];
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    const { sample, next } = decodeAt(data, at);
-    out.push(sample);
-    at = next;
-  }
-  if (at !== data.length) throw new NvmlSampleLayoutError(`${data.length - at} values after sample ${count}`);
-  return out;
-}
-
 function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvmlSample; next: number } {
   if (start + 5 > data.length) throw new NvmlSampleLayoutError(`a sample's header runs past the end (${data.length} values)`);
   if (data[start] !== NVML_SAMPLE_LAYOUT) throw new NvmlSampleLayoutError(`layout ${data[start]}, expected ${NVML_SAMPLE_LAYOUT}`);
@@ -100,4 +90,96 @@ function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvml
     at += 2 * listed;
   }
   return { sample: { sample: { timeUs, devices, processes }, reservedBytes, processErrors, nativeUs, processUs }, next: at };
+}
+
+/** What a sampling thread hands over at a take (native/src/monitor.cc; main/native/addon.ts, NvmlSamplerTake). */
+export interface NvmlBatchInput {
+  samples: number;
+  rows: Float64Array;
+  listings: Float64Array;
+  reserved: Float64Array;
+  nativeUs: number;
+  processUs: number;
+}
+
+/** A sample of a batch that listed processes (or tried to). */
+export interface NvmlBatchListing {
+  row: number;
+  /** null where no device's processes could be listed. */
+  processes: ProcessMemorySample[] | null;
+  processErrors: { device: number; code: number }[];
+}
+
+/**
+ * A sampling thread's samples since the last take, as rows in the sample store's layout (time, then per
+ * device used, free, total) and the few that listed processes apart: taken in with copies, not an object per
+ * sample. `sample(i)` makes one sample's object, for the rare caller that needs it.
+ */
+export class NvmlBatch {
+  constructor(
+    readonly count: number,
+    readonly deviceCount: number,
+    readonly rows: Float64Array,
+    readonly listings: readonly NvmlBatchListing[],
+    readonly reservedBytes: (number | null)[],
+    readonly nativeUs: number,
+  ) {}
+
+  sample(i: number): MemorySample {
+    const width = 1 + 3 * this.deviceCount;
+    const at = i * width;
+    const devices: MemorySample['devices'] = [];
+    for (let j = 0; j < this.deviceCount; j++)
+      devices.push({ index: j, usedBytes: this.rows[at + 1 + 3 * j]!, freeBytes: this.rows[at + 2 + 3 * j]!, totalBytes: this.rows[at + 3 + 3 * j]! });
+    return { timeUs: this.rows[at]!, devices, processes: this.listings.find((l) => l.row === i)?.processes ?? null };
+  }
+}
+
+/** Reads a sampling thread's batch for `deviceCount` devices; throws NvmlSampleLayoutError on anything that does not fit. */
+export function decodeNvmlBatch(input: NvmlBatchInput, deviceCount: number): NvmlBatch {
+  const count = input.samples;
+  if (!Number.isInteger(count) || count < 0) throw new NvmlSampleLayoutError(`the sample count is ${count}`);
+  const width = 1 + 3 * deviceCount;
+  const { rows, listings, reserved } = input;
+  if (rows.length !== count * width) throw new NvmlSampleLayoutError(`${rows.length} values for ${count} samples of ${deviceCount} devices`);
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows[i]!;
+    if (!(v >= 0) || v === Infinity) throw new NvmlSampleLayoutError(`sample ${Math.floor(i / width)} holds ${v}`);
+  }
+  if (count > 0 && reserved.length !== deviceCount) throw new NvmlSampleLayoutError(`${reserved.length} reserves for ${deviceCount} devices`);
+  const parsed: NvmlBatchListing[] = [];
+  let at = 0;
+  while (at < listings.length) {
+    const row = listings[at]!;
+    if (!Number.isInteger(row) || row < 0 || row >= count || (parsed.length && row <= parsed[parsed.length - 1]!.row))
+      throw new NvmlSampleLayoutError(`a listing names sample ${row}`);
+    at++;
+    let processes: ProcessMemorySample[] | null = null;
+    const processErrors: NvmlBatchListing['processErrors'] = [];
+    for (let index = 0; index < deviceCount; index++) {
+      if (at + 2 > listings.length) throw new NvmlSampleLayoutError(`sample ${row}'s listing runs past the end`);
+      const status = listings[at]!;
+      const listed = listings[at + 1]!;
+      if (!Number.isInteger(status) || status < -1) throw new NvmlSampleLayoutError(`device ${index}'s process status is ${status}`);
+      if (!Number.isInteger(listed) || listed < 0 || listed > MAX_PROCESSES_PER_DEVICE || (status !== 0 && listed !== 0))
+        throw new NvmlSampleLayoutError(`device ${index} lists ${listed} processes with status ${status}`);
+      at += 2;
+      if (at + 2 * listed > listings.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
+      if (status > 0) processErrors.push({ device: index, code: status });
+      if (status === 0) {
+        processes ??= [];
+        for (let k = 0; k < listed; k++) {
+          const pid = listings[at + 2 * k]!;
+          const used = listings[at + 2 * k + 1]!;
+          if (!Number.isInteger(pid) || pid <= 0 || pid > 0xffffffff) throw new NvmlSampleLayoutError(`device ${index} lists pid ${pid}`);
+          processes.push({ device: index, pid, usedBytes: Number.isFinite(used) && used >= 0 ? used : null });
+        }
+      }
+      at += 2 * listed;
+    }
+    parsed.push({ row, processes, processErrors });
+  }
+  const reservedBytes: (number | null)[] = [];
+  for (let j = 0; j < reserved.length; j++) reservedBytes.push(Number.isFinite(reserved[j]) && reserved[j]! >= 0 ? reserved[j]! : null);
+  return new NvmlBatch(count, deviceCount, rows, parsed, reservedBytes, nonNegative(input.nativeUs, 'the native time'));
 }

@@ -14,6 +14,8 @@ export interface SampleStoreLimits {
 
 export const DEFAULT_SAMPLE_LIMITS: SampleStoreLimits = { maxSamples: 1_000_000, maxProcessEntries: 4_000_000 };
 const INITIAL_CAPACITY = 1024;
+/** No processes: shared, so a sample that listed none costs no allocation. */
+const NONE: ProcessMemorySample[] = [];
 
 /** A ring of columns that grows by doubling up to its bound. Slot of logical position i: (head + i) % capacity. */
 class Columns<T extends Float64Array | Uint32Array | Int32Array | Uint16Array> {
@@ -44,15 +46,35 @@ class Columns<T extends Float64Array | Uint32Array | Int32Array | Uint16Array> {
   reserve(): boolean {
     if (this.length < this.capacity) return true;
     if (this.capacity >= this.bound) return false;
-    const next = Math.min(this.capacity * 2, this.bound);
+    this.growTo(this.length + 1);
+    return true;
+  }
+
+  /** Capacity for `n` entries (up to the bound), by doubling. */
+  growTo(n: number): void {
+    let next = this.capacity;
+    while (next < n && next < this.bound) next = Math.min(next * 2, this.bound);
+    if (next === this.capacity) return;
+    // The ring unrolled: from the head to the end, then what wrapped to the start.
+    const fromHead = Math.min(this.length, this.capacity - this.head);
     this.columns = this.columns.map((old) => {
       const grown = this.make(next * this.width);
-      for (let i = 0; i < this.length; i++) grown.set(old.subarray(this.slot(i) * this.width, (this.slot(i) + 1) * this.width), i * this.width);
+      grown.set(old.subarray(this.head * this.width, (this.head + fromHead) * this.width), 0);
+      if (this.length > fromHead) grown.set(old.subarray(0, (this.length - fromHead) * this.width), fromHead * this.width);
       return grown;
     });
     this.head = 0;
     this.capacity = next;
-    return true;
+  }
+
+  /** Appends `n` entries copied from `values` (n × width, in order) with at most two copies; room must be there. */
+  appendFrom(values: T, n: number): void {
+    const first = this.slot(this.length);
+    const before = Math.min(n, this.capacity - first);
+    const column = this.columns[0]!;
+    column.set(values.subarray(0, before * this.width), first * this.width);
+    if (n > before) column.set(values.subarray(before * this.width, n * this.width), 0);
+    this.length += n;
   }
 
   /** The slot for a new entry at the end (after reserve() said yes). */
@@ -117,12 +139,8 @@ export class SampleStore {
 
   push(sample: MemorySample): void {
     if (sample.devices.length !== this.deviceCount) throw new RangeError(`a sample of ${sample.devices.length} devices in a store of ${this.deviceCount}`);
-    const listed = sample.processes ?? [];
-    // More processes in one sample than the whole bound: keep what fits (never seen: NVML lists a few thousand at most).
-    const kept = listed.slice(0, this.pids.bound);
-    while (this.pids.length + kept.length > this.pids.bound) this.dropOldest();
+    const kept = this.makeRoomFor(sample.processes);
     while (!this.samples.reserve()) this.dropOldest();
-    for (const c of [this.processStart, this.processCount]) c.reserve();
     const s = this.samples.append();
     const width = 1 + 3 * this.deviceCount;
     const row = this.samples.columns[0]!;
@@ -132,9 +150,51 @@ export class SampleStore {
       row[s * width + 2 + 3 * j] = d.freeBytes;
       row[s * width + 3 + 3 * j] = d.totalBytes;
     });
+    this.appendProcesses(sample.processes, kept);
+  }
+
+  /**
+   * `count` samples as rows in this store's layout (time, then per device used, free, total), with the
+   * processes of those that listed them (in row order): copied in, with no object per sample.
+   */
+  appendRows(rows: Float64Array, count: number, listed: readonly { row: number; processes: ProcessMemorySample[] | null }[]): void {
+    const width = 1 + 3 * this.deviceCount;
+    if (rows.length !== count * width) throw new RangeError(`${rows.length} values for ${count} rows of ${width}`);
+    // More rows than the bound: the newest are kept.
+    const first = Math.max(0, count - this.samples.bound);
+    const n = count - first;
+    this.droppedSamples += first;
+    while (this.samples.length + n > this.samples.bound) this.dropOldest();
+    this.samples.growTo(this.samples.length + n);
+    this.samples.appendFrom(first ? rows.subarray(first * width) : rows, n);
+    let next = 0;
+    for (let i = first; i < count; i++) {
+      while (next < listed.length && listed[next]!.row < i) next++;
+      const processes = next < listed.length && listed[next]!.row === i ? listed[next]!.processes : null;
+      const kept = this.makeRoomFor(processes);
+      this.appendProcesses(processes, kept);
+    }
+  }
+
+  /**
+   * The processes of a new sample that fit, after dropping the oldest samples to make room for them. Only
+   * samples whose process columns are written go (appendRows adds its rows first, their columns one by one).
+   */
+  private makeRoomFor(processes: ProcessMemorySample[] | null): ProcessMemorySample[] {
+    if (processes === null || processes.length === 0) return NONE;
+    // More processes in one sample than the whole bound: keep what fits (never seen: NVML lists a few thousand at most).
+    const kept = processes.length > this.pids.bound ? processes.slice(0, this.pids.bound) : processes;
+    while (this.pids.length + kept.length > this.pids.bound && this.processCount.length > 0) this.dropOldest();
+    return kept;
+  }
+
+  private appendProcesses(processes: ProcessMemorySample[] | null, kept: ProcessMemorySample[]): void {
+    this.processStart.reserve();
+    this.processCount.reserve();
     this.processStart.columns[0]![this.processStart.append()] = this.firstEntry + this.pids.length;
-    this.processCount.columns[0]![this.processCount.append()] = sample.processes ? kept.length : -1;
-    for (const p of kept) {
+    this.processCount.columns[0]![this.processCount.append()] = processes ? kept.length : -1;
+    for (let k = 0; k < kept.length; k++) {
+      const p = kept[k]!;
       this.pids.reserve();
       this.processDevice.reserve();
       this.processUsed.reserve();

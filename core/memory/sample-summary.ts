@@ -4,7 +4,7 @@
  * each device its first, last and peak memory and how it moved — a leak shows as steady growth.
  */
 import { formatBytes } from '../format';
-import type { MemorySample } from './samples';
+import type { MemorySample, ProcessMemorySample } from './samples';
 
 export interface DeviceTrend {
   index: number;
@@ -63,34 +63,58 @@ export class SeriesSummarizer {
   observe(sample: MemorySample): void {
     this.count++;
     const t = sample.timeUs;
-    for (const d of sample.devices) {
-      const trend = this.deviceTrends.get(d.index);
-      if (!trend) {
-        this.deviceTrends.set(d.index, {
-          index: d.index,
-          samples: 1,
-          firstUs: t,
-          lastUs: t,
-          baselineUsedBytes: d.usedBytes,
-          peakUsedBytes: d.usedBytes,
-          peakAtUs: t,
-          endUsedBytes: d.usedBytes,
-          minFreeBytes: d.freeBytes,
-          totalBytes: d.totalBytes,
-        });
-        continue;
-      }
-      trend.samples++;
-      trend.lastUs = t;
-      trend.endUsedBytes = d.usedBytes;
-      trend.totalBytes = d.totalBytes;
-      if (d.usedBytes > trend.peakUsedBytes) {
-        trend.peakUsedBytes = d.usedBytes;
-        trend.peakAtUs = t;
-      }
-      trend.minFreeBytes = Math.min(trend.minFreeBytes, d.freeBytes);
+    for (const d of sample.devices) this.observeDevice(d.index, t, d.usedBytes, d.freeBytes, d.totalBytes);
+    if (sample.processes) this.observeProcesses(t, sample.processes);
+  }
+
+  /**
+   * Samples as rows (time, then per device used, free, total: the sample store's layout), with the
+   * processes of those that listed them: what a sampling thread hands over, taken in with no object per sample.
+   */
+  observeRows(rows: Float64Array, count: number, deviceCount: number, listed: readonly { row: number; processes: ProcessMemorySample[] | null }[]): void {
+    const width = 1 + 3 * deviceCount;
+    let next = 0;
+    for (let i = 0; i < count; i++) {
+      this.count++;
+      const at = i * width;
+      const t = rows[at]!;
+      for (let j = 0; j < deviceCount; j++) this.observeDevice(j, t, rows[at + 1 + 3 * j]!, rows[at + 2 + 3 * j]!, rows[at + 3 + 3 * j]!);
+      while (next < listed.length && listed[next]!.row < i) next++;
+      const processes = next < listed.length && listed[next]!.row === i ? listed[next]!.processes : null;
+      if (processes) this.observeProcesses(t, processes);
     }
-    for (const p of sample.processes ?? []) {
+  }
+
+  private observeDevice(index: number, t: number, usedBytes: number, freeBytes: number, totalBytes: number): void {
+    const trend = this.deviceTrends.get(index);
+    if (!trend) {
+      this.deviceTrends.set(index, {
+        index,
+        samples: 1,
+        firstUs: t,
+        lastUs: t,
+        baselineUsedBytes: usedBytes,
+        peakUsedBytes: usedBytes,
+        peakAtUs: t,
+        endUsedBytes: usedBytes,
+        minFreeBytes: freeBytes,
+        totalBytes,
+      });
+      return;
+    }
+    trend.samples++;
+    trend.lastUs = t;
+    trend.endUsedBytes = usedBytes;
+    trend.totalBytes = totalBytes;
+    if (usedBytes > trend.peakUsedBytes) {
+      trend.peakUsedBytes = usedBytes;
+      trend.peakAtUs = t;
+    }
+    if (freeBytes < trend.minFreeBytes) trend.minFreeBytes = freeBytes;
+  }
+
+  private observeProcesses(t: number, processes: readonly ProcessMemorySample[]): void {
+    for (const p of processes) {
       let onDevice = this.processTrends.get(p.device);
       if (!onDevice) this.processTrends.set(p.device, (onDevice = new Map()));
       let trend = onDevice.get(p.pid);

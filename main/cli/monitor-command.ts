@@ -131,8 +131,8 @@ async function monitor(args: string[], opts: MonitorOptions, hasCommand: boolean
       onEvent: (event) => {
         if (event.kind === 'problem') console.error(`! ${event.text}`);
         if (event.kind !== 'batch') return;
-        const latest = event.batch.samples.at(-1);
-        first ??= event.batch.samples[0] ?? null;
+        const latest = event.batch.latest;
+        first ??= event.batch.first;
         if (!latest || !first || performance.now() - lastLine < 1000) return;
         lastLine = performance.now();
         console.error(renderProgressLine(latest, first, startedUs, targetPid));

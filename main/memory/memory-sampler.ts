@@ -1,4 +1,4 @@
-import { decodeNvmlSamples, type DecodedNvmlSample } from '../../core/memory/nvml-sample-layout';
+import { decodeNvmlBatch, type DecodedNvmlSample, type NvmlBatch } from '../../core/memory/nvml-sample-layout';
 import { SampleStore, DEFAULT_SAMPLE_LIMITS, type SampleStoreLimits } from '../../core/memory/sample-store';
 import { SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample, SampledProcess } from '../../core/memory/samples';
@@ -42,10 +42,42 @@ export interface SamplerOptions {
   proc?: ProcReader;
 }
 
-export interface SamplerBatch {
-  samples: MemorySample[];
-  /** Processes new, still listed, or whose name or flag changed in this batch. */
-  processes: SampledProcess[];
+/**
+ * What sampling handed on since the last batch. A sampling thread's samples stay rows until a listener asks
+ * for them as objects (`samples`, made once): the CLI's progress line needs only `first` and `latest`.
+ */
+export class SamplerBatch {
+  private made: MemorySample[] | null = null;
+
+  constructor(
+    /** Samples a timer took one by one (worker and inline mode). */
+    private readonly taken: MemorySample[],
+    /** A sampling thread's batches, in order. */
+    private readonly threadBatches: NvmlBatch[],
+    /** Processes new, still listed, or whose name or flag changed in this batch. */
+    readonly processes: SampledProcess[],
+  ) {}
+
+  get count(): number {
+    return this.taken.length + this.threadBatches.reduce((sum, b) => sum + b.count, 0);
+  }
+
+  get samples(): MemorySample[] {
+    this.made ??= [...this.taken, ...this.threadBatches.flatMap((b) => Array.from({ length: b.count }, (_, i) => b.sample(i)))];
+    return this.made;
+  }
+
+  get first(): MemorySample | null {
+    if (this.taken.length) return this.taken[0]!;
+    const b = this.threadBatches.find((t) => t.count > 0);
+    return b ? b.sample(0) : null;
+  }
+
+  get latest(): MemorySample | null {
+    const b = [...this.threadBatches].reverse().find((t) => t.count > 0);
+    if (b) return b.sample(b.count - 1);
+    return this.taken.at(-1) ?? null;
+  }
 }
 
 export type SamplerEvent = { kind: 'batch'; batch: SamplerBatch } | { kind: 'problem'; text: string } | { kind: 'failed'; message: string };
@@ -70,6 +102,7 @@ export class MemorySampler {
   private readonly stallMs: number;
   private listener: ((event: SamplerEvent) => void) | null = null;
   private pending: MemorySample[] = [];
+  private pendingBatches: NvmlBatch[] = [];
   private timer: NodeJS.Timeout | null = null;
   private batchTimer: NodeJS.Timeout | null = null;
   private nextDue = 0;
@@ -263,15 +296,15 @@ export class MemorySampler {
     const thread = this.thread;
     if (!thread) return;
     const taken = thread.take();
-    let decoded: DecodedNvmlSample[];
+    let batch: NvmlBatch;
     try {
-      decoded = decodeNvmlSamples(taken.data, taken.samples);
+      batch = decodeNvmlBatch(taken, this.store.deviceCount);
     } catch (error) {
       // Never seen: the layout is ours. Said and stopped, rather than recorded wrong or thrown from a timer.
       this.fail({ api: 'nvmlSamplerTake', name: 'WORKBENCH_BAD_SAMPLE', message: error instanceof Error ? error.message : String(error) });
       return;
     }
-    for (const d of decoded) this.record(d);
+    this.recordBatch(batch);
     this.stats.skipped += taken.skipped - this.threadSeen.skipped + (taken.dropped - this.threadSeen.dropped);
     const newErrors = taken.errors - this.threadSeen.errors;
     this.threadSeen = { skipped: taken.skipped, dropped: taken.dropped, errors: taken.errors };
@@ -312,7 +345,31 @@ export class MemorySampler {
     if (sample.processes !== null) this.latestListingUs = sample.timeUs;
     this.latestReserved = decoded.reservedBytes;
     if (this.listener) this.pending.push(sample);
-    for (const { device, code } of decoded.processErrors) {
+    this.reportProcessErrors(decoded.processErrors);
+  }
+
+  /** A sampling thread's batch: into the store and the summary as rows; objects only for the samples that listed processes, and the newest. */
+  private recordBatch(batch: NvmlBatch): void {
+    if (batch.count === 0) return;
+    this.stats.samples += batch.count;
+    this.nativeUsTotal += batch.nativeUs;
+    this.store.appendRows(batch.rows, batch.count, batch.listings);
+    this.summary.observeRows(batch.rows, batch.count, batch.deviceCount, batch.listings);
+    for (const listing of batch.listings) {
+      if (listing.processes !== null) {
+        const sample = batch.sample(listing.row);
+        this.tracker.observe(sample);
+        this.latestListingUs = sample.timeUs;
+      }
+      this.reportProcessErrors(listing.processErrors);
+    }
+    this.latestSample = batch.sample(batch.count - 1);
+    this.latestReserved = batch.reservedBytes;
+    if (this.listener) this.pendingBatches.push(batch);
+  }
+
+  private reportProcessErrors(errors: readonly { device: number; code: number }[]): void {
+    for (const { device, code } of errors) {
       const key = `${device}:${code}`;
       if (this.reportedProcessErrors.has(key)) continue;
       this.reportedProcessErrors.add(key);
@@ -333,10 +390,11 @@ export class MemorySampler {
     }
     const processes = this.tracker.takeChanged();
     if (!this.listener) return;
-    if (!this.pending.length && !processes.length) return;
-    const samples = this.pending;
+    if (!this.pending.length && !this.pendingBatches.length && !processes.length) return;
+    const batch = new SamplerBatch(this.pending, this.pendingBatches, processes);
     this.pending = [];
-    this.listener({ kind: 'batch', batch: { samples, processes } });
+    this.pendingBatches = [];
+    this.listener({ kind: 'batch', batch });
   }
 
   private problem(text: string): void {

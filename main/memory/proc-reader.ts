@@ -46,6 +46,8 @@ export function readSmallFileSync(path: string, maxBytes: number): string | null
 
 export class ProcReader {
   private passwd: string | null | undefined;
+  /** Names found in the passwd text read once, by uid (reflagging a process asks at every listing). */
+  private readonly userNames = new Map<number, string | null>();
   private hungReads = 0;
   readonly namespace: PidNamespace;
 
@@ -73,7 +75,10 @@ export class ProcReader {
 
   userName(uid: number): string | null {
     if (this.passwd === undefined) this.passwd = readSmallFileSync('/etc/passwd', PASSWD_BYTES);
-    return this.passwd === null ? null : userNameOf(this.passwd, uid);
+    if (this.passwd === null) return null;
+    let name = this.userNames.get(uid);
+    if (name === undefined) this.userNames.set(uid, (name = userNameOf(this.passwd, uid)));
+    return name;
   }
 
   /** Its command line, or null (unreadable, empty, or not read in time). */

@@ -21,9 +21,23 @@ export interface NvmlSnapshotRaw {
   }[];
 }
 
+/**
+ * What a sampling thread sampled since the last take (native/src/monitor.cc), laid out as the sample store
+ * keeps it (core/memory/nvml-sample-layout.ts, decodeNvmlBatch, reads it):
+ * - rows: per sample its time (µs since the Unix epoch), then per device used, free and total bytes;
+ * - listings: per sample that listed processes, its row, then per device the status (-1: not asked; 0: listed;
+ *   else NVML's error), P, and P × (pid, used bytes or NaN);
+ * - reserved: the newest sample's driver reserve per device (NaN where the driver lacks the v2 query).
+ * Counts (dropped, skipped, errors) are totals since the start.
+ */
 export interface NvmlSamplerTake {
-  data: Float64Array;
   samples: number;
+  rows: Float64Array;
+  listings: Float64Array;
+  reserved: Float64Array;
+  /** µs the NVML calls of these samples took, and of it listing processes. */
+  nativeUs: number;
+  processUs: number;
   /** Samples lost because nobody took them in time (the buffer is bounded). */
   dropped: number;
   /** Ticks missed because a call ran past them. */
@@ -80,7 +94,7 @@ export interface NativeAddon {
    * sample; 0: never) into a buffer; returns its id. Throws the structured error when NVML cannot start.
    */
   nvmlSamplerStart(intervalMs: number, processEvery: number): number;
-  /** What the thread sampled since the last take (samples concatenated in the nvmlSample layout); counts are totals since the start. */
+  /** What the thread sampled since the last take (see NvmlSamplerTake). */
   nvmlSamplerTake(id: number): NvmlSamplerTake;
   /** Asks the thread to end (one blocked in NVML ends when NVML returns); false for an unknown id. */
   nvmlSamplerStop(id: number): boolean;

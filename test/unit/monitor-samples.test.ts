@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { buildMonitorReport, type SamplingStats } from '../../core/memory/monitor-report';
-import { decodeNvmlSample, decodeNvmlSamples, NvmlSampleLayoutError } from '../../core/memory/nvml-sample-layout';
+import { decodeNvmlBatch, decodeNvmlSample, NvmlSampleLayoutError, type NvmlBatchInput } from '../../core/memory/nvml-sample-layout';
 import { SampleStore } from '../../core/memory/sample-store';
 import { GROWTH_NOISE_BYTES, growthOf, SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample } from '../../core/memory/samples';
 import { renderMonitorReport } from '../../main/cli/render-monitor';
+import { SamplerBatch } from '../../main/memory/memory-sampler';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -62,20 +63,114 @@ test('the NVML layout: devices, reserve, processes (NaN: unknown), a device whos
   assert.equal(decodeNvmlSample(Float64Array.from([1, 1, 0, 0, 1, 1, 2, 3, NaN, -1, 0])).sample.processes, null);
 });
 
-test('the sampling thread hands over samples end to end: each read in turn, and a count that does not fit is refused', () => {
-  const one = [1, 1e15, 5, 0, 1, GiB, 79 * GiB, 80 * GiB, NaN, -1, 0];
-  const two = [1, 1e15 + 10_000, 7, 3, 1, 2 * GiB, 78 * GiB, 80 * GiB, NaN, 0, 1, 4242, GiB];
-  const decoded = decodeNvmlSamples(Float64Array.from([...one, ...two]), 2);
-  assert.deepEqual(
-    decoded.map((d) => [d.sample.timeUs, d.sample.devices[0]!.usedBytes, d.sample.processes?.length ?? null]),
-    [
-      [1e15, GiB, null],
-      [1e15 + 10_000, 2 * GiB, 1],
+/** A sampling thread's batch (native/src/monitor.cc, appendSample) of these samples. */
+function threadBatch(samples: MemorySample[], deviceCount: number, reserved: number[] = Array(deviceCount).fill(NaN)): NvmlBatchInput {
+  const rows: number[] = [];
+  const listings: number[] = [];
+  samples.forEach((s, row) => {
+    rows.push(s.timeUs, ...s.devices.flatMap((d) => [d.usedBytes, d.freeBytes, d.totalBytes]));
+    if (s.processes === null) return;
+    listings.push(row);
+    for (let device = 0; device < deviceCount; device++) {
+      const on = s.processes.filter((p) => p.device === device);
+      listings.push(0, on.length, ...on.flatMap((p) => [p.pid, p.usedBytes ?? NaN]));
+    }
+  });
+  return {
+    samples: samples.length,
+    rows: Float64Array.from(rows),
+    listings: Float64Array.from(listings),
+    reserved: Float64Array.from(reserved),
+    nativeUs: 50 * samples.length,
+    processUs: 0,
+  };
+}
+
+test('a batch from a sampling thread: rows as the store keeps them, listings apart, a device whose processes could not be listed', () => {
+  const input: NvmlBatchInput = {
+    samples: 3,
+    rows: Float64Array.from([
+      1e15,
+      GiB,
+      79 * GiB,
+      80 * GiB,
+      0,
+      0,
+      0,
+      1e15 + 10_000,
+      2 * GiB,
+      78 * GiB,
+      80 * GiB,
+      0,
+      0,
+      0,
+      1e15 + 20_000,
+      3 * GiB,
+      77 * GiB,
+      80 * GiB,
+      1,
+      1,
+      1,
+    ]),
+    // sample 1: GPU 0 lists 4242 (9 GiB) and 5151 (unknown), GPU 1 fails with NVML error 3
+    listings: Float64Array.from([1, 0, 2, 4242, 9 * GiB, 5151, NaN, 3, 0]),
+    reserved: Float64Array.from([512 * MiB, NaN]),
+    nativeUs: 150,
+    processUs: 40,
+  };
+  const batch = decodeNvmlBatch(input, 2);
+  assert.equal(batch.count, 3);
+  assert.equal(batch.nativeUs, 150);
+  assert.deepEqual(batch.reservedBytes, [512 * MiB, null]);
+  assert.deepEqual(batch.listings, [
+    {
+      row: 1,
+      processes: [
+        { device: 0, pid: 4242, usedBytes: 9 * GiB },
+        { device: 0, pid: 5151, usedBytes: null },
+      ],
+      processErrors: [{ device: 1, code: 3 }],
+    },
+  ]);
+  assert.deepEqual(batch.sample(2), {
+    timeUs: 1e15 + 20_000,
+    devices: [
+      { index: 0, usedBytes: 3 * GiB, freeBytes: 77 * GiB, totalBytes: 80 * GiB },
+      { index: 1, usedBytes: 1, freeBytes: 1, totalBytes: 1 },
     ],
-  );
-  assert.deepEqual(decodeNvmlSamples(new Float64Array(0), 0), []);
-  assert.throws(() => decodeNvmlSamples(Float64Array.from([...one, ...two]), 1), /values after sample 1/);
-  assert.throws(() => decodeNvmlSamples(Float64Array.from(one), 2), NvmlSampleLayoutError);
+    processes: null,
+  });
+  assert.equal(batch.sample(1).processes?.length, 2);
+  assert.equal(decodeNvmlBatch({ ...input, samples: 0, rows: new Float64Array(0), listings: new Float64Array(0), reserved: new Float64Array(0) }, 2).count, 0);
+});
+
+test('a batch from a sampling thread that does not fit is refused: lengths, values, listings out of order or past the end', () => {
+  const rows = Float64Array.from([1e15, GiB, 79 * GiB, 80 * GiB, 1e15 + 1, GiB, 79 * GiB, 80 * GiB]);
+  const good: NvmlBatchInput = {
+    samples: 2,
+    rows,
+    listings: Float64Array.from([0, 0, 1, 7, GiB]),
+    reserved: Float64Array.from([0]),
+    nativeUs: 1,
+    processUs: 0,
+  };
+  assert.equal(decodeNvmlBatch(good, 1).listings.length, 1);
+  const bad: [string, Partial<NvmlBatchInput>][] = [
+    ['a count the rows do not fit', { samples: 3 }],
+    ['a fractional count', { samples: 1.5 }],
+    ['a negative value', { rows: Float64Array.from([1e15, -1, 0, 0, 1, 1, 1, 1]) }],
+    ['NaN in a row', { rows: Float64Array.from([1e15, NaN, 0, 0, 1, 1, 1, 1]) }],
+    ['Infinity in a row', { rows: Float64Array.from([Infinity, 1, 0, 0, 1, 1, 1, 1]) }],
+    ['a listing of a sample past the count', { listings: Float64Array.from([2, 0, 0]) }],
+    ['listings out of order', { listings: Float64Array.from([1, 0, 0, 0, 0, 0]) }],
+    ['a listing that runs past the end', { listings: Float64Array.from([0, 0, 2, 7, GiB]) }],
+    ['processes beside an error', { listings: Float64Array.from([0, 3, 1, 7, GiB]) }],
+    ['a bad pid', { listings: Float64Array.from([0, 0, 1, 0, GiB]) }],
+    ['a status below -1', { listings: Float64Array.from([0, -2, 0]) }],
+    ['reserves for another device count', { reserved: Float64Array.from([0, 0]) }],
+    ['a negative native time', { nativeUs: -1 }],
+  ];
+  for (const [why, change] of bad) assert.throws(() => decodeNvmlBatch({ ...good, ...change }, 1), NvmlSampleLayoutError, why);
 });
 
 test('the NVML layout refuses what does not fit: a wrong layout, counts past the end, values after the end, bad pids', () => {
@@ -142,6 +237,87 @@ test('the ring: past maxSamples the oldest go and are counted; past maxProcessEn
   assert.equal(byProcesses.dropped, 30);
   assert.equal(byProcesses.at(0).timeUs, sample(30, [0]).timeUs);
   assert.equal(byProcesses.at(9).processes!.length, 5);
+});
+
+/** Samples of two devices, with listings of 0–3 processes (in device order, as NVML lists them) on some and none on the rest. */
+function mixedSamples(n: number): MemorySample[] {
+  return Array.from({ length: n }, (_, i) =>
+    sample(
+      i / 100,
+      [((i * 7919) % 1000) * MiB, 2 * i * MiB],
+      i % 5 === 0 ? Array.from({ length: i % 4 }, (_, k) => [k < 2 ? 0 : 1, 100 + k, k === 2 ? null : (i + k) * MiB] as [number, number, number | null]) : null,
+    ),
+  );
+}
+
+test('rows from a sampling thread land in the store as pushing each sample would: past growth, past both bounds, batches of any size', () => {
+  const samples = mixedSamples(3000);
+  for (const limits of [
+    undefined,
+    { maxSamples: 700, maxProcessEntries: 100_000 },
+    { maxSamples: 100_000, maxProcessEntries: 90 },
+    { maxSamples: 64, maxProcessEntries: 5 },
+  ]) {
+    const pushed = new SampleStore(2, limits);
+    for (const s of samples) pushed.push(s);
+    const appended = new SampleStore(2, limits);
+    let at = 0;
+    for (const size of [0, 1, 100, 37, 1024, 900, 1, 2000]) {
+      const part = samples.slice(at, at + size);
+      const batch = decodeNvmlBatch(threadBatch(part, 2), 2);
+      appended.appendRows(batch.rows, batch.count, batch.listings);
+      at += part.length;
+    }
+    assert.equal(at, samples.length);
+    const what = JSON.stringify(limits ?? 'default limits');
+    assert.equal(appended.length, pushed.length, what);
+    assert.equal(appended.dropped, pushed.dropped, what);
+    assert.deepEqual([...appended.iterate()], [...pushed.iterate()], what);
+  }
+  const bigger = new SampleStore(1, { maxSamples: 10, maxProcessEntries: 100 });
+  const one = mixedSamples(25).map((s) => ({ ...s, devices: s.devices.slice(0, 1), processes: s.processes?.filter((p) => p.device === 0) ?? null }));
+  const batch = decodeNvmlBatch(threadBatch(one, 1), 1);
+  bigger.appendRows(batch.rows, batch.count, batch.listings);
+  assert.equal(bigger.length, 10, 'a batch larger than the bound keeps its newest rows');
+  assert.equal(bigger.dropped, 15);
+  assert.deepEqual(bigger.at(0), one[15]);
+  assert.throws(() => bigger.appendRows(new Float64Array(3), 1, []), RangeError);
+});
+
+test('the summary of rows from a sampling thread is the summary of the same samples one by one', () => {
+  const samples = mixedSamples(500);
+  const one = new SeriesSummarizer();
+  for (const s of samples) one.observe(s);
+  const rows = new SeriesSummarizer();
+  for (let at = 0; at < samples.length; at += 128) {
+    const batch = decodeNvmlBatch(threadBatch(samples.slice(at, at + 128), 2), 2);
+    rows.observeRows(batch.rows, batch.count, 2, batch.listings);
+  }
+  assert.equal(rows.samples, one.samples);
+  assert.deepEqual(rows.devices(), one.devices());
+  assert.deepEqual(rows.processes(), one.processes());
+});
+
+test('a batch handed to a listener makes sample objects only when asked, in order, timer samples first', () => {
+  const samples = mixedSamples(30);
+  const batches = [
+    decodeNvmlBatch(threadBatch(samples.slice(10, 20), 2), 2),
+    decodeNvmlBatch(threadBatch([], 2), 2),
+    decodeNvmlBatch(threadBatch(samples.slice(20), 2), 2),
+  ];
+  const batch = new SamplerBatch(samples.slice(0, 10), batches, []);
+  assert.equal(batch.count, 30);
+  assert.deepEqual(batch.first, samples[0]);
+  assert.deepEqual(batch.latest, samples[29]);
+  assert.deepEqual(batch.samples, samples);
+  assert.equal(batch.samples, batch.samples, 'made once');
+  const threadOnly = new SamplerBatch([], batches, []);
+  assert.deepEqual(threadOnly.first, samples[10]);
+  assert.deepEqual(threadOnly.latest, samples[29]);
+  const empty = new SamplerBatch([], [], []);
+  assert.equal(empty.first, null);
+  assert.equal(empty.latest, null);
+  assert.deepEqual(empty.samples, []);
 });
 
 test('the summary covers every sample, also those the store dropped: baseline, peak and when, end, least free', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadAddon } from '../main/native/addon';
+import type { MemorySample } from '../core/memory/samples';
 import { MemorySampler, THREAD_PROCESS_NET_MS } from '../main/memory/memory-sampler';
 import { NvmlUnavailableError, openNvmlSource, type SampleMode } from '../main/memory/nvml-source';
 import { projectRoot } from '../main/paths';
@@ -31,6 +32,12 @@ import { projectRoot } from '../main/paths';
 const SECONDS = Number(process.env['NVML_BENCH_SECONDS'] ?? 10);
 const RAW_CALLS = Number(process.env['NVML_BENCH_CALLS'] ?? 2000);
 const ROUNDS = Number(process.env['NVML_BENCH_ROUNDS'] ?? 3);
+/**
+ * Sampling runs this long before its cost is measured, and the floor likewise: the target is what sampling
+ * costs while it runs, and its start (the JIT compiling the drain, NVML's first calls, reading each
+ * process's ancestry once) is a one-off, reported apart as CPU ms.
+ */
+const WARMUP_MS = Number(process.env['NVML_BENCH_WARMUP_MS'] ?? 2000);
 const TARGET_PERCENT = 1;
 
 const cpuUs = () => {
@@ -40,9 +47,16 @@ const cpuUs = () => {
 const percentOfCore = (cpu: number, wallMs: number) => (cpu / 1000 / wallMs) * 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Each thread's CPU time so far, ns (/proc/self/task/TID/schedstat's first field): where the cost goes. */
-function threadCpuNs(): Map<number, number> {
-  const out = new Map<number, number>();
+interface ThreadStat {
+  cpuNs: number;
+  /** Times the thread was put on a CPU (schedstat's third field): its wake-ups, near enough. */
+  runs: number;
+  name: string;
+}
+
+/** Each thread's CPU time and runs so far (/proc/self/task/TID/schedstat, comm): where the cost goes. */
+function threadStats(): Map<number, ThreadStat> {
+  const out = new Map<number, ThreadStat>();
   let tids: string[] = [];
   try {
     tids = readdirSync('/proc/self/task');
@@ -51,7 +65,8 @@ function threadCpuNs(): Map<number, number> {
   }
   for (const tid of tids) {
     try {
-      out.set(Number(tid), Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
+      const [cpuNs, , runs] = readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      out.set(Number(tid), { cpuNs: cpuNs!, runs: runs!, name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() });
     } catch {
       // a thread that ended meanwhile
     }
@@ -59,20 +74,35 @@ function threadCpuNs(): Map<number, number> {
   return out;
 }
 
-/** CPU of the JS thread, of threads born during the measurement (the sampling thread), and of the rest, as % of a core. */
-function threadSplit(before: Map<number, number>, after: Map<number, number>, wallMs: number): { js: number; born: number; rest: number } {
-  const pct = (ns: number) => (ns / 1e6 / wallMs) * 100;
-  let js = 0;
-  let born = 0;
-  let rest = 0;
-  for (const [tid, ns] of after) {
-    const delta = ns - (before.get(tid) ?? 0);
-    if (tid === process.pid) js += delta;
-    else if (!before.has(tid)) born += delta;
-    else rest += delta;
-  }
-  return { js: pct(js), born: pct(born), rest: pct(rest) };
+interface ThreadShare {
+  percent: number;
+  /** Runs per second. */
+  wakes: number;
 }
+interface ThreadSplit {
+  js: ThreadShare;
+  sampler: ThreadShare;
+  /** The other threads, summed by name (V8's workers, libuv's pool, …). */
+  others: Map<string, ThreadShare>;
+}
+
+/** Per-thread CPU (% of a core) and wake-ups over the window: the JS thread, threads born since `existing` (the sampling thread), the rest by name. */
+function threadSplit(existing: Set<number>, before: Map<number, ThreadStat>, after: Map<number, ThreadStat>, wallMs: number): ThreadSplit {
+  const share = (ns: number, runs: number): ThreadShare => ({ percent: (ns / 1e6 / wallMs) * 100, wakes: runs / (wallMs / 1000) });
+  const add = (a: ThreadShare, b: ThreadShare): ThreadShare => ({ percent: a.percent + b.percent, wakes: a.wakes + b.wakes });
+  const zero = { percent: 0, wakes: 0 };
+  const split: ThreadSplit = { js: zero, sampler: zero, others: new Map() };
+  for (const [tid, now] of after) {
+    const was = before.get(tid);
+    const delta = share(now.cpuNs - (was?.cpuNs ?? 0), now.runs - (was?.runs ?? 0));
+    if (tid === process.pid) split.js = add(split.js, delta);
+    else if (!existing.has(tid)) split.sampler = add(split.sampler, delta);
+    else split.others.set(now.name, add(split.others.get(now.name) ?? zero, delta));
+  }
+  return split;
+}
+
+const othersPercent = (split: ThreadSplit) => [...split.others.values()].reduce((sum, o) => sum + o.percent, 0);
 
 async function measureIdle(): Promise<number> {
   const keep = setInterval(() => undefined, 1000);
@@ -98,35 +128,45 @@ async function measureSampler(
 ): Promise<{
   label: string;
   percent: number;
+  startupCpuMs: number;
   samples: number;
   skipped: number;
   nativeUs: number;
   listed: number;
-  split: { js: number; born: number; rest: number };
+  split: ThreadSplit;
 }> {
   const source = await openNvmlSource(mode);
   const sampler = new MemorySampler(source, { intervalMs: 10, ...options });
-  let listed = 0;
+  // What the CLI's listener reads of each batch (its progress line); the live UI also has every sample made into an object to send.
+  let newest: MemorySample | null = null;
   sampler.listen((event) => {
-    if (event.kind === 'batch') listed = Math.max(listed, ...event.batch.samples.map((s) => s.processes?.length ?? 0));
+    if (event.kind === 'batch') newest = event.batch.latest ?? newest;
   });
-  const threads0 = threadCpuNs();
+  const existing = new Set(threadStats().keys());
+  const cStart = cpuUs();
+  sampler.start();
+  await sleep(WARMUP_MS);
+  const threads0 = threadStats();
   const c0 = cpuUs();
   const t0 = performance.now();
-  sampler.start();
+  const samples0 = sampler.samplingStats().samples;
   await sleep(SECONDS * 1000);
-  const threads1 = threadCpuNs(); // before stop: the sampling thread is still there to be read
-  sampler.stop();
+  const threads1 = threadStats(); // before stop: the sampling thread is still there to be read
+  const c1 = cpuUs();
   const wall = performance.now() - t0;
+  const listed = sampler.listedNow.size;
+  sampler.stop();
   const stats = sampler.samplingStats();
+  if (!newest) throw new Error(`${label}: the listener was handed no sample`);
   return {
     label,
-    percent: percentOfCore(cpuUs() - c0, wall),
-    samples: stats.samples,
+    percent: percentOfCore(c1 - c0, wall),
+    startupCpuMs: (c0 - cStart) / 1000,
+    samples: stats.samples - samples0,
     skipped: stats.skipped,
     nativeUs: stats.meanNativeUs,
     listed,
-    split: threadSplit(threads0, threads1, wall),
+    split: threadSplit(existing, threads0, threads1, wall),
   };
 }
 
@@ -145,6 +185,7 @@ const median = (xs: number[]) => {
 interface FloorRun {
   percent: number;
   samples: number;
+  wakesPerSecond: number;
   tightCallCpuUs: number;
 }
 
@@ -166,7 +207,10 @@ function buildFloor(): { binary: string } | { problem: string } {
 
 function runFloor(binary: string): FloorRun {
   const processEvery = THREAD_PROCESS_NET_MS / 10;
-  const out = execFileSync(binary, [String(SECONDS), '10', String(processEvery)], { encoding: 'utf8', timeout: (SECONDS + 60) * 1000 });
+  const out = execFileSync(binary, [String(SECONDS), '10', String(processEvery), String(WARMUP_MS / 1000)], {
+    encoding: 'utf8',
+    timeout: (SECONDS + WARMUP_MS / 1000 + 60) * 1000,
+  });
   return JSON.parse(out) as FloorRun;
 }
 
@@ -242,20 +286,34 @@ async function main(): Promise<number> {
   console.log(`  ${'call'.padEnd(48)} ${'wall µs/call'.padStart(13)} ${'CPU µs/call'.padStart(12)}`);
   for (const r of raw) console.log(`  ${r.label.padEnd(48)} ${r.wallUs.toFixed(1).padStart(13)} ${r.cpuUs.toFixed(1).padStart(12)}`);
   console.log(`\nIdle host: ${idles.map((i) => `${i.toFixed(3)}%`).join(', ')} of one core (median ${idle.toFixed(3)}%)\n`);
-  console.log('MemorySampler at 100 Hz (% of one core, all threads; "above idle" subtracts the median idle host)');
   console.log(
-    `  ${'mode'.padEnd(34)} ${'% core'.padStart(8)} ${'above idle'.padStart(11)} ${'samples'.padStart(8)} ${'skipped'.padStart(8)} ${'NVML µs'.padStart(8)} ${'listed'.padStart(7)} ${'JS thr'.padStart(7)} ${'new thr'.padStart(8)} ${'others'.padStart(7)}`,
+    `MemorySampler at 100 Hz, measured for ${SECONDS} s after ${WARMUP_MS / 1000} s of sampling (% of one core, all threads; "above idle" subtracts the median idle host;` +
+      ` per thread: % of a core and wake-ups a second; "start-up": CPU ms in the first ${WARMUP_MS / 1000} s, a one-off)`,
+  );
+  const share = (t: ThreadShare) => `${t.percent.toFixed(3)}/${t.wakes.toFixed(0)}`;
+  console.log(
+    `  ${'mode'.padEnd(36)} ${'% core'.padStart(7)} ${'above idle'.padStart(10)} ${'samples'.padStart(7)} ${'skipped'.padStart(7)} ${'NVML µs'.padStart(7)} ${'listed'.padStart(6)} ${'JS thread'.padStart(10)} ${'sampling'.padStart(10)} ${'others'.padStart(7)} ${'start-up'.padStart(8)}`,
   );
   for (const r of runs)
     console.log(
-      `  ${r.label.padEnd(34)} ${r.percent.toFixed(3).padStart(8)} ${(r.percent - idle).toFixed(3).padStart(11)} ${String(r.samples).padStart(8)} ${String(r.skipped).padStart(8)} ${r.nativeUs.toFixed(1).padStart(8)} ${String(r.listed).padStart(7)} ${r.split.js.toFixed(3).padStart(7)} ${r.split.born.toFixed(3).padStart(8)} ${r.split.rest.toFixed(3).padStart(7)}`,
+      `  ${r.label.padEnd(36)} ${r.percent.toFixed(3).padStart(7)} ${(r.percent - idle).toFixed(3).padStart(10)} ${String(r.samples).padStart(7)} ${String(r.skipped).padStart(7)} ${r.nativeUs.toFixed(1).padStart(7)} ${String(r.listed).padStart(6)} ${share(r.split.js).padStart(10)} ${share(r.split.sampler).padStart(10)} ${othersPercent(r.split).toFixed(3).padStart(7)} ${r.startupCpuMs.toFixed(1).padStart(8)}`,
+    );
+  console.log('  the other threads of the default runs, by name (% of a core/wake-ups a second):');
+  for (const r of defaults)
+    console.log(
+      `    ${r.label}: ${
+        [...r.split.others]
+          .filter(([, o]) => o.percent > 0 || o.wakes > 0)
+          .map(([name, o]) => `${name} ${share(o)}`)
+          .join(', ') || 'none ran'
+      }`,
     );
   const ours = median(defaults.map((r, i) => r.percent - idles[i]!));
   console.log(`\nThe floor: a bare C++ loop doing only what the sampling thread does (bench/native/nvml-floor.cc), % of one core`);
   if ('problem' in floorBuild) console.log(`  not measured: ${floorBuild.problem}`);
   for (const [i, f] of floors.entries())
     console.log(
-      `  round ${i + 1}: ${f.percent.toFixed(3)}% (${f.samples} samples; the memory query in a tight loop: ${f.tightCallCpuUs.toFixed(1)} µs of CPU a call)`,
+      `  round ${i + 1}: ${f.percent.toFixed(3)}% (${f.samples} samples, ${f.wakesPerSecond.toFixed(0)} wake-ups a second; the memory query in a tight loop: ${f.tightCallCpuUs.toFixed(1)} µs of CPU a call)`,
     );
   const floor = floors.length ? median(floors.map((f) => f.percent)) : null;
   const pass = ours < TARGET_PERCENT;

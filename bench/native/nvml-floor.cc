@@ -3,12 +3,14 @@
 // that the driver and the machine set. bench/nvml-sampling.ts builds and runs it between its own runs:
 //
 //   c++ -O2 -std=c++17 -I native/src bench/native/nvml-floor.cc -o nvml-floor -ldl -pthread
-//   ./nvml-floor SECONDS INTERVAL_MS PROCESS_EVERY
+//   ./nvml-floor SECONDS INTERVAL_MS PROCESS_EVERY [WARMUP_SECONDS]
 //
 // It does what the workbench's sampling thread does at its default, and nothing else: every INTERVAL_MS the
 // memory query on each device (a timed wait on a condition variable between), and every PROCESS_EVERY-th
-// tick (0: never) the process listing. It prints one JSON line: the share of one core the whole process used
-// (getrusage) over the wall time, the samples taken, and the per-call CPU of the memory query in a tight loop
+// tick (0: never) the process listing. After WARMUP_SECONDS of that (as the bench lets the workbench's
+// sampler run before measuring it), it prints one JSON line: the share of one core the whole process used
+// (getrusage) over the measured wall time, the samples and the wake-ups a second (context switches) in it,
+// and the per-call CPU of the memory query in a tight loop
 // (which is far below what one call costs at 100 Hz, when caches and the CPU have gone cold). Exits 2
 // without NVML.
 #include <dlfcn.h>
@@ -48,6 +50,12 @@ double processCpuUs() {
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 + static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+double contextSwitches() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_nvcsw + u.ru_nivcsw);
+}
+
 bool queryMemory() {
   bool ok = true;
   for (auto d : devices) {
@@ -69,15 +77,16 @@ void listProcesses() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: nvml-floor SECONDS INTERVAL_MS PROCESS_EVERY\n");
+  if (argc != 4 && argc != 5) {
+    std::fprintf(stderr, "usage: nvml-floor SECONDS INTERVAL_MS PROCESS_EVERY [WARMUP_SECONDS]\n");
     return 64;
   }
   const double seconds = std::atof(argv[1]);
   const long intervalMs = std::atol(argv[2]);
   const long processEvery = std::atol(argv[3]);
-  if (seconds <= 0 || intervalMs <= 0 || processEvery < 0) {
-    std::fprintf(stderr, "nvml-floor: SECONDS and INTERVAL_MS must be positive, PROCESS_EVERY at least 0\n");
+  const double warmupSeconds = argc == 5 ? std::atof(argv[4]) : 0;
+  if (seconds <= 0 || intervalMs <= 0 || processEvery < 0 || warmupSeconds < 0) {
+    std::fprintf(stderr, "nvml-floor: SECONDS and INTERVAL_MS must be positive, PROCESS_EVERY and WARMUP_SECONDS at least 0\n");
     return 64;
   }
   void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -107,12 +116,20 @@ int main(int argc, char** argv) {
   std::mutex mutex;
   std::condition_variable wake;
   const auto interval = std::chrono::milliseconds(intervalMs);
-  const long ticks = static_cast<long>(seconds * 1000 / static_cast<double>(intervalMs));
+  const long warmupTicks = static_cast<long>(warmupSeconds * 1000 / static_cast<double>(intervalMs));
+  const long ticks = warmupTicks + static_cast<long>(seconds * 1000 / static_cast<double>(intervalMs));
   long samples = 0;
-  const double cpu0 = processCpuUs();
-  const auto t0 = std::chrono::steady_clock::now();
+  double cpu0 = processCpuUs();
+  double switches0 = contextSwitches();
+  auto t0 = std::chrono::steady_clock::now();
   auto next = t0;
   for (long tick = 0; tick < ticks; tick++) {
+    if (tick == warmupTicks) {
+      cpu0 = processCpuUs();
+      switches0 = contextSwitches();
+      t0 = std::chrono::steady_clock::now();
+      samples = 0;
+    }
     if (queryMemory()) samples++;
     if (processEvery > 0 && tick % processEvery == 0) listProcesses();
     next += interval;
@@ -120,7 +137,7 @@ int main(int argc, char** argv) {
     wake.wait_until(lock, next, [] { return false; });
   }
   const double wallUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("{\"percent\":%.4f,\"samples\":%ld,\"wallMs\":%.1f,\"tightCallCpuUs\":%.2f,\"devices\":%u}\n",
-              (processCpuUs() - cpu0) / wallUs * 100, samples, wallUs / 1000, tightUs, n);
+  std::printf("{\"percent\":%.4f,\"samples\":%ld,\"wakesPerSecond\":%.1f,\"wallMs\":%.1f,\"tightCallCpuUs\":%.2f,\"devices\":%u}\n",
+              (processCpuUs() - cpu0) / wallUs * 100, samples, (contextSwitches() - switches0) / wallUs * 1e6, wallUs / 1000, tightUs, n);
   return 0;
 }

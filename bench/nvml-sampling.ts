@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 
 import { loadAddon } from '../main/native/addon';
 import type { MemorySample } from '../core/memory/samples';
@@ -26,6 +27,10 @@ import { projectRoot } from '../main/paths';
  *   compiler that builds the addon. It and the default sampler take turns, ROUNDS times, and the medians
  *   are compared: what is left above the floor is the workbench's own cost. On a VM where every kernel
  *   entry is dear, the floor alone can be near the target.
+ * Each sampler run is measured after NVML_BENCH_WARMUP_MS (2000) of sampling, for NVML_BENCH_SECONDS (10), with
+ * the CPU and wake-ups of each thread and V8's collections in the window; NVML_BENCH_ROUNDS (3) rounds;
+ * NVML_BENCH_DEFAULT_ONLY=1 runs only the rounds; NVML_BENCH_MARKERS=1 marks each window on stdout (to place
+ * what `node --trace-opt` prints).
  * A process holding 256 MiB (python3 with torch, when there is one) is started first, so listing processes
  * lists one. Without NVML it says so and exits 2.
  */
@@ -38,6 +43,36 @@ const ROUNDS = Number(process.env['NVML_BENCH_ROUNDS'] ?? 3);
  * process's ancestry once) is a one-off, reported apart as CPU ms.
  */
 const WARMUP_MS = Number(process.env['NVML_BENCH_WARMUP_MS'] ?? 2000);
+/** NVML_BENCH_MARKERS=1: a line on stdout where each measured window starts and ends, to place what `node --trace-opt` prints. */
+const MARKERS = process.env['NVML_BENCH_MARKERS'] === '1';
+/** NVML_BENCH_DEFAULT_ONLY=1: only the rounds of idle, floor and default sampler (the verdict), not the other modes. */
+const DEFAULT_ONLY = process.env['NVML_BENCH_DEFAULT_ONLY'] === '1';
+
+interface GcCount {
+  minor: number;
+  major: number;
+  ms: number;
+}
+
+/** Counts V8's collections until stop() (minor: scavenges; major: mark-compact and the rest). */
+function countGc(): { stop(): GcCount } {
+  const count: GcCount = { minor: 0, major: 0, ms: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) count.minor++;
+      else count.major++;
+      count.ms += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop: () => {
+      observer.disconnect();
+      return count;
+    },
+  };
+}
 const TARGET_PERCENT = 1;
 
 const cpuUs = () => {
@@ -129,6 +164,7 @@ async function measureSampler(
   label: string;
   percent: number;
   startupCpuMs: number;
+  gc: GcCount;
   samples: number;
   skipped: number;
   nativeUs: number;
@@ -150,9 +186,13 @@ async function measureSampler(
   const c0 = cpuUs();
   const t0 = performance.now();
   const samples0 = sampler.samplingStats().samples;
+  const gc = countGc();
+  if (MARKERS) console.log(`### measuring: ${label}`);
   await sleep(SECONDS * 1000);
   const threads1 = threadStats(); // before stop: the sampling thread is still there to be read
   const c1 = cpuUs();
+  if (MARKERS) console.log(`### measured: ${label}`);
+  const gcs = gc.stop();
   const wall = performance.now() - t0;
   const listed = sampler.listedNow.size;
   sampler.stop();
@@ -162,6 +202,7 @@ async function measureSampler(
     label,
     percent: percentOfCore(c1 - c0, wall),
     startupCpuMs: (c0 - cStart) / 1000,
+    gc: gcs,
     samples: stats.samples - samples0,
     skipped: stats.skipped,
     nativeUs: stats.meanNativeUs,
@@ -266,21 +307,26 @@ async function main(): Promise<number> {
     defaults.push(await measureSampler(`thread (default), round ${round}`, 'thread', { includeProcesses: true }));
   }
   const idle = median(idles);
-  const runs = [
-    ...defaults,
-    await measureSampler('thread, processes every sample', 'thread', { includeProcesses: true, processIntervalMs: 10 }),
-    await measureSampler('worker, processes every sample', 'worker', { includeProcesses: true }),
-    await measureSampler('inline, processes every sample', 'inline', { includeProcesses: true }),
-    await measureSampler('thread, processes every 100 ms', 'thread', { includeProcesses: true, processIntervalMs: 100 }),
-    await measureSampler('thread, device memory only', 'thread', { includeProcesses: false }),
-    await measureSampler('thread (default), batches of 250 ms', 'thread', { includeProcesses: true, batchMs: 250 }),
-    await measureSampler('thread (default), batches of 500 ms', 'thread', { includeProcesses: true, batchMs: 500 }),
-  ];
+  const runs = [...defaults];
+  let churner: ChildProcess | null = null;
+  if (!DEFAULT_ONLY) {
+    runs.push(
+      await measureSampler('thread, processes every sample', 'thread', { includeProcesses: true, processIntervalMs: 10 }),
+      await measureSampler('worker, processes every sample', 'worker', { includeProcesses: true }),
+      await measureSampler('inline, processes every sample', 'inline', { includeProcesses: true }),
+      await measureSampler('thread, processes every 100 ms', 'thread', { includeProcesses: true, processIntervalMs: 100 }),
+      await measureSampler('thread, device memory only', 'thread', { includeProcesses: false }),
+      await measureSampler('thread (default), batches of 250 ms', 'thread', { includeProcesses: true, batchMs: 250 }),
+      await measureSampler('thread (default), batches of 500 ms', 'thread', { includeProcesses: true, batchMs: 500 }),
+    );
+  }
   holder?.kill('SIGKILL');
-  // The default's worst case: memory that moves at every sample makes it list processes at every sample.
-  const churner = await startHolder(CHURN);
-  if (churner) runs.push(await measureSampler('thread (default), memory moving', 'thread', { includeProcesses: true }));
-  churner?.kill('SIGKILL');
+  if (!DEFAULT_ONLY) {
+    // The default's worst case: memory that moves at every sample makes it list processes at every sample.
+    churner = await startHolder(CHURN);
+    if (churner) runs.push(await measureSampler('thread (default), memory moving', 'thread', { includeProcesses: true }));
+    churner?.kill('SIGKILL');
+  }
 
   console.log('Raw reference: the native call alone, one after another');
   console.log(`  ${'call'.padEnd(48)} ${'wall µs/call'.padStart(13)} ${'CPU µs/call'.padStart(12)}`);
@@ -292,11 +338,11 @@ async function main(): Promise<number> {
   );
   const share = (t: ThreadShare) => `${t.percent.toFixed(3)}/${t.wakes.toFixed(0)}`;
   console.log(
-    `  ${'mode'.padEnd(36)} ${'% core'.padStart(7)} ${'above idle'.padStart(10)} ${'samples'.padStart(7)} ${'skipped'.padStart(7)} ${'NVML µs'.padStart(7)} ${'listed'.padStart(6)} ${'JS thread'.padStart(10)} ${'sampling'.padStart(10)} ${'others'.padStart(7)} ${'start-up'.padStart(8)}`,
+    `  ${'mode'.padEnd(36)} ${'% core'.padStart(7)} ${'above idle'.padStart(10)} ${'samples'.padStart(7)} ${'skipped'.padStart(7)} ${'NVML µs'.padStart(7)} ${'listed'.padStart(6)} ${'JS thread'.padStart(10)} ${'sampling'.padStart(10)} ${'others'.padStart(7)} ${'start-up'.padStart(8)} ${'GC minor/major ms'.padStart(17)}`,
   );
   for (const r of runs)
     console.log(
-      `  ${r.label.padEnd(36)} ${r.percent.toFixed(3).padStart(7)} ${(r.percent - idle).toFixed(3).padStart(10)} ${String(r.samples).padStart(7)} ${String(r.skipped).padStart(7)} ${r.nativeUs.toFixed(1).padStart(7)} ${String(r.listed).padStart(6)} ${share(r.split.js).padStart(10)} ${share(r.split.sampler).padStart(10)} ${othersPercent(r.split).toFixed(3).padStart(7)} ${r.startupCpuMs.toFixed(1).padStart(8)}`,
+      `  ${r.label.padEnd(36)} ${r.percent.toFixed(3).padStart(7)} ${(r.percent - idle).toFixed(3).padStart(10)} ${String(r.samples).padStart(7)} ${String(r.skipped).padStart(7)} ${r.nativeUs.toFixed(1).padStart(7)} ${String(r.listed).padStart(6)} ${share(r.split.js).padStart(10)} ${share(r.split.sampler).padStart(10)} ${othersPercent(r.split).toFixed(3).padStart(7)} ${r.startupCpuMs.toFixed(1).padStart(8)} ${`${r.gc.minor}/${r.gc.major} ${r.gc.ms.toFixed(1)}`.padStart(17)}`,
     );
   console.log('  the other threads of the default runs, by name (% of a core/wake-ups a second):');
   for (const r of defaults)

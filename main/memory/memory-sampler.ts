@@ -315,6 +315,12 @@ export class MemorySampler {
       this.consecutiveErrors = taken.consecutiveErrors;
       if (taken.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS) this.fail(e);
     } else if (taken.samples > 0) this.consecutiveErrors = 0;
+    if (!taken.running && this.thread) {
+      // The thread ended though nobody stopped it (never seen: its timer would have to fail).
+      const e = taken.lastError ?? { api: 'nvmlSamplerTake', name: 'WORKBENCH_SAMPLER_ENDED', message: 'the sampling thread ended on its own' };
+      this.fail({ api: e.api, name: 'WORKBENCH_SAMPLER_ENDED', message: e.message });
+      return;
+    }
     if (taken.inFlightMs > this.stallMs && !this.stallReported) {
       this.stallReported = true;
       this.stats.stalls++;
@@ -329,7 +335,9 @@ export class MemorySampler {
     this.failure =
       e.name === 'WORKBENCH_BAD_SAMPLE'
         ? `The sampling thread handed over a sample that does not fit its layout (${e.message}): sampling stopped. This is a bug in GPU Workbench; please report it.`
-        : `NVML failed (${e.api}: ${e.name}, ${e.message})${this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS ? ` ${MAX_CONSECUTIVE_ERRORS} times in a row` : ''}. If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
+        : e.name === 'WORKBENCH_SAMPLER_ENDED'
+          ? `The sampling thread stopped on its own (${e.api}: ${e.message}): no samples after this point. Start monitoring again; if it recurs, please report it.`
+          : `NVML failed (${e.api}: ${e.name}, ${e.message})${this.consecutiveErrors >= MAX_CONSECUTIVE_ERRORS ? ` ${MAX_CONSECUTIVE_ERRORS} times in a row` : ''}. If the GPU has fallen off the bus, \`dmesg\` shows an Xid error and only a reset or reboot brings it back.`;
     this.stop();
     this.listener?.({ kind: 'failed', message: this.failure });
   }

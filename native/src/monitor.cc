@@ -423,6 +423,15 @@ uint32_t nextSamplerId = 1;
 constexpr double usPerNs = 1e-3;
 
 #ifdef __linux__
+void timerFailure(Failure& failure, const char* api, int error) {
+  failure.failed = true;
+  failure.library = "workbench";
+  failure.api = api;
+  failure.code = error;
+  failure.name = "WORKBENCH_TIMER_FAILED";
+  failure.message = std::string("the sampling thread's timer failed: ") + std::strerror(error);
+}
+
 // The first tick at once, then one every interval; fired at once again to stop.
 bool armTimer(int timer, std::chrono::nanoseconds interval) {
   itimerspec spec{};
@@ -439,8 +448,15 @@ uint64_t waitTick(Sampler& s, std::unique_lock<std::mutex>& lock) {
   ssize_t n;
   do n = read(s.timer, &expirations, sizeof expirations);
   while (n < 0 && errno == EINTR);
+  const int error = errno;
   lock.lock();
-  return s.stop || n != sizeof expirations ? 0 : expirations;
+  if (s.stop) return 0;
+  if (n != sizeof expirations) {
+    // Never seen: the thread ends, and says why (the JS side reports a thread that is no longer running).
+    timerFailure(s.lastFailure, "read(timerfd)", error);
+    return 0;
+  }
+  return expirations;
 }
 #endif
 
@@ -453,8 +469,18 @@ void runSampler(std::shared_ptr<Sampler> s) {
   int64_t nextNs = static_cast<int64_t>(nowUs(CLOCK_MONOTONIC) / usPerNs);
 #endif
   std::unique_lock<std::mutex> lock(s->mutex);
+#ifdef __linux__
+  // Armed here, not at the start call, so the time the thread takes to start counts no tick as missed.
+  if (!s->stop && !armTimer(s->timer, s->interval)) {
+    timerFailure(s->lastFailure, "timerfd_settime", errno);
+    s->running = false;
+    return;
+  }
+#endif
   for (;;) {
 #ifdef __linux__
+    // A tick that came while the last call ran is taken late, not skipped; only ticks that passed
+    // whole while it ran (more than one expiration) are.
     const uint64_t ticks = waitTick(*s, lock);
     if (ticks == 0) break;
     if (ticks > 1) {
@@ -531,13 +557,9 @@ Napi::Value NvmlSamplerStart(const Napi::CallbackInfo& info) {
   }
 #ifdef __linux__
   s->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-  if (s->timer < 0 || !armTimer(s->timer, s->interval)) {
-    failure.failed = true;
-    failure.library = "workbench";
-    failure.api = "timerfd_create";
-    failure.code = errno;
-    failure.name = "WORKBENCH_NO_TIMER";
-    failure.message = std::string("the sampling thread's timer could not be made: ") + std::strerror(errno);
+  if (s->timer < 0) {
+    const int error = errno;
+    timerFailure(failure, "timerfd_create", error);
     throwFailure(env, failure);
   }
 #endif
@@ -556,7 +578,8 @@ Napi::Value NvmlSamplerTake(const Napi::CallbackInfo& info) {
   auto s = samplerById(info);
   if (!s) throw Napi::RangeError::New(env, "no sampler has that id (stopped already?)");
   std::lock_guard<std::mutex> taking(s->takeMutex);
-  Batch& taken = s->spare;  // empty, its capacity kept from the last take
+  Batch& taken = s->spare;  // its capacity kept from the last take
+  taken.clear();            // empty already, unless that take threw before clearing it
   Napi::Object out = Napi::Object::New(env);
   {
     std::lock_guard<std::mutex> lock(s->mutex);
@@ -566,7 +589,7 @@ Napi::Value NvmlSamplerTake(const Napi::CallbackInfo& info) {
     out.Set("skipped", s->skipped);
     out.Set("errors", s->errors);
     out.Set("consecutiveErrors", s->consecutiveErrors);
-    out.Set("lastError", s->errors > 0 ? toJsError(env, s->lastFailure).Value() : env.Null());
+    out.Set("lastError", s->lastFailure.failed ? toJsError(env, s->lastFailure).Value() : env.Null());
     out.Set("running", s->running);
   }
   int64_t started = s->callStartedNs.load();

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
 import type { MonitorReport, ProcessMemorySummary } from '../../core/memory/monitor-report';
+import { decodeNvmlBatch } from '../../core/memory/nvml-sample-layout';
+import { loadAddon } from '../../main/native/addon';
+import { openNvmlSource } from '../../main/memory/nvml-source';
 import { sampleDuring } from '../../main/memory/sample-during';
 import { timelineFromRun } from '../../core/memory/run-timeline';
 import { forkLauncher } from '../../main/process/launcher';
@@ -191,4 +194,37 @@ test('a run asked to sample carries its series: the device moves by what the pla
   } finally {
     await workbench.dispose();
   }
+});
+
+test('the sampling thread keeps its period (100 Hz: 100 rows a second, time-ordered, a listing each second) and ends at once when stopped, even mid-interval', async () => {
+  await openNvmlSource(); // finds and loads NVML for the addon
+  const addon = loadAddon().addon!;
+  const threads = () => readdirSync('/proc/self/task').length;
+  const before = threads();
+  const id = addon.nvmlSamplerStart(10, 100);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const taken = addon.nvmlSamplerTake(id);
+  const deviceCount = taken.reserved.length;
+  const batch = decodeNvmlBatch(taken, deviceCount);
+  assert.ok(batch.count >= 190 && batch.count <= 202, `${batch.count} samples in 2 s at 100 Hz`);
+  assert.ok(taken.skipped <= 2, `${taken.skipped} ticks skipped`);
+  const width = 1 + 3 * deviceCount;
+  const times = Array.from({ length: batch.count }, (_, i) => batch.rows[i * width]!);
+  assert.ok(
+    times.every((t, i) => i === 0 || t > times[i - 1]!),
+    'rows in time order',
+  );
+  const spanMs = (times.at(-1)! - times[0]!) / 1000;
+  assert.ok(Math.abs(spanMs - 10 * (batch.count - 1)) < 50, `${batch.count} samples span ${spanMs.toFixed(1)} ms`);
+  assert.ok(batch.listings.length >= 2, `${batch.listings.length} listings in 2 s (one a second at least)`);
+  assert.equal(threads(), before + 1, 'one thread of its own');
+  assert.equal(addon.nvmlSamplerStop(id), true);
+  // A sampler at a 60 s interval, stopped right after its first sample: its thread must not wait out the minute.
+  const slow = addon.nvmlSamplerStart(60_000, 0);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(addon.nvmlSamplerStop(slow), true);
+  const started = performance.now();
+  while (threads() > before && performance.now() - started < 2000) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(threads(), before, `both sampling threads ended (${(performance.now() - started).toFixed(0)} ms after the stop)`);
+  assert.ok(performance.now() - started < 500, 'within half a second of the stop');
 });

@@ -51,6 +51,36 @@ export function decodeNvmlSample(data: ArrayLike<number>): DecodedNvmlSample {
   return sample;
 }
 
+interface ProcessPart {
+  processes: ProcessMemorySample[] | null;
+  processErrors: { device: number; code: number }[];
+}
+
+/**
+ * One device's processes as both layouts carry them — status (-1: not asked; 0: listed; else NVML's error), P,
+ * P × (pid, used bytes or NaN) — read from `at` into `into`; returns where the next device's part starts.
+ */
+function readProcessPart(data: ArrayLike<number>, at: number, index: number, into: ProcessPart): number {
+  if (at + 2 > data.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
+  const status = data[at]!;
+  const listed = count(data[at + 1], `device ${index}'s process count`, MAX_PROCESSES_PER_DEVICE);
+  if (!Number.isInteger(status) || status < -1) throw new NvmlSampleLayoutError(`device ${index}'s process status is ${status}`);
+  if (status !== 0 && listed !== 0) throw new NvmlSampleLayoutError(`device ${index} lists ${listed} processes with status ${status}`);
+  at += 2;
+  if (at + 2 * listed > data.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
+  if (status > 0) into.processErrors.push({ device: index, code: status });
+  if (status === 0) {
+    into.processes ??= [];
+    for (let k = 0; k < listed; k++) {
+      const pid = data[at + 2 * k]!;
+      const used = data[at + 2 * k + 1]!;
+      if (!Number.isInteger(pid) || pid <= 0 || pid > 0xffffffff) throw new NvmlSampleLayoutError(`device ${index} lists pid ${pid}`);
+      into.processes.push({ device: index, pid, usedBytes: Number.isFinite(used) && used >= 0 ? used : null });
+    }
+  }
+  return at + 2 * listed;
+}
+
 function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvmlSample; next: number } {
   if (start + 5 > data.length) throw new NvmlSampleLayoutError(`a sample's header runs past the end (${data.length} values)`);
   if (data[start] !== NVML_SAMPLE_LAYOUT) throw new NvmlSampleLayoutError(`layout ${data[start]}, expected ${NVML_SAMPLE_LAYOUT}`);
@@ -60,8 +90,7 @@ function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvml
   const deviceCount = count(data[start + 4], 'the device count', 1024);
   const devices: MemorySample['devices'] = [];
   const reservedBytes: (number | null)[] = [];
-  const processErrors: DecodedNvmlSample['processErrors'] = [];
-  let processes: ProcessMemorySample[] | null = null;
+  const listing: ProcessPart = { processes: null, processErrors: [] };
   let at = start + 5;
   for (let index = 0; index < deviceCount; index++) {
     if (at + 6 > data.length) throw new NvmlSampleLayoutError(`device ${index} runs past the end (${data.length} values)`);
@@ -69,35 +98,24 @@ function decodeAt(data: ArrayLike<number>, start: number): { sample: DecodedNvml
     const freeBytes = nonNegative(data[at + 1], `device ${index}'s free bytes`);
     const totalBytes = nonNegative(data[at + 2], `device ${index}'s total bytes`);
     const reserved = data[at + 3]!;
-    const status = data[at + 4]!;
-    const listed = count(data[at + 5], `device ${index}'s process count`, MAX_PROCESSES_PER_DEVICE);
-    at += 6;
     devices.push({ index, usedBytes, freeBytes, totalBytes });
     reservedBytes.push(Number.isFinite(reserved) && reserved >= 0 ? reserved : null);
-    if (!Number.isInteger(status) || status < -1) throw new NvmlSampleLayoutError(`device ${index}'s process status is ${status}`);
-    if (status > 0) processErrors.push({ device: index, code: status });
-    if (status !== 0 && listed !== 0) throw new NvmlSampleLayoutError(`device ${index} lists ${listed} processes with status ${status}`);
-    if (at + 2 * listed > data.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
-    if (status === 0) {
-      processes ??= [];
-      for (let k = 0; k < listed; k++) {
-        const pid = data[at + 2 * k]!;
-        const used = data[at + 2 * k + 1]!;
-        if (!Number.isInteger(pid) || pid <= 0 || pid > 0xffffffff) throw new NvmlSampleLayoutError(`device ${index} lists pid ${pid}`);
-        processes.push({ device: index, pid, usedBytes: Number.isFinite(used) && used >= 0 ? used : null });
-      }
-    }
-    at += 2 * listed;
+    at = readProcessPart(data, at + 4, index, listing);
   }
+  const { processes, processErrors } = listing;
   return { sample: { sample: { timeUs, devices, processes }, reservedBytes, processErrors, nativeUs, processUs }, next: at };
 }
 
 /** What a sampling thread hands over at a take (native/src/monitor.cc; main/native/addon.ts, NvmlSamplerTake). */
 export interface NvmlBatchInput {
   samples: number;
+  /** Per sample: time (µs since the Unix epoch), then per device used, free and total bytes. */
   rows: Float64Array;
+  /** Per sample that listed processes: its row, then per device status, P, and P × (pid, used bytes or NaN). */
   listings: Float64Array;
+  /** The newest sample's driver reserve per device (NaN where the driver lacks the v2 query). */
   reserved: Float64Array;
+  /** µs the NVML calls of these samples took, and of it listing processes. */
   nativeUs: number;
   processUs: number;
 }
@@ -154,29 +172,9 @@ export function decodeNvmlBatch(input: NvmlBatchInput, deviceCount: number): Nvm
     if (!Number.isInteger(row) || row < 0 || row >= count || (parsed.length && row <= parsed[parsed.length - 1]!.row))
       throw new NvmlSampleLayoutError(`a listing names sample ${row}`);
     at++;
-    let processes: ProcessMemorySample[] | null = null;
-    const processErrors: NvmlBatchListing['processErrors'] = [];
-    for (let index = 0; index < deviceCount; index++) {
-      if (at + 2 > listings.length) throw new NvmlSampleLayoutError(`sample ${row}'s listing runs past the end`);
-      const status = listings[at]!;
-      const listed = listings[at + 1]!;
-      if (!Number.isInteger(status) || status < -1) throw new NvmlSampleLayoutError(`device ${index}'s process status is ${status}`);
-      if (!Number.isInteger(listed) || listed < 0 || listed > MAX_PROCESSES_PER_DEVICE || (status !== 0 && listed !== 0))
-        throw new NvmlSampleLayoutError(`device ${index} lists ${listed} processes with status ${status}`);
-      at += 2;
-      if (at + 2 * listed > listings.length) throw new NvmlSampleLayoutError(`device ${index}'s processes run past the end`);
-      if (status > 0) processErrors.push({ device: index, code: status });
-      if (status === 0) {
-        processes ??= [];
-        for (let k = 0; k < listed; k++) {
-          const pid = listings[at + 2 * k]!;
-          const used = listings[at + 2 * k + 1]!;
-          if (!Number.isInteger(pid) || pid <= 0 || pid > 0xffffffff) throw new NvmlSampleLayoutError(`device ${index} lists pid ${pid}`);
-          processes.push({ device: index, pid, usedBytes: Number.isFinite(used) && used >= 0 ? used : null });
-        }
-      }
-      at += 2 * listed;
-    }
+    const listing: ProcessPart = { processes: null, processErrors: [] };
+    for (let index = 0; index < deviceCount; index++) at = readProcessPart(listings, at, index, listing);
+    const { processes, processErrors } = listing;
     parsed.push({ row, processes, processErrors });
   }
   const reservedBytes: (number | null)[] = [];

@@ -1,6 +1,7 @@
 import type { RawDevice } from '../../core/devices';
 import type { LibraryReport } from '../../core/discovery';
 import type { NvmlHealthFacts } from '../../core/doctor/facts';
+import type { NvmlBatchInput } from '../../core/memory/nvml-sample-layout';
 import type { FunctionAttributes } from '../../core/runner/run-result';
 import { addonPath } from '../paths';
 
@@ -30,14 +31,7 @@ export interface NvmlSnapshotRaw {
  * - reserved: the newest sample's driver reserve per device (NaN where the driver lacks the v2 query).
  * Counts (dropped, skipped, errors) are totals since the start.
  */
-export interface NvmlSamplerTake {
-  samples: number;
-  rows: Float64Array;
-  listings: Float64Array;
-  reserved: Float64Array;
-  /** µs the NVML calls of these samples took, and of it listing processes. */
-  nativeUs: number;
-  processUs: number;
+export interface NvmlSamplerTake extends NvmlBatchInput {
   /** Samples lost because nobody took them in time (the buffer is bounded). */
   dropped: number;
   /** Ticks missed because a call ran past them. */
@@ -45,6 +39,7 @@ export interface NvmlSamplerTake {
   errors: number;
   consecutiveErrors: number;
   lastError: { library: string; api: string; code: number; name: string; message: string } | null;
+  /** false once the thread has ended: stopped, or on its own (lastError says why). */
   running: boolean;
   /** How long the NVML call in flight has run, ms; 0 when none. */
   inFlightMs: number;

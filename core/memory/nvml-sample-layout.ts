@@ -11,6 +11,7 @@
  * A sampling thread hands its samples over in another layout, NvmlBatch's (decodeNvmlBatch): rows as the
  * sample store keeps them, and the samples that listed processes apart.
  */
+import type { RowListing } from './row-listings';
 import type { MemorySample, ProcessMemorySample } from './samples';
 
 export const NVML_SAMPLE_LAYOUT = 1;
@@ -121,10 +122,7 @@ export interface NvmlBatchInput {
 }
 
 /** A sample of a batch that listed processes (or tried to). */
-export interface NvmlBatchListing {
-  row: number;
-  /** null where no device's processes could be listed. */
-  processes: ProcessMemorySample[] | null;
+export interface NvmlBatchListing extends RowListing {
   processErrors: { device: number; code: number }[];
 }
 

@@ -3,6 +3,7 @@
  * listed in them), so a million samples at 100 Hz (about 2.8 hours) cost tens of megabytes, not an object
  * per device and process. Past its bounds the oldest samples go, and `dropped` counts them.
  */
+import { listingsByRow, type RowListing } from './row-listings';
 import type { MemorySample, ProcessMemorySample } from './samples';
 
 export interface SampleStoreLimits {
@@ -157,7 +158,7 @@ export class SampleStore {
    * `count` samples as rows in this store's layout (time, then per device used, free, total), with the
    * processes of those that listed them (in row order): copied in, with no object per sample.
    */
-  appendRows(rows: Float64Array, count: number, listed: readonly { row: number; processes: ProcessMemorySample[] | null }[]): void {
+  appendRows(rows: Float64Array, count: number, listed: readonly RowListing[]): void {
     const width = 1 + 3 * this.deviceCount;
     if (rows.length !== count * width) throw new RangeError(`${rows.length} values for ${count} rows of ${width}`);
     // More rows than the bound: the newest are kept.
@@ -167,10 +168,9 @@ export class SampleStore {
     while (this.samples.length + n > this.samples.bound) this.dropOldest();
     this.samples.growTo(this.samples.length + n);
     this.samples.appendFrom(first ? rows.subarray(first * width) : rows, n);
-    let next = 0;
+    const processesAt = listingsByRow(listed);
     for (let i = first; i < count; i++) {
-      while (next < listed.length && listed[next]!.row < i) next++;
-      const processes = next < listed.length && listed[next]!.row === i ? listed[next]!.processes : null;
+      const processes = processesAt(i);
       const kept = this.makeRoomFor(processes);
       this.appendProcesses(processes, kept);
     }

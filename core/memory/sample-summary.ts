@@ -4,6 +4,7 @@
  * each device its first, last and peak memory and how it moved — a leak shows as steady growth.
  */
 import { formatBytes } from '../format';
+import { listingsByRow, type RowListing } from './row-listings';
 import type { MemorySample, ProcessMemorySample } from './samples';
 
 export interface DeviceTrend {
@@ -71,16 +72,15 @@ export class SeriesSummarizer {
    * Samples as rows (time, then per device used, free, total: the sample store's layout), with the
    * processes of those that listed them: what a sampling thread hands over, taken in with no object per sample.
    */
-  observeRows(rows: Float64Array, count: number, deviceCount: number, listed: readonly { row: number; processes: ProcessMemorySample[] | null }[]): void {
+  observeRows(rows: Float64Array, count: number, deviceCount: number, listed: readonly RowListing[]): void {
     const width = 1 + 3 * deviceCount;
-    let next = 0;
+    const processesAt = listingsByRow(listed);
     for (let i = 0; i < count; i++) {
       this.count++;
       const at = i * width;
       const t = rows[at]!;
       for (let j = 0; j < deviceCount; j++) this.observeDevice(j, t, rows[at + 1 + 3 * j]!, rows[at + 2 + 3 * j]!, rows[at + 3 + 3 * j]!);
-      while (next < listed.length && listed[next]!.row < i) next++;
-      const processes = next < listed.length && listed[next]!.row === i ? listed[next]!.processes : null;
+      const processes = processesAt(i);
       if (processes) this.observeProcesses(t, processes);
     }
   }

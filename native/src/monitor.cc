@@ -139,7 +139,8 @@ constexpr double SAMPLE_LAYOUT = 1;
 // stays put (but for one freeing exactly what another takes between two samples, which the periodic listing
 // catches). Listing processes costs NVML about as much as the memory query; most samples need none.
 // `startedUs` is the monotonic time the caller read just before; the monotonic time at the end is returned
-// through `endedUs`, so the sampling thread reads the clock twice a sample, not five times.
+// through `endedUs`, so the sampling thread reads the clock three times a sample (that and the wall time),
+// not five.
 bool sampleInto(Failure& failure, const std::vector<nvmlDevice_t>& devices, bool includeProcesses, std::vector<double>& out,
                 double startedUs, double& endedUs, std::vector<double>* usedBefore = nullptr) {
   thread_local std::vector<nvmlProcessInfo_t> infos;
@@ -333,7 +334,7 @@ Napi::Value NvmlProcessName(const Napi::CallbackInfo& info) {
 // CPU, and so does what the JS thread does with each sample:
 // - a periodic timerfd is re-armed by the kernel; a timed condition-variable wait arms a timer from this thread
 //   at every tick (H100 VM, 100 Hz, wake-ups alone: 0.25–0.28% of a core against 0.32–0.35%);
-// - the thread keeps its device handles, reads the clock twice a sample, and fills batches sized up front (two,
+// - the thread keeps its device handles, reads the clock three times a sample, and fills batches sized up front (two,
 //   swapped at each take, so neither grows nor goes back to the allocator while sampling runs);
 // - a batch is in the layout the JS sample store keeps (rows of time and each device's used, free and total
 //   bytes), so taking it in is a copy, not a loop that makes an object per sample; the few samples that list

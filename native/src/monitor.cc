@@ -6,9 +6,9 @@
 //   nvmlSamplerStart(intervalMs, processEvery) -> id   a thread of its own samples at the interval
 //   nvmlSamplerTake(id) -> { samples, rows, listings, ... } what it sampled since the last take
 //   nvmlSamplerStop(id) -> boolean
-// A sample is one flat array (no object per device or process, so 100 samples a second cost little to
-// build and to read), laid out as main/native/addon.ts documents: a header, then per device its memory
-// and the processes NVML lists on it. Device handles are fetched once and kept.
+// A sample reaches JS as numbers, never an object per device or process, so 100 samples a second cost little
+// to build and to read: one flat array for the one-off calls, rows and listings for the sampling thread, both
+// laid out as main/native/addon.ts documents. Device handles are fetched once and kept.
 #include <napi.h>
 
 #ifdef __linux__
@@ -133,7 +133,18 @@ double nowUs(clockid_t clock) {
 
 constexpr double SAMPLE_LAYOUT = 1;
 
-// One sample into `out` (see main/native/addon.ts, NvmlSampleLayout, for the layout).
+// One sample as NVML answered it; laid out flat for the one-off calls (toFlat) or into a sampling thread's
+// batch (appendTo), so neither layout is read back to make the other.
+struct Sample {
+  double timeUs = 0;  // wall clock, µs since the epoch
+  double nativeUs = 0;
+  double processUs = 0;                 // of nativeUs, spent listing processes
+  std::vector<double> memory;           // per device: used, free, total, reserved (NaN: not reported)
+  bool listed = false;                  // whether `listing` holds every device's processes
+  std::vector<double> listing;          // per device: status, P, P × (pid, used)
+};
+
+// One sample into `out`.
 // With `usedBefore` (the sampling thread), processes are also listed on a device whose used memory moved since
 // the last sample (on every device then), though `includeProcesses` is false: a process's memory cannot change while the device's
 // stays put (but for one freeing exactly what another takes between two samples, which the periodic listing
@@ -141,23 +152,17 @@ constexpr double SAMPLE_LAYOUT = 1;
 // `startedUs` is the monotonic time the caller read just before; the monotonic time at the end is returned
 // through `endedUs`, so the sampling thread reads the clock three times a sample (that and the wall time),
 // not five.
-bool sampleInto(Failure& failure, const std::vector<nvmlDevice_t>& devices, bool includeProcesses, std::vector<double>& out,
+bool sampleInto(Failure& failure, const std::vector<nvmlDevice_t>& devices, bool includeProcesses, Sample& out,
                 double startedUs, double& endedUs, std::vector<double>* usedBefore = nullptr) {
   thread_local std::vector<nvmlProcessInfo_t> infos;
-  out.clear();
-  out.reserve(5 + devices.size() * 8);
-  out.push_back(SAMPLE_LAYOUT);
-  out.push_back(std::round(nowUs(CLOCK_REALTIME)));
-  out.push_back(0);  // native µs, filled below
-  out.push_back(0);  // of which listing processes
-  out.push_back(static_cast<double>(devices.size()));
-  double processUs = 0;
-  thread_local std::vector<double> memory;
-  memory.assign(devices.size() * 4, 0);
+  out.timeUs = std::round(nowUs(CLOCK_REALTIME));
+  out.processUs = 0;
+  out.memory.assign(devices.size() * 4, 0);
+  out.listing.clear();
   bool moved = false;
   if (usedBefore) usedBefore->resize(devices.size(), -1);
   for (size_t d = 0; d < devices.size(); d++) {
-    double* m = &memory[d * 4];
+    double* m = &out.memory[d * 4];
     if (!readMemory(failure, devices[d], m[0], m[1], m[2], m[3])) return false;
     if (usedBefore) {
       moved = moved || (*usedBefore)[d] != m[0];
@@ -165,30 +170,43 @@ bool sampleInto(Failure& failure, const std::vector<nvmlDevice_t>& devices, bool
     }
   }
   // Every device's processes or none: a sample lists a device's processes only beside all the others'.
-  bool listing = includeProcesses || moved;
-  for (size_t d = 0; d < devices.size(); d++) {
-    out.insert(out.end(), memory.begin() + d * 4, memory.begin() + d * 4 + 4);
-    if (!listing) {
-      out.push_back(-1);
-      out.push_back(0);
-      continue;
-    }
+  out.listed = includeProcesses || moved;
+  for (size_t d = 0; out.listed && d < devices.size(); d++) {
     double before = nowUs(CLOCK_MONOTONIC);
     unsigned count = 0;
     nvmlReturn_t r = listProcesses(devices[d], infos, count);
-    processUs += nowUs(CLOCK_MONOTONIC) - before;
-    out.push_back(static_cast<double>(r));
-    out.push_back(static_cast<double>(count));
+    out.processUs += nowUs(CLOCK_MONOTONIC) - before;
+    out.listing.push_back(static_cast<double>(r));
+    out.listing.push_back(static_cast<double>(count));
     for (unsigned i = 0; i < count; i++) {
-      out.push_back(static_cast<double>(infos[i].pid));
-      out.push_back(infos[i].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ? std::numeric_limits<double>::quiet_NaN()
-                                                                       : static_cast<double>(infos[i].usedGpuMemory));
+      out.listing.push_back(static_cast<double>(infos[i].pid));
+      out.listing.push_back(infos[i].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE ? std::numeric_limits<double>::quiet_NaN()
+                                                                               : static_cast<double>(infos[i].usedGpuMemory));
     }
   }
   endedUs = nowUs(CLOCK_MONOTONIC);
-  out[2] = endedUs - startedUs;
-  out[3] = processUs;
+  out.nativeUs = endedUs - startedUs;
   return true;
+}
+
+// The flat layout of main/native/addon.ts, NvmlSampleLayout: a header, then per device its memory and its
+// processes (status -1 and none where the sample listed none).
+void toFlat(const Sample& sample, std::vector<double>& out) {
+  const size_t deviceCount = sample.memory.size() / 4;
+  out.clear();
+  out.reserve(5 + deviceCount * 6 + sample.listing.size());
+  out.insert(out.end(), {SAMPLE_LAYOUT, sample.timeUs, sample.nativeUs, sample.processUs, static_cast<double>(deviceCount)});
+  size_t at = 0;
+  for (size_t d = 0; d < deviceCount; d++) {
+    out.insert(out.end(), sample.memory.begin() + d * 4, sample.memory.begin() + d * 4 + 4);
+    if (!sample.listed) {
+      out.insert(out.end(), {-1, 0});
+      continue;
+    }
+    const size_t entries = 2 + 2 * static_cast<size_t>(sample.listing[at + 1]);
+    out.insert(out.end(), sample.listing.begin() + at, sample.listing.begin() + at + entries);
+    at += entries;
+  }
 }
 
 // One sample with fresh handles, for the one-off calls (nvmlSample, nvmlSampleSync).
@@ -197,7 +215,10 @@ bool sampleOnce(Failure& failure, bool includeProcesses, std::vector<double>& ou
   double started = nowUs(CLOCK_MONOTONIC);
   if (!deviceHandles(failure, devices)) return false;
   double ended = 0;
-  return sampleInto(failure, devices, includeProcesses, out, started, ended);
+  thread_local Sample sample;
+  if (!sampleInto(failure, devices, includeProcesses, sample, started, ended)) return false;
+  toFlat(sample, out);
+  return true;
 }
 
 Napi::Float64Array toFloat64Array(Napi::Env env, const std::vector<double>& values) {
@@ -363,30 +384,25 @@ struct Batch {
   size_t values() const { return rows.size() + listings.size(); }
 };
 
-// Appends one sample in the flat layout of sampleInto to `batch`.
-void appendSample(const std::vector<double>& flat, size_t deviceCount, Batch& batch) {
-  const double row = batch.samples;
-  batch.rows.push_back(flat[1]);
-  batch.nativeUs += flat[2];
-  batch.processUs += flat[3];
+// Values `sample` adds to a batch.
+size_t batchValues(const Sample& sample) {
+  return 1 + 3 * (sample.memory.size() / 4) + (sample.listed ? 1 + sample.listing.size() : 0);
+}
+
+void appendTo(const Sample& sample, Batch& batch) {
+  const size_t deviceCount = sample.memory.size() / 4;
+  batch.rows.push_back(sample.timeUs);
   batch.reserved.resize(deviceCount);
-  bool listed = false;
-  size_t at = 5;
   for (size_t d = 0; d < deviceCount; d++) {
-    batch.rows.insert(batch.rows.end(), flat.begin() + at, flat.begin() + at + 3);
-    batch.reserved[d] = flat[at + 3];
-    listed = listed || flat[at + 4] != -1;
-    at += 6 + 2 * static_cast<size_t>(flat[at + 5]);
+    batch.rows.insert(batch.rows.end(), sample.memory.begin() + d * 4, sample.memory.begin() + d * 4 + 3);
+    batch.reserved[d] = sample.memory[d * 4 + 3];
   }
-  if (listed) {
-    batch.listings.push_back(row);
-    at = 5;
-    for (size_t d = 0; d < deviceCount; d++) {
-      const size_t entries = 2 + 2 * static_cast<size_t>(flat[at + 5]);
-      batch.listings.insert(batch.listings.end(), flat.begin() + at + 4, flat.begin() + at + 4 + entries);
-      at += 4 + entries;
-    }
+  if (sample.listed) {
+    batch.listings.push_back(batch.samples);
+    batch.listings.insert(batch.listings.end(), sample.listing.begin(), sample.listing.end());
   }
+  batch.nativeUs += sample.nativeUs;
+  batch.processUs += sample.processUs;
   batch.samples++;
 }
 
@@ -462,7 +478,7 @@ uint64_t waitTick(Sampler& s, std::unique_lock<std::mutex>& lock) {
 #endif
 
 void runSampler(std::shared_ptr<Sampler> s) {
-  std::vector<double> values;
+  Sample sample;
   std::vector<double> usedBefore;
   uint64_t tick = 0;
 #ifndef __linux__
@@ -495,13 +511,13 @@ void runSampler(std::shared_ptr<Sampler> s) {
     double startedUs = nowUs(CLOCK_MONOTONIC);
     double endedUs = startedUs;
     s->callStartedNs.store(static_cast<int64_t>(startedUs / usPerNs));
-    bool ok = sampleInto(failure, s->devices, withProcesses, values, startedUs, endedUs, s->processEvery > 0 ? &usedBefore : nullptr);
+    bool ok = sampleInto(failure, s->devices, withProcesses, sample, startedUs, endedUs, s->processEvery > 0 ? &usedBefore : nullptr);
     s->callStartedNs.store(0);
     lock.lock();
     if (ok) {
       s->consecutiveErrors = 0;
-      if (s->pending.values() + values.size() <= MAX_BUFFERED_VALUES) {
-        appendSample(values, s->devices.size(), s->pending);
+      if (s->pending.values() + batchValues(sample) <= MAX_BUFFERED_VALUES) {
+        appendTo(sample, s->pending);
       } else {
         s->dropped++;
       }

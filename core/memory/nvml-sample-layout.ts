@@ -141,13 +141,14 @@ export class NvmlBatch {
     readonly nativeUs: number,
   ) {}
 
-  sample(i: number): MemorySample {
+  /** Sample i as an object; `processes` where the caller holds its listing already (else it is looked up). */
+  sample(i: number, processes: ProcessMemorySample[] | null = this.listings.find((l) => l.row === i)?.processes ?? null): MemorySample {
     const width = 1 + 3 * this.deviceCount;
     const at = i * width;
     const devices: MemorySample['devices'] = [];
     for (let j = 0; j < this.deviceCount; j++)
       devices.push({ index: j, usedBytes: this.rows[at + 1 + 3 * j]!, freeBytes: this.rows[at + 2 + 3 * j]!, totalBytes: this.rows[at + 3 + 3 * j]! });
-    return { timeUs: this.rows[at]!, devices, processes: this.listings.find((l) => l.row === i)?.processes ?? null };
+    return { timeUs: this.rows[at]!, devices, processes };
   }
 }
 

@@ -58,10 +58,6 @@ export class SamplerBatch {
     readonly processes: SampledProcess[],
   ) {}
 
-  get count(): number {
-    return this.taken.length + this.threadBatches.reduce((sum, b) => sum + b.count, 0);
-  }
-
   get samples(): MemorySample[] {
     this.made ??= [...this.taken, ...this.threadBatches.flatMap((b) => Array.from({ length: b.count }, (_, i) => b.sample(i)))];
     return this.made;
@@ -74,8 +70,10 @@ export class SamplerBatch {
   }
 
   get latest(): MemorySample | null {
-    const b = [...this.threadBatches].reverse().find((t) => t.count > 0);
-    if (b) return b.sample(b.count - 1);
+    for (let i = this.threadBatches.length - 1; i >= 0; i--) {
+      const b = this.threadBatches[i]!;
+      if (b.count > 0) return b.sample(b.count - 1);
+    }
     return this.taken.at(-1) ?? null;
   }
 }
@@ -365,7 +363,7 @@ export class MemorySampler {
     this.summary.observeRows(batch.rows, batch.count, batch.deviceCount, batch.listings);
     for (const listing of batch.listings) {
       if (listing.processes !== null) {
-        const sample = batch.sample(listing.row);
+        const sample = batch.sample(listing.row, listing.processes);
         this.tracker.observe(sample);
         this.latestListingUs = sample.timeUs;
       }

@@ -63,7 +63,7 @@ test('the NVML layout: devices, reserve, processes (NaN: unknown), a device whos
   assert.equal(decodeNvmlSample(Float64Array.from([1, 1, 0, 0, 1, 1, 2, 3, NaN, -1, 0])).sample.processes, null);
 });
 
-/** A sampling thread's batch (native/src/monitor.cc, appendSample) of these samples. */
+/** A sampling thread's batch (native/src/monitor.cc, appendTo) of these samples. */
 function threadBatch(samples: MemorySample[], deviceCount: number, reserved: number[] = Array(deviceCount).fill(NaN)): NvmlBatchInput {
   const rows: number[] = [];
   const listings: number[] = [];
@@ -305,12 +305,22 @@ test('a batch handed to a listener makes sample objects only when asked, in orde
     decodeNvmlBatch(threadBatch([], 2), 2),
     decodeNvmlBatch(threadBatch(samples.slice(20), 2), 2),
   ];
+  let made = 0;
+  for (const b of batches) {
+    const make = b.sample.bind(b);
+    b.sample = (i, processes) => {
+      made++;
+      return processes === undefined ? make(i) : make(i, processes);
+    };
+  }
   const batch = new SamplerBatch(samples.slice(0, 10), batches, []);
-  assert.equal(batch.count, 30);
   assert.deepEqual(batch.first, samples[0]);
   assert.deepEqual(batch.latest, samples[29]);
+  assert.equal(made, 1, 'first and latest make only the newest row an object');
   assert.deepEqual(batch.samples, samples);
+  assert.equal(made, 21, 'the samples, once asked for, make each row once');
   assert.equal(batch.samples, batch.samples, 'made once');
+  assert.equal(made, 21);
   const threadOnly = new SamplerBatch([], batches, []);
   assert.deepEqual(threadOnly.first, samples[10]);
   assert.deepEqual(threadOnly.latest, samples[29]);

@@ -6,7 +6,7 @@
 //   ./nvml-floor SECONDS INTERVAL_MS PROCESS_EVERY [WARMUP_SECONDS]
 //
 // It does what the workbench's sampling thread does at its default, and nothing else: every INTERVAL_MS the
-// memory query on each device (a timed wait on a condition variable between), and every PROCESS_EVERY-th
+// memory query on each device (a periodic timerfd, as the thread's, between), and every PROCESS_EVERY-th
 // tick (0: never) the process listing. After WARMUP_SECONDS of that (as the bench lets the workbench's
 // sampler run before measuring it), it prints one JSON line: the share of one core the whole process used
 // (getrusage) over the measured wall time, the samples and the wake-ups a second (context switches) in it,
@@ -15,13 +15,16 @@
 // without NVML.
 #include <dlfcn.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
-#include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
+#include <cstring>
 #include <vector>
 
 #include "cuda_types.h"
@@ -113,17 +116,26 @@ int main(int argc, char** argv) {
   for (int i = 0; i < TIGHT_CALLS; i++) queryMemory();
   const double tightUs = (threadCpuUs() - tight0) / TIGHT_CALLS;
 
-  std::mutex mutex;
-  std::condition_variable wake;
-  const auto interval = std::chrono::milliseconds(intervalMs);
+  // The sampling thread's wait: a periodic timer the kernel re-arms, read once a tick.
+  const int timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+  itimerspec period{};
+  period.it_interval.tv_sec = intervalMs / 1000;
+  period.it_interval.tv_nsec = (intervalMs % 1000) * 1000000;
+  period.it_value.tv_nsec = 1;
+  if (timer < 0 || timerfd_settime(timer, 0, &period, nullptr) != 0) {
+    std::fprintf(stderr, "nvml-floor: the timer failed: %s\n", std::strerror(errno));
+    return 1;
+  }
   const long warmupTicks = static_cast<long>(warmupSeconds * 1000 / static_cast<double>(intervalMs));
   const long ticks = warmupTicks + static_cast<long>(seconds * 1000 / static_cast<double>(intervalMs));
   long samples = 0;
   double cpu0 = processCpuUs();
   double switches0 = contextSwitches();
   auto t0 = std::chrono::steady_clock::now();
-  auto next = t0;
   for (long tick = 0; tick < ticks; tick++) {
+    uint64_t expirations = 0;
+    while (read(timer, &expirations, sizeof expirations) < 0 && errno == EINTR) {
+    }
     if (tick == warmupTicks) {
       cpu0 = processCpuUs();
       switches0 = contextSwitches();
@@ -132,9 +144,6 @@ int main(int argc, char** argv) {
     }
     if (queryMemory()) samples++;
     if (processEvery > 0 && tick % processEvery == 0) listProcesses();
-    next += interval;
-    std::unique_lock<std::mutex> lock(mutex);
-    wake.wait_until(lock, next, [] { return false; });
   }
   const double wallUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
   std::printf("{\"percent\":%.4f,\"samples\":%ld,\"wakesPerSecond\":%.1f,\"wallMs\":%.1f,\"tightCallCpuUs\":%.2f,\"devices\":%u}\n",

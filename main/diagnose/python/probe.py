@@ -1,0 +1,50 @@
+# gpu-workbench diagnose: what CUDA the program's Python will use, read without importing torch or cupy
+# (importing them starts CUDA, slowly). Prints one JSON object.
+import importlib.metadata as metadata
+import importlib.util
+import json
+import os
+import re
+import sys
+
+facts = {"python": sys.version.split()[0], "executable": sys.executable, "packages": {}}
+
+
+def version_of(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+    except Exception:
+        return None
+
+
+try:
+    spec = importlib.util.find_spec("torch")
+except Exception:
+    spec = None
+if spec is not None and spec.origin:
+    torch = {"version": version_of("torch"), "cuda": None, "path": os.path.dirname(spec.origin)}
+    try:
+        with open(os.path.join(os.path.dirname(spec.origin), "version.py")) as f:
+            text = f.read(20000)
+        found = re.search(r"^cuda\s*(?::\s*\S+\s*)?=\s*['\"]([^'\"]+)['\"]", text, re.M)
+        torch["cuda"] = found.group(1) if found else None
+        found = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", text, re.M)
+        torch["version"] = torch["version"] or (found.group(1) if found else None)
+    except OSError:
+        pass
+    facts["packages"]["torch"] = torch
+
+names = set()
+try:
+    names = {(d.metadata["Name"] or "").lower() for d in metadata.distributions()}
+except Exception:
+    pass
+for name in sorted(names):
+    if re.fullmatch(r"cupy(-cuda\d+x?|-rocm.*)?", name):
+        built = re.search(r"cuda(\d+)", name)
+        facts["packages"]["cupy"] = {"version": version_of(name), "cuda": built.group(1) if built else None, "distribution": name}
+    elif re.fullmatch(r"nvidia-cuda-runtime(-cu\d+)?", name):
+        facts["packages"]["cuda-runtime"] = {"version": version_of(name), "distribution": name}
+print(json.dumps(facts))

@@ -51,6 +51,8 @@ await Promise.all([
       { in: r('bench/nvml-sampling.ts'), out: 'bench/nvml-sampling' },
       ...testEntries,
     ],
+    // The diagnosis's Python shim and probe travel inside the bundle, written out where a program's Python reads them.
+    loader: { '.py': 'text' },
     outdir: r('dist'),
   }),
   build({

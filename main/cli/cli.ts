@@ -41,6 +41,7 @@ import { renderSanitize } from './render-sanitize';
 import { registerMemoryCommand } from './memory-command';
 import { registerDoctorCommand } from './doctor-command';
 import { registerMonitorCommand } from './monitor-command';
+import { registerDiagnoseCommand } from './diagnose-command';
 
 class UsageError extends Error {}
 
@@ -564,6 +565,7 @@ export function buildProgram(): Command {
 
   registerMemoryCommand(program);
   registerMonitorCommand(program);
+  registerDiagnoseCommand(program);
 
   return program;
 }

@@ -1,0 +1,48 @@
+import type { TraceFrame } from '../explain/explain-paste';
+
+/** A place in the program's own code: the line to open. */
+export interface SourcePlace {
+  file: string;
+  line: number;
+  /** The code on that line, where the traceback printed it. */
+  code: string | null;
+  function: string | null;
+}
+
+export const VERDICT_KINDS = [
+  'environment',
+  'device-assert',
+  'memory-fault',
+  'kernel-fault',
+  'out-of-memory',
+  'host-crash',
+  'cuda-error',
+  'python-error',
+  'leak',
+  'race',
+  'uninitialised-read',
+  'sanitizer-finding',
+  'clean',
+  'unexplained-exit',
+  'stopped',
+] as const;
+export type VerdictKind = (typeof VERDICT_KINDS)[number];
+
+/** What the diagnosis concluded: one sentence, the line to open, the kernel, the cause, what to do. */
+export interface Verdict {
+  kind: VerdictKind;
+  /** The rule that concluded it. */
+  rule: string;
+  sentence: string;
+  /** The line in the user's code: where the failing operation was called, or the allocation was made. */
+  userLine: SourcePlace | null;
+  /** Where the first run's traceback pointed, when the evidence showed the real line is elsewhere. */
+  misleadingLine: SourcePlace | null;
+  kernel: { name: string; file: string | null; line: number | null } | null;
+  cause: string;
+  whatToDo: string[];
+}
+
+export const placeOf = (f: TraceFrame | null): SourcePlace | null => (f ? { file: f.file, line: f.line, code: f.code, function: f.function } : null);
+export const placeText = (p: SourcePlace): string =>
+  `${p.file.split('/').pop()}:${p.line}${p.code ? ` (${p.code.length > 80 ? `${p.code.slice(0, 77)}…` : p.code})` : ''}`;

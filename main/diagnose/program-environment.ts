@@ -1,0 +1,91 @@
+import { basename } from 'node:path';
+
+import type { EnvironmentEvidence } from '../../core/diagnose/evidence';
+import { pickDoctorEnvironment, programEnvironmentChecks } from '../../core/diagnose/environment-rules';
+import { formatCudaVersion } from '../../core/format';
+import { ProcReader } from '../memory/proc-reader';
+import type { NvmlSource } from '../memory/nvml-source';
+import { discoverLibraries } from '../services/discovery-service';
+import PROBE from './python/probe.py';
+import { runProgramOnce } from './program-process';
+
+/** How long the Python probe may take (it imports nothing heavy). */
+const PROBE_TIMEOUT_MS = 15_000;
+
+export const isPythonProgram = (argv: string[]): boolean => /^python[\d.]*$/.test(basename(argv[0] ?? '')) || /\.py$/.test(argv[0] ?? '');
+
+interface ProbeAnswer {
+  python: string;
+  packages: { torch?: { version: string | null; cuda: string | null }; cupy?: { version: string | null; cuda: string | null } };
+}
+
+const stringOrNull = (v: unknown): string | null => (typeof v === 'string' && v.length < 100 ? v : null);
+const pkg = (v: unknown) =>
+  v && typeof v === 'object'
+    ? { version: stringOrNull((v as Record<string, unknown>).version), cuda: stringOrNull((v as Record<string, unknown>).cuda) }
+    : null;
+
+/** The probe's answer is the program's interpreter's output: data, checked field by field. */
+export function parseProbe(text: string): ProbeAnswer | null {
+  const line = text.trim().split('\n').pop() ?? '';
+  try {
+    const value = JSON.parse(line.slice(0, 10_000)) as Record<string, unknown>;
+    const packages = (value.packages ?? {}) as Record<string, unknown>;
+    const python = stringOrNull(value.python);
+    if (!python) return null;
+    return { python, packages: { torch: pkg(packages.torch) ?? undefined, cupy: pkg(packages.cupy) ?? undefined } };
+  } catch {
+    return null;
+  }
+}
+
+/** The interpreter the program runs: `python3 x.py` → python3; `./x.py` → python3 on PATH. */
+const interpreterOf = (argv: string[]) => (/\.py$/.test(argv[0] ?? '') ? 'python3' : argv[0]!);
+
+/**
+ * The Before step: the environment as the program will see it — the GPUs NVML lists and what holds them now, the
+ * driver, PyTorch's and CuPy's CUDA (read without importing them), and the program's CUDA variables, judged.
+ */
+export async function gatherProgramEnvironment(options: {
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  nvml: NvmlSource | null;
+  nvmlProblem: string | null;
+  deadlineMs: number;
+}): Promise<EnvironmentEvidence> {
+  const problems: string[] = [];
+  const libraries = discoverLibraries();
+  const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
+  let gpus: EnvironmentEvidence['gpus'] = null;
+  const processes: EnvironmentEvidence['processes'] = [];
+  if (options.nvml) {
+    const taken = await options.nvml.take(true).catch((error: unknown) => {
+      problems.push(`NVML could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    });
+    const used = new Map(taken?.sample.devices.map((d) => [d.index, d.usedBytes]) ?? []);
+    gpus = options.nvml.devices.map((d) => ({ index: d.index, name: d.name, totalBytes: d.totalBytes, usedBytes: used.get(d.index) ?? null }));
+    const proc = new ProcReader();
+    for (const p of taken?.sample.processes ?? []) processes.push({ pid: p.pid, device: p.device, usedBytes: p.usedBytes, command: await proc.cmdline(p.pid) });
+  } else problems.push(options.nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
+
+  let python: EnvironmentEvidence['python'] = null;
+  if (isPythonProgram(options.argv)) {
+    const probe = await runProgramOnce({
+      argv: [interpreterOf(options.argv), '-c', PROBE],
+      cwd: options.cwd,
+      env: options.env,
+      timeoutMs: Math.min(PROBE_TIMEOUT_MS, Math.max(0, options.deadlineMs - performance.now())),
+    });
+    const answer = probe.exit.code === 0 ? parseProbe(probe.output) : null;
+    if (answer) python = { version: answer.python, torch: answer.packages.torch ?? null, cupy: answer.packages.cupy ?? null };
+    else
+      problems.push(
+        `The program's Python could not be asked which PyTorch and CuPy it loads (${probe.spawnError ?? `it ${probe.exit.code === null ? 'was stopped' : `exited with ${probe.exit.code}`}`}).`,
+      );
+  }
+  const driver = { version: options.nvml?.driverVersion ?? null, cuda: driverCuda };
+  const checks = programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python });
+  return { checks, gpus, driver, python, processes, problems };
+}

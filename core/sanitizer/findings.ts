@@ -123,6 +123,29 @@ export interface FindingGroup {
   hazards: number;
   /** For a workbench run: the example's address against the plan's buffers ("4 bytes past the end of `out` (allocated at step 2)"). */
   addressNamed?: string | null;
+  /** A leak that is not the user's: memory an allocator (or the workbench) still held when the process ended (core/sanitizer/held-memory.ts). */
+  heldBy?: MemoryHolder | null;
+  /** The API errors that failed after this kernel fault because the context was dead, folded under it (core/sanitizer/arrange-findings.ts). */
+  followedBy?: FindingGroup[];
+  /** Where `where` is in the user's Python file, for a kernel CuPy compiled from source written there (`where` names CuPy's copy). */
+  sourceMapped?: SourceMapped | null;
+  /** The same for both sides of a race. */
+  raceSourceMapped?: { first: SourceMapped | null; second: SourceMapped | null } | null;
+}
+
+/** Who still held a block the leak check reported: PyTorch's caching allocator, CuPy (its pool, or its arrays), the workbench's runner. */
+export type MemoryHolder = 'pytorch-caching-allocator' | 'cupy-memory-pool' | 'cupy-arrays' | 'workbench-runner';
+
+/** A line of CuPy's saved kernel source (`<sha>.cubin.cu`, what the tool names), found again in the user's Python file. */
+export interface SourceMapped {
+  /** The Python file and line. */
+  file: string;
+  line: number;
+  /** The kernel source as the report named it (CuPy's copy), and the line there. */
+  cachePath: string;
+  cacheLine: number;
+  /** The whole source found in the file (exact lines), or only the line's own text, once. */
+  how: 'whole-source' | 'line-text';
 }
 
 /** A finding with what every record has; the parts only some kinds carry start empty, for the parser to fill. */

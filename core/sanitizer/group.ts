@@ -1,5 +1,5 @@
 import { isStickyCode } from '../cuda/error-catalog';
-import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary } from './findings';
+import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary, SourceMapped } from './findings';
 import { plural, thousands } from '../format';
 import { countsAreLowerBounds } from './parse-text';
 
@@ -19,6 +19,14 @@ const FOREIGN_PATH = /\/(?:cupy|cupy_backends|cupyx|torch\/lib|torch\/_C|nvidia\
 /** Functions that are CUDA's, the C runtime's, or Node's, whatever module holds them (cudart is often linked statically). */
 const FOREIGN_FUNC =
   /^(?:cu[A-Z]\w*|cuda[A-Z]\w*|__cuda\w*|__device_stub_\w*|libcudart_static_\w*|_start|__libc_start\w*|cudaError(?:_t)? cuda\w*.*|v8::.*|v8impl::.*|node::.*|Napi::.*|napi_\w*|Builtins_\w*|uv_\w*)$/;
+/**
+ * Code Cython generated: its runtime helpers (`__Pyx_…`), and CuPy's compiled modules (`__pyx_f_4cupy_…`,
+ * `__pyx_pw_13cupy_backends_…`: Cython writes the module's name after its length). The text names only a module's
+ * basename, so the function's name is what tells CuPy's `driver.cpp:8369` from a file of the user's.
+ */
+const CYTHON_FOREIGN = /^(?:__Pyx_\w|__pyx_[a-z]+_\d+(?:cupy|cupyx|cupy_backends)_)/;
+/** A Python file of an installed package (CuPy's basic.py, PyTorch's functional.py): the library's line, not the user's. */
+const INSTALLED_PYTHON = /\/(?:site|dist)-packages\/[^/]+.*\.py$/;
 
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
@@ -43,11 +51,12 @@ function foreign(frame: HostFrame, kernel: string | null, cache: FrameCache): bo
     if (frame.func === kernel) return true;
     let skip = cache.funcs.get(frame.func);
     if (skip === undefined) {
-      skip = FOREIGN_FUNC.test(frame.func);
+      skip = FOREIGN_FUNC.test(frame.func) || CYTHON_FOREIGN.test(frame.func);
       cache.funcs.set(frame.func, skip);
     }
     if (skip) return true;
   }
+  if (frame.file !== null && frame.module === null && INSTALLED_PYTHON.test(frame.file)) return true;
   return frame.func === null && frame.file === null;
 }
 
@@ -65,6 +74,13 @@ export function userFrame(finding: SanitizerFinding, cache: FrameCache = frameCa
     named ??= frame;
   }
   return named;
+}
+
+/** The Python files of the user's own frames in the finding's host stack, innermost first (the launching line's file leads). */
+export function userPythonFiles(finding: SanitizerFinding, cache: FrameCache = frameCache()): string[] {
+  const kernel = finding.hostStackAt === 'kernel launch time' ? (finding.where?.func ?? null) : null;
+  const files = finding.hostStack.filter((f) => f.file !== null && f.file.endsWith('.py') && !foreign(f, kernel, cache)).map((f) => f.file!);
+  return [...new Set(files)];
 }
 
 // --- grouping ------------------------------------------------------------------------------------------------
@@ -167,13 +183,16 @@ export const LINEINFO_ADVICE =
   'Line info is missing: build the kernel with -lineinfo to see the source line (nvcc or NVRTC: -lineinfo; ' +
   'CuPy: RawKernel(code, name, options=("-lineinfo",)); PyTorch extensions: extra_cuda_cflags=["-lineinfo"]).';
 
-const at = (w: DeviceLocation | null): string => {
+/** `oob.py:20`, for a line of CuPy's copy of a kernel found in the user's Python file; the tool's own `file:line` otherwise. */
+const placeText = (w: DeviceLocation, mapped: SourceMapped | null | undefined): string =>
+  mapped ? `${basename(mapped.file)}:${mapped.line}` : `${basename(w.path!)}:${w.line}`;
+const at = (w: DeviceLocation | null, mapped?: SourceMapped | null): string => {
   if (w === null) return '';
-  if (w.path !== null && w.line !== null) return ` in ${w.func} at ${basename(w.path)}:${w.line}`;
+  if (w.path !== null && w.line !== null) return ` in ${w.func} at ${placeText(w, mapped)}`;
   return ` in ${w.func}${w.pc !== null ? ` (pc ${w.pc})` : ''}`;
 };
-const lineOf = (w: DeviceLocation | null): string =>
-  w === null ? 'an unknown place' : w.path !== null && w.line !== null ? `${basename(w.path)}:${w.line}` : `${w.func}${w.pc !== null ? `+${w.pc}` : ''}`;
+const lineOf = (w: DeviceLocation | null, mapped?: SourceMapped | null): string =>
+  w === null ? 'an unknown place' : w.path !== null && w.line !== null ? placeText(w, mapped) : `${w.func}${w.pc !== null ? `+${w.pc}` : ''}`;
 
 const axis = (lo: number, hi: number) => (lo === hi ? String(lo) : `${lo}–${hi}`);
 const dims = (r: { min: Dim3; max: Dim3 }) => `(${axis(r.min.x, r.max.x)},${axis(r.min.y, r.max.y)},${axis(r.min.z, r.max.z)})`;
@@ -206,7 +225,7 @@ const nullish = (access: SanitizerFinding['access']) =>
 
 const HAZARD_WORDS: Record<string, string> = { WAR: 'a write after a read', RAW: 'a read after a write', WAW: 'two writes' };
 /** A sticky error, by its code where the record has one (driver and runtime share these), else by either API's name. */
-const isStickyApiError = (api: NonNullable<SanitizerFinding['api']>) =>
+export const isStickyApiError = (api: NonNullable<SanitizerFinding['api']>) =>
   api.code !== null
     ? isStickyCode(api.code)
     : /launchfail|illegaladdress|misalignedaddress|illegalinstruction|assert|hardwarestackerror|invalidpc/.test(api.error.replace(/_/g, '').toLowerCase());
@@ -233,21 +252,21 @@ export function describeGroup(g: FindingGroup, summary?: SanitizerSummary): stri
         const where = n.side === 'inside' ? 'inside' : `${plural(n.distance, 'byte')} ${n.side}`;
         tail = `; ${where} the nearest allocation (${plural(n.allocationSize, 'byte')})`;
       }
-      return `${head}${at(g.where)} — ${who(g, lowerBound)}${tail}.${noLine}`;
+      return `${head}${at(g.where, g.sourceMapped)} — ${who(g, lowerBound)}${tail}.${noLine}`;
     }
     case 'uninitialised-read': {
       const a = e.access;
       const space = a?.space ? `${a.space.replace(/^_+|_+$/g, '')} ` : '';
       const head = a?.size != null ? `Read of ${plural(a.size, 'byte')} of uninitialised ${space}memory` : e.text;
-      return `${head}${at(g.where)} — ${who(g, lowerBound)}. Write the memory (an upload, cudaMemset, or a kernel) before this read.${noLine}`;
+      return `${head}${at(g.where, g.sourceMapped)} — ${who(g, lowerBound)}. Write the memory (an upload, cudaMemset, or a kernel) before this read.${noLine}`;
     }
     case 'barrier':
-      return `Barrier error${e.detail ? `: ${e.detail}` : ''}${at(g.where)} — ${who(g, lowerBound)}. Every thread of the block must reach the same __syncthreads() (none may skip it in a branch).${noLine}`;
+      return `Barrier error${e.detail ? `: ${e.detail}` : ''}${at(g.where, g.sourceMapped)} — ${who(g, lowerBound)}. Every thread of the block must reach the same __syncthreads() (none may skip it in a branch).${noLine}`;
     case 'race': {
       const r = e.race;
-      if (r === null) return `${e.text}${at(g.where)} — ${who(g, lowerBound, 'record')}.${noLine}`;
+      if (r === null) return `${e.text}${at(g.where, g.sourceMapped)} — ${who(g, lowerBound, 'record')}.${noLine}`;
       const kind = r.type !== null ? `${r.type}, ${HAZARD_WORDS[r.type] ?? 'a hazard'}` : null;
-      const side = (s: typeof r.first) => `the ${s.access?.toLowerCase() ?? 'access'} at ${lineOf(s.where)}`;
+      const side = (s: typeof r.first, mapped: SourceMapped | null | undefined) => `the ${s.access?.toLowerCase() ?? 'access'} at ${lineOf(s.where, mapped)}`;
       const hazards = `${lowerBound ? 'at least ' : ''}${plural(g.hazards, 'hazard')}`;
       const threads =
         g.threads !== null
@@ -255,7 +274,7 @@ export function describeGroup(g: FindingGroup, summary?: SanitizerSummary): stri
           : '';
       const missing = [r.first.where, r.second.where].some((w) => w !== null && (w.path === null || w.line === null)) ? ` ${LINEINFO_ADVICE}` : '';
       return (
-        `Race${kind ? ` (${kind})` : ''} in ${r.first.where?.func ?? g.where?.func ?? 'a kernel'} between ${side(r.first)} and ${side(r.second)} — ${hazards}${threads}. ` +
+        `Race${kind ? ` (${kind})` : ''} in ${r.first.where?.func ?? g.where?.func ?? 'a kernel'} between ${side(r.first, g.raceSourceMapped?.first)} and ${side(r.second, g.raceSourceMapped?.second)} — ${hazards}${threads}. ` +
         `A __syncthreads() between the two accesses orders them.${missing}`
       );
     }
@@ -272,6 +291,19 @@ export function describeGroup(g: FindingGroup, summary?: SanitizerSummary): stri
       return `${api.call} returned ${api.error}${api.code !== null ? ` (${api.code})` : ''}${api.message ? `: ${api.message}` : ''}${from}${times}.${why}`;
     }
     default:
-      return `${e.text}${at(g.where)} — ${who(g, lowerBound)}.${noLine}`;
+      return `${e.text}${at(g.where, g.sourceMapped)} — ${who(g, lowerBound)}.${noLine}`;
   }
+}
+
+/**
+ * "… and 3 API errors that followed it, because the context was dead: cudaMemcpy (cudaErrorAssert), …": the API
+ * errors folded under a kernel fault (core/sanitizer/arrange-findings.ts), in one sentence; empty when none.
+ */
+export function describeFollowers(g: FindingGroup): string {
+  const followers = g.followedBy ?? [];
+  if (!followers.length) return '';
+  const count = followers.reduce((n, f) => n + f.count, 0);
+  const calls = [...new Set(followers.map((f) => (f.example.api ? `${f.example.api.call} (${f.example.api.error})` : f.text)))];
+  const named = `${calls.slice(0, 4).join(', ')}${calls.length > 4 ? `, and ${plural(calls.length - 4, 'more call')}` : ''}`;
+  return `… and ${plural(count, 'API error')} that followed it, because the context was dead: ${named}.`;
 }

@@ -20,8 +20,9 @@ import { plural } from '../format';
  * the findings read so far plus a problem a person can act on, never in an exception.
  *
  * The shapes follow what compute-sanitizer 2025.3 wrote on an H100 (test/fixtures/sanitizer/h100): record kinds
- * Precise, Leak, Api (memcheck), Initcheck, Hazard and Analysis (racecheck), Synccheck. No schema is published;
- * a kind not seen there becomes kind 'other' with the tool's own sentence kept.
+ * Precise, Leak, Api (memcheck), Initcheck, Hazard and Analysis (racecheck), Synccheck; and on an H200
+ * (test/fixtures/programs/h200), Imprecise for a device-side assert. No schema is published; a kind not seen
+ * there becomes kind 'other' with the tool's own sentence kept.
  */
 
 export interface SanitizerXmlLimits {
@@ -353,6 +354,8 @@ const KINDS: Record<string, FindingKind> = {
   Hazard: 'race',
   Analysis: 'race',
   Synccheck: 'barrier',
+  // A fault the tool could not pin to one access: a device-side assert (`<exception>Warp assert</exception>`), a hardware exception.
+  Imprecise: 'device-error',
 };
 
 function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
@@ -366,7 +369,7 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
     kind,
     recordKind,
     severity: severityOf(text(record, 'level')),
-    text: text(what, 'text') ?? flatText(what ?? record),
+    text: text(what, 'text') ?? text(what, 'exception') ?? flatText(what ?? record),
     where: location(child(record, 'where')),
     thread: dim3(child(who, 'threadIdx')),
     block: dim3(child(who, 'blockIdx')),

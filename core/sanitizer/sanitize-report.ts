@@ -1,4 +1,5 @@
 import type { FindingGroup, SanitizerSummary, SanitizerTool } from './findings';
+import { heldDetails, holderRule, type HeldMemory } from './held-memory';
 import { FOUND_EXIT_CODE } from './sanitizer-args';
 import { plural } from '../format';
 
@@ -20,6 +21,7 @@ export interface SanitizeReport {
   exitCode: number | null;
   signal: string | null;
   durationMs: number;
+  /** The records that count as findings: those folded under a kernel fault included, memory held at exit not. */
   findings: number;
   /**
    * Where the findings were read from: the XML report, or the tool's text output when the XML held fewer (the
@@ -27,7 +29,17 @@ export interface SanitizeReport {
    * source files by basename and carry only the host frames the tool printed.
    */
   findingsFrom: 'xml' | 'text';
+  /**
+   * One group per place: kernel findings first, the API errors a kernel fault left behind folded under it
+   * (`followedBy`), a CuPy kernel's line in the user's .py beside CuPy's copy (`sourceMapped`).
+   */
   groups: FindingGroup[];
+  /**
+   * What the leak check reported that an allocator (PyTorch's, CuPy's) or the workbench's runner still held at exit:
+   * not the user's leak, not counted in `findings` or the verdict; `details` says why. Absent in reports made before
+   * it was told apart (their leaks are all in `groups`).
+   */
+  heldAtExit?: HeldMemory[];
   summary: SanitizerSummary;
   /** XML files the tool wrote (one per process it followed), with their sizes. */
   xmlFiles: { name: string; bytes: number }[];
@@ -52,6 +64,8 @@ export interface SanitizeFacts {
   cancelled: boolean;
   findings: number;
   groups: FindingGroup[];
+  /** Memory held at exit (core/sanitizer/held-memory.ts): said, never counted as a finding. */
+  held?: readonly HeldMemory[];
   summary: SanitizerSummary;
   xmlFiles: number;
   problems: string[];
@@ -64,6 +78,7 @@ export interface SanitizeFacts {
  */
 export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdict' | 'headline' | 'details'> {
   const found = `${plural(f.findings, 'finding')} in ${plural(f.groups.length, 'place')}`;
+  const held = f.held ?? [];
   const cut =
     f.summary.notPrinted > 0
       ? [`${plural(f.summary.notPrinted, 'more finding')} were not printed (--print-limit): the counts are lower bounds; --print-limit 0 shows all.`]
@@ -97,7 +112,7 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
     return {
       verdict: 'found',
       headline: `${f.tool} found ${found}${leaks ? `, ${plural(leaks, 'byte')} leaked` : ''}.`,
-      details: [...cut, ...f.problems, ...(f.summary.toolErrors.length ? [`The tool also said: ${f.summary.toolErrors.join(' ')}`] : [])],
+      details: [...cut, ...f.problems, ...(f.summary.toolErrors.length ? [`The tool also said: ${f.summary.toolErrors.join(' ')}`] : []), ...heldDetails(held)],
     };
   };
   // Findings are evidence wherever they were read from (the XML, or the text when the XML is missing or cut off):
@@ -113,7 +128,9 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
         ...f.problems,
       ],
     };
-  if (f.exitCode === FOUND_EXIT_CODE)
+  // The tool counts the blocks held at exit as errors, and exits with its "found" code for them alone.
+  const foundHeld = held.length > 0 && f.exitCode === FOUND_EXIT_CODE;
+  if (f.exitCode === FOUND_EXIT_CODE && !foundHeld)
     return {
       verdict: 'tool-failed',
       headline: `${f.tool} exited with ${FOUND_EXIT_CODE}, its code for "found something", but no finding could be read: no verdict.`,
@@ -128,9 +145,19 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
       headline: `${f.tool} reported nothing, but its report could not be read whole: no verdict.`,
       details: [...f.problems, ...(f.summary.errorsReported === null ? ['Its summary line (ERROR SUMMARY) is missing: the tool may have died.'] : [])],
     };
+  const exited = f.exitCode && !foundHeld ? `, but the program itself exited with ${f.exitCode}` : '';
+  if (held.length)
+    return {
+      verdict: 'clean',
+      headline: `✓ ${f.tool} found nothing of yours${exited}: the ${plural(
+        held.reduce((n, h) => n + h.bytes, 0),
+        'byte',
+      )} it reported as leaked were held at exit by ${held.map((h) => holderRule(h.holder).label).join(' and ')}.`,
+      details: [...heldDetails(held), cleanScope(f.tool)],
+    };
   return {
     verdict: 'clean',
-    headline: `✓ ${f.tool} found nothing${f.exitCode ? `, but the program itself exited with ${f.exitCode}` : ''}.`,
+    headline: `✓ ${f.tool} found nothing${exited}.`,
     details: [cleanScope(f.tool)],
   };
 }

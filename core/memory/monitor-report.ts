@@ -58,6 +58,12 @@ export interface DeviceMemorySummary extends DeviceTrend {
 export interface ProcessMemorySummary extends ProcessTrend {
   command: string | null;
   relation: ProcessRelation | null;
+  /**
+   * For one the monitored process started ('target-descendant'): its parent, that one's parent, … up to the
+   * monitored process, nearest first ([target] for a child of it). Read from /proc, or, for one gone before NVML's
+   * listing of it was read, from what the monitor recorded while it ran. Null otherwise.
+   */
+  parents: number[] | null;
   flag: SampledProcess['flag'];
   growth: Growth;
 }
@@ -89,6 +95,8 @@ export interface ReportInput {
   processTrends: ProcessTrend[];
   processes: SampledProcess[];
   relations: ReadonlyMap<number, ProcessRelation | null>;
+  /** See ProcessMemorySummary.parents. */
+  parents?: ReadonlyMap<number, number[]>;
   series: SampleSeries;
   samplesIncluded: boolean;
   problems: string[];
@@ -104,7 +112,9 @@ export function buildMonitorReport(input: ReportInput): MonitorReport {
   const processes = input.processTrends
     .map((t) => {
       const p = byPid.get(t.pid);
-      return { ...t, command: p?.command ?? null, relation: input.relations.get(t.pid) ?? null, flag: p?.flag ?? null, growth: growthOf(t) };
+      const relation = input.relations.get(t.pid) ?? null;
+      const parents = relation === 'target-descendant' ? (input.parents?.get(t.pid) ?? null) : null;
+      return { ...t, command: p?.command ?? null, relation, parents, flag: p?.flag ?? null, growth: growthOf(t) };
     })
     .sort((a, b) => Number(b.flag !== null) - Number(a.flag !== null) || (b.peakBytes ?? 0) - (a.peakBytes ?? 0) || a.pid - b.pid);
   return {

@@ -3,6 +3,15 @@ import type { MonitorReport, ProcessMemorySummary } from '../../core/memory/moni
 import type { ProcessRelation } from '../../core/memory/process-flags';
 import type { MemorySample } from '../../core/memory/samples';
 
+/** Longest command line the text shows whole; a longer one (a `python3 -c` script) keeps its start and its end. */
+const SHOWN_COMMAND_CHARS = 160;
+const shown = (command: string | null) =>
+  command === null
+    ? '(command unknown)'
+    : command.length <= SHOWN_COMMAND_CHARS
+      ? command
+      : `${command.slice(0, SHOWN_COMMAND_CHARS - 50).trimEnd()} … ${command.slice(-40).trimStart()}`;
+
 const at = (us: number, originUs: number) => `+${((us - originUs) / 1e6).toFixed(1)} s`;
 
 const RELATION: Record<ProcessRelation, string> = {
@@ -35,10 +44,18 @@ function describeEnd(report: MonitorReport): string {
   }
 }
 
+/** How it relates to the monitored process; for one it started, through which of its processes when not directly. */
+function relationText(p: ProcessMemorySummary): string {
+  if (!p.relation) return '';
+  const through = p.relation === 'target-descendant' && p.parents && p.parents.length > 1 ? p.parents.slice(0, -1).reverse() : [];
+  if (!through.length) return RELATION[p.relation];
+  return `${RELATION[p.relation]}, through PID${through.length > 1 ? 's' : ''} ${through.join(' → ')}`;
+}
+
 function renderProcess(p: ProcessMemorySummary, origin: number): string[] {
-  const relation = p.relation ? RELATION[p.relation] : '';
+  const relation = relationText(p);
   const tags = [relation, p.flag ? p.flag.kind.toUpperCase() : ''].filter(Boolean).join(', ');
-  const lines = [`  ${p.flag ? '!' : ' '} PID ${p.pid}  ${p.command ?? '(command unknown)'}${tags ? `  [${tags}]` : ''}  on GPU ${p.device}`];
+  const lines = [`  ${p.flag ? '!' : ' '} PID ${p.pid}  ${shown(p.command)}${tags ? `  [${tags}]` : ''}  on GPU ${p.device}`];
   const peak = p.peakBytes === null ? 'memory not reported by NVML' : `peak ${formatBytes(p.peakBytes)} at ${at(p.peakAtUs!, origin)}`;
   lines.push(`      ${peak}; seen ${at(p.firstUs, origin)} to ${at(p.lastUs, origin)}; ${p.growth.text}`);
   if (p.flag) lines.push(`      ${p.flag.text}`, `      → ${p.flag.fix}`);
@@ -75,8 +92,7 @@ export function renderMonitorReport(report: MonitorReport): string {
   const left = report.target?.leftBehind ?? [];
   if (left.length) {
     out.push('', `Still running when the monitored process ended (stopped with its process group):`);
-    for (const l of left)
-      out.push(`    PID ${l.pid}  ${l.command ?? '(command unknown)'}  held ${l.heldBytes === null ? 'an unknown amount' : formatBytes(l.heldBytes)}`);
+    for (const l of left) out.push(`    PID ${l.pid}  ${shown(l.command)}  held ${l.heldBytes === null ? 'an unknown amount' : formatBytes(l.heldBytes)}`);
   }
   if (report.problems.length) out.push('', 'Problems:', ...report.problems.map((p) => `  - ${p}`));
   return out.join('\n');

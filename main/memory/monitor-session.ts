@@ -3,6 +3,7 @@ import type { SampleStore } from '../../core/memory/sample-store';
 import { MAX_PROCESS_TRENDS } from '../../core/memory/sample-summary';
 import { buildMonitorReport, type MonitorEnd, type MonitorReport, type MonitorTarget } from '../../core/memory/monitor-report';
 import { processRuns } from '../process/process-state';
+import { DescendantWatcher } from './descendant-watcher';
 import { MemorySampler, MIN_BATCH_MS, type SamplerEvent, type SamplerOptions } from './memory-sampler';
 import { MonitoredCommand } from './monitored-command';
 import type { NvmlSource } from './nvml-source';
@@ -54,6 +55,25 @@ async function tail(sampler: MemorySampler, pid: number, minMs: number, signal?:
   while (!signal?.aborted && wanted()) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
+/** What went wrong on the way, for the report: the sampler's problems, and what the bounds and /proc left out. */
+function problemsOf(sampler: MemorySampler, watcher: DescendantWatcher | null): string[] {
+  const problems = [...sampler.problems];
+  if (watcher?.unavailable) problems.push(watcher.unavailable);
+  if (watcher?.log.dropped)
+    problems.push(
+      `The program ran more than ${watcher.log.max} processes at once: ${watcher.log.dropped} of its descendants were not recorded, so one of them that exited before NVML's listing of it was read may be unnamed.`,
+    );
+  if (sampler.tracker.untrackedCount)
+    problems.push(`${sampler.tracker.untrackedCount} more processes were listed than the monitor follows; they are in the samples but not named.`);
+  if (sampler.summary.untracked)
+    problems.push(
+      `More than ${MAX_PROCESS_TRENDS} processes came and went: ${sampler.summary.untracked} listings of later ones are left out of the per-process summary.`,
+    );
+  if (sampler.store.dropped)
+    problems.push(`The oldest ${sampler.store.dropped} samples were left out of the series (it keeps ${sampler.store.length}); the summary still covers them.`);
+  return problems;
+}
+
 export interface MonitorOutcome {
   report: MonitorReport;
   /** Every sample kept (for a CSV or a timeline), oldest first. */
@@ -68,8 +88,17 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   const sampler = new MemorySampler(source, { ...options, targetPid: followed, proc });
   const startedAtUs = Date.now() * 1000;
   let target: MonitorTarget | null = null;
+  // Follows the target's children on its own short period, so one gone before NVML's listing of it is read is still named.
+  let watcher: DescendantWatcher | null = null;
+  const watch = (pid: number, command: string | null): DescendantWatcher => {
+    const w = new DescendantWatcher(pid, proc).start();
+    sampler.tracker.followDescendants(w);
+    sampler.tracker.setTarget(pid, command);
+    return w;
+  };
   if (followed !== null) {
     target = { pid: followed, command: await proc.cmdline(followed), startedByMonitor: false, exit: null, stoppedByMonitor: false, leftBehind: [] };
+    sampler.tracker.setTarget(followed, target.command);
     options.onTarget?.(followed);
   }
 
@@ -103,13 +132,14 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
       !!options.target.stdoutToStderr,
     );
     target = { pid: command.pid, command: argv.join(' '), startedByMonitor: true, exit: null, stoppedByMonitor: false, leftBehind: [] };
-    sampler.setTarget(command.pid);
+    watcher = watch(command.pid, target.command);
     options.onTarget?.(command.pid);
     void command.exited.then((exit) => {
       if (target) target.exit = exit;
       finish({ kind: 'target-exited', pid: command!.pid, code: exit.code, signal: exit.signal });
     });
   }
+  if (followed !== null) watcher = watch(followed, target!.command);
   sampler.start();
   options.onSampling?.();
 
@@ -135,18 +165,13 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
   } finally {
     for (const t of timers) clearTimeout(t);
     sampler.stop();
+    watcher?.stop();
     if (command?.running) command.kill();
   }
+  // The last listings' processes are being named (command lines read off the JS thread): the report waits a moment for them.
+  await sampler.tracker.named();
 
-  const problems = [...sampler.problems];
-  if (sampler.tracker.untrackedCount)
-    problems.push(`${sampler.tracker.untrackedCount} more processes were listed than the monitor follows; they are in the samples but not named.`);
-  if (sampler.summary.untracked)
-    problems.push(
-      `More than ${MAX_PROCESS_TRENDS} processes came and went: ${sampler.summary.untracked} listings of later ones are left out of the per-process summary.`,
-    );
-  if (sampler.store.dropped)
-    problems.push(`The oldest ${sampler.store.dropped} samples were left out of the series (it keeps ${sampler.store.length}); the summary still covers them.`);
+  const problems = problemsOf(sampler, watcher);
   const include = !!options.includeSamples;
   const report = buildMonitorReport({
     startedAtUs,
@@ -160,6 +185,7 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
     processTrends: sampler.summary.processes(),
     processes: sampler.tracker.all(),
     relations: sampler.tracker.relations(),
+    parents: sampler.tracker.parents(),
     series: {
       intervalMs: sampler.intervalMs,
       devices: source.devices,

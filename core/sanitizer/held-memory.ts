@@ -74,8 +74,8 @@ export const HOLDER_RULES: readonly HolderRule[] = [
     holds: (stack) => stack.some(isCupyMemoryFrame),
     label: 'CuPy arrays still alive',
     why:
-      'CuPy frees an array’s memory when the array is collected, which need not happen before the process ends (a module-level array, or one an exception kept), ' +
-      'so the leak check counts it. `del` the array, or end in a function, to see it freed.',
+      'CuPy frees an array’s memory when the array is collected, which need not happen before the process ends (an array at module level, ' +
+      'one an exception kept; after a sticky error the free fails too), so the leak check counts it.',
   },
 ];
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { plural } from '../../core/format';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
-import { groupFindings } from '../../core/sanitizer/group';
+import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
 import { headTail, RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from '../../core/bundle/bundle-sanitizer';
 import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
@@ -19,6 +19,7 @@ import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanit
 import { BoundedOutput } from './bounded-output';
 import { findingCounter } from './finding-counter';
 import { streamRegularFile } from '../services/safe-fs';
+import { cupyKernelCache, placeCupyKernels } from './cupy-kernel-sources';
 
 export interface SanitizeProgramRequest {
   tool: SanitizerTool;
@@ -70,9 +71,12 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   const started = performance.now();
   try {
     const args = [...sanitizerArguments(options, join(dir, 'report-%p.xml')), ...request.command];
+    const programEnv = { ...process.env, ...request.env };
+    // A CuPy program's kernels are compiled into a cache of the run's own, their sources saved, to find their lines in its .py.
+    const cupyCache = await cupyKernelCache(programEnv, request.cwd, dir);
     const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-sanitize', sanitizer.path, ...args], {
       cwd: request.cwd,
-      env: { ...process.env, ...request.env },
+      env: { ...programEnv, ...cupyCache.env },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
@@ -127,7 +131,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     clearTimeout(watchdog);
     if (exit.spawnError) throw new Error(`compute-sanitizer could not be started: ${exit.spawnError.message}`);
 
-    return await collectReport({
+    const report = await collectReport({
       tool: request.tool,
       command: request.command,
       cwd: request.cwd,
@@ -140,6 +144,8 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
       output,
       dir,
     });
+    const placed = await placeCupyKernels(report.groups, { cache: cupyCache, command: request.command, cwd: request.cwd });
+    return { ...report, groups: placed.groups, problems: [...report.problems, ...placed.problems] };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -180,7 +186,8 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   }
   problems.push(...fromXml.problems);
   const merged = mergeText(findings, textInfo);
-  const groups = groupFindings(merged);
+  // Memory an allocator held at exit set apart, the API errors a kernel fault left behind folded under it.
+  const { groups, findings: counted, held } = arrangeFindings(merged);
   const summary = textInfo.summary;
   if (!textInfo.ended && !run.timedOut && !run.cancelled && textInfo.toolSeen)
     problems.push('The tool’s output stops before its summary: the tool, or the program under it, ended abruptly (a crash, or a kill).');
@@ -190,8 +197,9 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     signal: run.signal,
     timedOut: run.timedOut,
     cancelled: run.cancelled,
-    findings: merged.length,
+    findings: counted,
     groups,
+    held,
     summary,
     xmlFiles: xmlFiles.length,
     problems,
@@ -205,9 +213,10 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
     exitCode: run.exitCode,
     signal: run.signal,
     durationMs: performance.now() - run.started,
-    findings: merged.length,
+    findings: counted,
     findingsFrom,
     groups,
+    heldAtExit: held,
     summary,
     xmlFiles,
     programOutput: programLines.join('\n'),

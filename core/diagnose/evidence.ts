@@ -65,6 +65,8 @@ export interface SanitizerEvidence {
   groups: FindingGroup[];
   /** Why the tool could not run (not installed, failed to start), when it could not. */
   unavailable: string | null;
+  /** The Python line that launched a group's kernel where the tool recorded no host stack (a CuPy RawKernel called once). */
+  launchLines: { key: string; file: string; line: number }[];
 }
 
 /** What the allocator history said at the out-of-memory, where the shim recorded one. */

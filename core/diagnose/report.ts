@@ -1,6 +1,7 @@
 import { formatBytes, formatMs, plural } from '../format';
 import type { Evidence, RunEvidence, RunKind } from './evidence';
 import { placeOf, placeText, type Verdict } from './verdict';
+import { shortCommand } from './launch-line';
 
 export type StepKind = 'environment' | RunKind;
 export type StepStatus = 'running' | 'done' | 'could-not-run' | 'not-run';
@@ -65,6 +66,7 @@ export function runFindings(run: RunEvidence): string[] {
   if (run.oomPicture) {
     const p = run.oomPicture;
     if (p.missing) out.push(`No allocator history: ${p.missing}`);
+    else if (!p.aliveByLine.length) out.push('At the failure PyTorch held nothing in tensors: the memory was taken outside its allocator.');
     else
       out.push(
         `At the failure PyTorch held ${p.allocatedBytes !== null ? formatBytes(p.allocatedBytes) : '?'} in tensors: ${p.aliveByLine
@@ -76,7 +78,7 @@ export function runFindings(run: RunEvidence): string[] {
   const others = (run.processes ?? []).filter((p) => !p.isProgram && p.peakBytes > 0);
   for (const p of others.slice(0, 3))
     out.push(
-      `PID ${p.pid} (${p.childOfProgram ? 'a child of the program' : 'another process'}${p.command ? `: ${p.command.slice(0, 80)}` : ''}) held up to ${formatBytes(p.peakBytes)}.`,
+      `PID ${p.pid} (${p.childOfProgram ? 'a child of the program' : 'another process'}${p.command ? `: ${shortCommand(p.command)}` : ''}) held up to ${formatBytes(p.peakBytes)}.`,
     );
   if (run.memory) out.push(`The device's memory in use peaked at ${formatBytes(run.memory.peakUsedBytes)} of ${formatBytes(run.memory.totalBytes)}.`);
   out.push(`Took ${formatMs(run.durationMs)}.`);

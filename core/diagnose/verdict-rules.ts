@@ -3,6 +3,7 @@ import type { FindingGroup } from '../sanitizer/findings';
 import { firstRun, runsOf, type Evidence, type RunEvidence } from './evidence';
 import { deathSignal, isCrashSignal } from './read-failure';
 import { notFaultExplanation } from './python-errors';
+import { shortCommand } from './launch-line';
 import { placeOf, placeText, type SourcePlace, type Verdict } from './verdict';
 
 type VerdictRule = { id: string; judge: (e: Evidence) => Omit<Verdict, 'rule'> | null };
@@ -11,16 +12,19 @@ const finished = (r: RunEvidence | undefined | null): r is RunEvidence => !!r &&
 const lastOf = (e: Evidence, kind: RunEvidence['kind']) => runsOf(e, kind).filter(finished).at(-1) ?? null;
 const groupsOf = (r: RunEvidence | null, kind: FindingGroup['kind']) => (r?.sanitizer?.groups ?? []).filter((g) => g.kind === kind && !heldByAllocator(g));
 /** A leak a caching allocator or the workbench held at exit is not the user's (the sanitizer report marks it). */
-const heldByAllocator = (g: FindingGroup) => 'heldBy' in g && (g as { heldBy?: unknown }).heldBy != null;
-const pyPlace = (g: FindingGroup): SourcePlace | null =>
+const heldByAllocator = (g: FindingGroup) => g.heldBy != null;
+const framePlace = (g: FindingGroup): SourcePlace | null =>
   g.userFrame?.file && g.userFrame.line ? { file: g.userFrame.file, line: g.userFrame.line, code: null, function: g.userFrame.func } : null;
+/** The Python line that launched a group's kernel: the tool's host stack, else the one call of the RawKernel in its file. */
+const launchPlace = (run: RunEvidence | null, g: FindingGroup): SourcePlace | null => {
+  const found = run?.sanitizer?.launchLines.find((l) => l.key === g.key);
+  return framePlace(g) ?? (found ? { file: found.file, line: found.line, code: null, function: null } : null);
+};
 const kernelOf = (g: FindingGroup) => (g.where ? { name: g.where.func, file: g.where.path, line: g.where.line } : null);
 const kernelText = (k: { name: string; file: string | null; line: number | null }) =>
   `${k.name}${k.file ? ` (${k.file.split('/').pop()}${k.line ? `:${k.line}` : ''})` : ''}`;
-const mappedWhere = (g: FindingGroup) => {
-  const mapped = (g as { sourceMapped?: { file: string; line: number } | null }).sourceMapped;
-  return mapped ? { name: g.where?.func ?? 'kernel', file: mapped.file, line: mapped.line } : kernelOf(g);
-};
+const mappedWhere = (g: FindingGroup) =>
+  g.sourceMapped ? { name: g.where?.func ?? 'kernel', file: g.sourceMapped.file, line: g.sourceMapped.line } : kernelOf(g);
 
 /** The operation's true line: the blocking re-run's, else the sanitizer's launch frame, else the first run's. */
 function trueLine(e: Evidence, memcheck: RunEvidence | null): { line: SourcePlace | null; misleading: SourcePlace | null; how: string } {
@@ -32,7 +36,7 @@ function trueLine(e: Evidence, memcheck: RunEvidence | null): { line: SourcePlac
     const moved = reported && (reported.file !== line.file || reported.line !== line.line);
     return { line, misleading: moved ? reported : null, how: moved ? 'found by the re-run with CUDA_LAUNCH_BLOCKING=1' : 'confirmed by the blocking re-run' };
   }
-  const launched = memcheck?.sanitizer?.groups.map(pyPlace).find((p) => p !== null) ?? null;
+  const launched = memcheck?.sanitizer?.groups.map((g) => launchPlace(memcheck, g)).find((p) => p !== null) ?? null;
   if (launched) return { line: launched, misleading: reported, how: 'from the launch stack memcheck recorded' };
   if (first.failure.launchBlocking === true) return { line: reported, misleading: null, how: 'CUDA_LAUNCH_BLOCKING=1 was already set' };
   return { line: reported, misleading: null, how: 'where the error surfaced: the real operation may be earlier (no blocking re-run was made)' };
@@ -83,13 +87,13 @@ function memoryFault(e: Evidence): Omit<Verdict, 'rule'> | null {
   const faulted = first.failure.category === 'kernel-fault';
   const { line, misleading, how } = faulted
     ? trueLine(e, memcheck)
-    : { line: pyPlace(access), misleading: null, how: 'from the launch stack memcheck recorded' };
+    : { line: launchPlace(memcheck, access), misleading: null, how: 'from the launch stack memcheck recorded' };
   const kernel = mappedWhere(access);
   const threads = access.count > 1 ? `${access.count} accesses` : 'one access';
   return {
     kind: 'memory-fault',
     sentence: `${access.text.replace(/\.$/, '')} in ${kernel ? kernelText(kernel) : 'a kernel'}${line ? `, launched at ${placeText(line)}` : ''}${faulted ? '' : ' — it did not crash the program, but the result is not to be trusted'}.`,
-    userLine: line ?? pyPlace(access),
+    userLine: line ?? launchPlace(memcheck, access),
     misleadingLine: misleading,
     kernel,
     cause: `memcheck saw ${threads} outside what the program allocated${nearestText(access)}${access.example.thread ? `, first by thread (${dim(access.example.thread)}) of block (${access.example.block ? dim(access.example.block) : '?'})` : ''}. The Python line is ${how}.`,
@@ -150,8 +154,14 @@ function outOfMemory(e: Evidence): Omit<Verdict, 'rule'> | null {
     misleadingLine: null,
     kernel: null,
     cause: [
-      alive.length ? `Alive at the failure: ${alive.join(', ')}.` : picture?.missing ? `No allocator history: ${picture.missing}` : null,
-      ...(first.failure.specifics.slice(-1) ?? []),
+      alive.length
+        ? `Alive at the failure: ${alive.join(', ')}.`
+        : picture?.missing
+          ? `No allocator history: ${picture.missing}`
+          : picture
+            ? 'PyTorch itself held nothing at the failure.'
+            : null,
+      ...first.failure.specifics.slice(0, -1),
     ]
       .filter(Boolean)
       .join(' '),
@@ -164,9 +174,9 @@ export function describeOtherProcess(e: Evidence, pid: number | null, bytes: num
   const seen = pid === null ? undefined : e.runs.flatMap((r) => r.processes ?? []).find((p) => p.pid === pid);
   const before = pid === null ? undefined : e.environment.processes.find((p) => p.pid === pid);
   const what = seen
-    ? `${seen.childOfProgram ? 'a child of the program' : 'another process'}${seen.command ? `: ${seen.command.length > 80 ? `${seen.command.slice(0, 77)}…` : seen.command}` : ''}`
+    ? `${seen.childOfProgram ? 'a child of the program' : 'another process'}${seen.command ? `: ${shortCommand(seen.command)}` : ''}`
     : before
-      ? `running before the program started${before.command ? `: ${before.command}` : ''}`
+      ? `running before the program started${before.command ? `: ${shortCommand(before.command)}` : ''}`
       : 'another process';
   return `${pid === null ? 'other processes' : `process ${pid}`} (${what}) held ${formatBytes(bytes)}`;
 }
@@ -222,7 +232,7 @@ function sanitizerFound(kind: 'leak' | 'race' | 'uninitialised-read', tool: 'mem
     const group = groupsOf(run, kind)[0];
     if (!group) return null;
     const kernel = kind === 'leak' ? null : mappedWhere(group);
-    const line = pyPlace(group);
+    const line = launchPlace(run, group);
     const leaked = groupsOf(run, 'leak').reduce((sum, g) => sum + g.leakedBytes, 0);
     const text: Record<typeof kind, string> = {
       leak: `The program leaks ${formatBytes(leaked)} of device memory${line ? `, allocated at ${placeText(line)}` : ''}: it was never freed before exit.`,

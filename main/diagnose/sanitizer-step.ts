@@ -1,7 +1,30 @@
-import type { RunEvidence, SanitizerRunKind } from '../../core/diagnose/evidence';
+import type { RunEvidence, SanitizerEvidence, SanitizerRunKind } from '../../core/diagnose/evidence';
+import { rawKernelLaunchLine } from '../../core/diagnose/launch-line';
 import { readFailure } from '../../core/diagnose/read-failure';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { readRegularFile } from '../services/safe-fs';
 import { sanitizeProgram, SanitizerUnavailableError } from '../tools/sanitize-program';
 import type { Diagnosis } from './diagnose-service';
+
+/** A Python file read to find a kernel's launch, at most. */
+const PYTHON_FILE_MAX_BYTES = 4 * 2 ** 20;
+
+/** For groups the tool gave no host stack (racecheck, initcheck), the one call of their CuPy kernel in the user's file. */
+async function launchLinesOf(report: SanitizeReport): Promise<SanitizerEvidence['launchLines']> {
+  const out: SanitizerEvidence['launchLines'] = [];
+  for (const g of report.groups) {
+    if (g.userFrame || !g.sourceMapped || !g.where) continue;
+    const text = await readRegularFile(g.sourceMapped.file, PYTHON_FILE_MAX_BYTES)
+      .then((r) => r.bytes.toString('utf8'))
+      .catch(() => null);
+    const line = text === null ? null : rawKernelLaunchLine(text, g.where.func);
+    if (line !== null) out.push({ key: g.key, file: g.sourceMapped.file, line });
+  }
+  return out;
+}
+
+/** The tool could not watch the program: it failed and never printed its summary. A crash under it is still watched. */
+const toolNeverWatched = (report: SanitizeReport) => report.verdict === 'tool-failed' && report.summary.errorsReported === null;
 
 /** The program under one compute-sanitizer tool, through the same service `gpu-workbench sanitize` uses. */
 export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env: NodeJS.ProcessEnv): Promise<RunEvidence> {
@@ -29,7 +52,8 @@ export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env
         verdict: report.verdict,
         headline: report.headline,
         groups: report.groups,
-        unavailable: report.verdict === 'tool-failed' ? (report.details[0] ?? report.headline) : null,
+        unavailable: toolNeverWatched(report) ? (report.details[0] ?? report.headline) : null,
+        launchLines: await launchLinesOf(report),
       },
     };
   } catch (error) {
@@ -43,7 +67,7 @@ export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env
       output: '',
       outputDroppedBytes: 0,
       failure: readFailure('', exit, true),
-      sanitizer: { verdict: 'tool-failed', headline: unavailable, groups: [], unavailable },
+      sanitizer: { verdict: 'tool-failed', headline: unavailable, groups: [], unavailable, launchLines: [] },
     };
   }
 }

@@ -35,6 +35,7 @@ import { SANITIZER_BUSY } from '../core/sanitizer/sanitizer-busy';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
+import { diagnoseHandlers } from './diagnose/diagnose-handlers';
 import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from './bundle/bundle-service';
@@ -144,6 +145,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       runsPrograms,
     }),
     'discovery.get': () => discover(),
+    ...diagnoseHandlers(runsPrograms),
     'devices.list': () => listDevices(),
     // Every driver and NVML query in it is time-limited (main/doctor/time-limit.ts): a wedged GPU gives a finding, not a hung view.
     'doctor.get': async () => ({ checks: (await runDoctor()).checks }),

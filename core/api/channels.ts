@@ -15,12 +15,24 @@ import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
 import type { SampleManifest } from '../samples/sample-manifest';
 import { SANITIZER_TOOLS } from '../sanitizer/findings';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
+import type { DiagnoseEvent, DiagnosisReport } from '../diagnose/report';
 import type { MonitorReport } from '../memory/monitor-report';
 import type { BundleExportEvent, BundleExportResult, BundlePreview } from '../bundle/bundle-export';
 import type { BundleView } from '../bundle/bundle-view';
 import type { MemorySample, SampledProcess } from '../memory/samples';
 
 const path = z.string().min(1).max(4096);
+/** The variables a program run from the UI gets beside the host's: names as a shell allows, bounded. */
+const programEnv = z
+  .record(
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+      .max(256),
+    z.string().max(32_768),
+  )
+  .refine((env) => Object.keys(env).length <= 64, 'at most 64 variables')
+  .default({});
 
 /** What a compile is asked with, from the editor or anywhere else. */
 const compileRequestFields = {
@@ -171,16 +183,7 @@ export const channels = {
       .object({
         command: z.array(z.string().min(1).max(4096)).min(1).max(256),
         cwd: path,
-        env: z
-          .record(
-            z
-              .string()
-              .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
-              .max(256),
-            z.string().max(32_768),
-          )
-          .refine((env) => Object.keys(env).length <= 64, 'at most 64 variables')
-          .default({}),
+        env: programEnv,
         tool: z.enum(SANITIZER_TOOLS as unknown as [string, ...string[]]),
         timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
       })
@@ -188,6 +191,26 @@ export const channels = {
     response: response<SanitizeReport>(),
     events: events<SanitizeEvent>(),
   },
+  /**
+   * Diagnoses a program (as `gpu-workbench diagnose --` does): the environment, a monitored run, then each re-run the
+   * evidence calls for, within a time budget. Refused unless the host was started to allow it (AppInfo.runsPrograms).
+   * The allocator history's snapshot, where one was recorded, is kept on the host and named in the report.
+   */
+  'diagnose.program': {
+    request: z
+      .object({
+        command: z.array(z.string().min(1).max(4096)).min(1).max(256),
+        cwd: path,
+        env: programEnv,
+        thorough: z.boolean().default(false),
+        budgetMs: z.number().int().min(1000).max(86_400_000).default(600_000),
+      })
+      .strict(),
+    response: response<DiagnosisReport>(),
+    events: events<DiagnoseEvent>(),
+  },
+  /** A diagnosis saved as JSON (`gpu-workbench diagnose --json > file`): read and checked, never run. */
+  'diagnose.open': { request: z.object({ path }).strict(), response: response<DiagnosisReport>() },
   /** A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one: read, never run. */
   'sanitize.open': {
     request: z
@@ -326,6 +349,11 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   }
   if (channel === 'compile.run' || channel === 'compile.sass') return 150_000;
   if (channel === 'sanitize.program') return (typeof asked === 'number' ? asked : 600_000) + 30_000;
+  // The budget, then the last step's stop (SIGTERM, a grace, SIGKILL) and the snapshot's import.
+  if (channel === 'diagnose.program') {
+    const budget = (request as { budgetMs?: unknown } | null)?.budgetMs;
+    return (typeof budget === 'number' ? budget : 600_000) + 120_000;
+  }
   // A 1 GiB snapshot (the most read) takes well under a minute; a loaded machine gets room.
   if (channel === 'memory.open') return 300_000;
   // The doctor (10 s at most) and a compile per kernel the cache does not hold, then the zip.

@@ -33,6 +33,12 @@ export interface DiagnosisReport {
   offered: RunKind[];
 }
 
+/** What a diagnosis streams while it works: each step as it starts and ends, and the program's output as it comes. */
+export type DiagnoseEvent =
+  | { kind: 'step-started'; index: number; step: DiagnosisStep }
+  | { kind: 'output'; index: number; stream: 'stdout' | 'stderr'; text: string }
+  | { kind: 'step-finished'; index: number; step: DiagnosisStep };
+
 export const STEP_TITLES: Record<StepKind, string> = {
   environment: 'The environment as the program will see it',
   'as-is': 'Run it as it is',

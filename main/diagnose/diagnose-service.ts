@@ -6,7 +6,7 @@ import type { EnvironmentEvidence, Evidence, RunEvidence, RunKind } from '../../
 import { isSanitizerRun } from '../../core/diagnose/evidence';
 import { nextStep, OFFERED_PASSES } from '../../core/diagnose/next-step-rules';
 import { readFailure } from '../../core/diagnose/read-failure';
-import { runFindings, STEP_TITLES, type DiagnosisReport, type DiagnosisStep } from '../../core/diagnose/report';
+import { runFindings, STEP_TITLES, type DiagnoseEvent, type DiagnosisReport, type DiagnosisStep } from '../../core/diagnose/report';
 import { judge } from '../../core/diagnose/verdict-rules';
 import { locateProgram } from '../memory/monitored-command';
 import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from '../memory/nvml-source';
@@ -35,10 +35,7 @@ export interface DiagnoseRequest {
   keepSnapshot?: string;
 }
 
-export type DiagnoseEvent =
-  | { kind: 'step-started'; index: number; step: DiagnosisStep }
-  | { kind: 'output'; index: number; stream: 'stdout' | 'stderr'; text: string }
-  | { kind: 'step-finished'; index: number; step: DiagnosisStep };
+export type { DiagnoseEvent };
 
 /** The variables each re-run sets; the shim's paths are filled in per diagnosis. */
 function envChangesFor(kind: RunKind, folder: string, programEnv: NodeJS.ProcessEnv): Record<string, string> {

@@ -49,6 +49,7 @@ await Promise.all([
       { in: r('bench/bundle-bench.ts'), out: 'bench/bundle-bench' },
       { in: r('bench/timeline-fps.ts'), out: 'bench/timeline-fps' },
       { in: r('bench/nvml-sampling.ts'), out: 'bench/nvml-sampling' },
+      { in: r('bench/diagnose-bench.ts'), out: 'bench/diagnose-bench' },
       ...testEntries,
     ],
     // The diagnosis's Python shim and probe travel inside the bundle, written out where a program's Python reads them.

@@ -1,0 +1,148 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments } from '../core/sanitizer/sanitizer-args';
+import type { DiagnosisReport } from '../core/diagnose/report';
+import { diagnoseProgram } from '../main/diagnose/diagnose-service';
+import { projectRoot } from '../main/paths';
+import { locateComputeSanitizer } from '../main/tools/compute-sanitizer';
+import SHIM from '../main/diagnose/python/sitecustomize.py';
+
+/**
+ * `npm run bench:diagnose` (GPU machine): what `diagnose` costs beside running the same steps by hand, and how soon
+ * the program's output reaches the screen.
+ *
+ * 1. Overhead. For program samples whose diagnosis takes several steps, the whole diagnosis (a new CLI process:
+ *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
+ *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
+ *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
+ * 2. Latency. A program prints a line stamped with the wall clock every 50 ms; the time from the stamp to the line
+ *    arriving (through the service's output events, and through the CLI's standard output to a reader). Target
+ *    < 100 ms.
+ */
+const ROUNDS = Number(process.argv[2] ?? 3);
+const root = projectRoot();
+const cli = join(root, 'dist/main/cli.js');
+const sanitizer = locateComputeSanitizer().path;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+function time(command: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd = root): number {
+  const started = performance.now();
+  const r = spawnSync(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000, maxBuffer: 256 * 2 ** 20 });
+  if (r.error) throw r.error;
+  return performance.now() - started;
+}
+
+/** The history re-run's shim, written where a person would put it (the report's own folder was private, and is gone). */
+function handEnv(changes: Record<string, string>, dir: string): Record<string, string> {
+  if (!changes['GPU_WORKBENCH_SNAPSHOT']) return changes;
+  mkdirSync(join(dir, 'shim'), { recursive: true });
+  writeFileSync(join(dir, 'shim', 'sitecustomize.py'), SHIM);
+  return { PYTHONPATH: join(dir, 'shim'), GPU_WORKBENCH_SNAPSHOT: join(dir, 'snapshot.pickle'), GPU_WORKBENCH_SHIM_NOTES: join(dir, 'notes.jsonl') };
+}
+
+/** The steps a report lists, run by hand: nvidia-smi, then each run with its env changes. */
+function byHand(report: DiagnosisReport, cwd: string, xmlDir: string): number {
+  let total = time('nvidia-smi', ['--query-gpu=index,name,memory.used,memory.total,driver_version', '--format=csv']);
+  for (const step of report.steps) {
+    if (step.kind === 'environment' || step.status !== 'done') continue;
+    const env = { ...process.env, ...handEnv(step.envChanges, xmlDir) };
+    if (step.kind === 'memcheck' || step.kind === 'racecheck' || step.kind === 'initcheck') {
+      const options = { ...DEFAULT_SANITIZER_OPTIONS, tool: step.kind, printLimit: 1000, leakCheck: step.kind === 'memcheck' };
+      total += time(sanitizer!, [...sanitizerArguments(options, join(xmlDir, 'hand-%p.xml')), ...step.argv], env, cwd);
+    } else total += time(step.argv[0]!, step.argv.slice(1), env, cwd);
+  }
+  return total;
+}
+
+function diagnoseCli(name: string, thorough: boolean): { ms: number; report: DiagnosisReport } {
+  const started = performance.now();
+  const cwd = join(root, 'samples/programs', name);
+  const script = spawnSync('ls', [cwd])
+    .stdout.toString()
+    .split('\n')
+    .find((f) => f.endsWith('.py'))!;
+  const r = spawnSync(process.execPath, [cli, 'diagnose', '--json', '--cwd', cwd, ...(thorough ? ['--thorough'] : []), '--', 'python3', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 256 * 2 ** 20,
+    timeout: 900_000,
+  });
+  return { ms: performance.now() - started, report: JSON.parse(r.stdout.toString()) as DiagnosisReport };
+}
+
+async function overhead(): Promise<void> {
+  const cases = [
+    { name: 'pytorch-device-assert', thorough: false },
+    { name: 'ctypes-segfault', thorough: false },
+    { name: 'pytorch-oom-too-large', thorough: false },
+    { name: 'cupy-race', thorough: true },
+  ];
+  const xmlDir = mkdtempSync(join(tmpdir(), 'diagnose-bench-'));
+  console.log(`\n1. The whole diagnosis against the same steps by hand (${ROUNDS} rounds, alternating)`);
+  console.log('case | steps | diagnose (median) | by hand (median) | overhead');
+  for (const c of cases) {
+    const ours: number[] = [];
+    const hand: number[] = [];
+    let steps = '';
+    for (let i = 0; i < ROUNDS; i++) {
+      const d = diagnoseCli(c.name, c.thorough);
+      ours.push(d.ms);
+      steps = d.report.steps.map((s) => s.kind).join('+');
+      hand.push(byHand(d.report, join(root, 'samples/programs', c.name), xmlDir));
+    }
+    const o = median(ours);
+    const h = median(hand);
+    console.log(`${c.name} | ${steps} | ${(o / 1000).toFixed(2)} s | ${(h / 1000).toFixed(2)} s | ${(((o - h) / h) * 100).toFixed(1)}%`);
+  }
+}
+
+const STAMPER = 'import time, sys\nfor i in range(40):\n    print(f"{time.time_ns()}", flush=True)\n    time.sleep(0.05)\n';
+
+async function latency(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'diagnose-latency-'));
+  writeFileSync(join(dir, 'stamp.py'), STAMPER);
+  const viaService: number[] = [];
+  await diagnoseProgram({
+    argv: ['python3', 'stamp.py'],
+    cwd: dir,
+    budgetMs: 120_000,
+    onEvent: (e) => {
+      if (e.kind !== 'output') return;
+      const now = Date.now() * 1e6;
+      for (const line of e.text.split('\n').filter((l) => /^\d{19}$/.test(l))) viaService.push((now - Number(line)) / 1e6);
+    },
+  });
+  const viaCli = await new Promise<number[]>((resolve) => {
+    const delays: number[] = [];
+    const child = spawn(process.execPath, [cli, 'diagnose', '--cwd', dir, '--', 'python3', 'stamp.py'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.on('data', (chunk: Buffer) => {
+      const now = Date.now() * 1e6;
+      for (const line of chunk
+        .toString()
+        .split('\n')
+        .filter((l) => /^\d{19}$/.test(l)))
+        delays.push((now - Number(line)) / 1e6);
+    });
+    child.on('close', () => resolve(delays));
+  });
+  console.log('\n2. From the program writing a line to the line arriving (ms)');
+  for (const [name, xs] of [
+    ['through the service (the UI’s path)', viaService],
+    ['through the CLI’s standard output', viaCli],
+  ] as const)
+    console.log(`${name}: ${xs.length} lines, median ${median(xs).toFixed(2)}, p95 ${pct(xs, 0.95).toFixed(2)}, max ${Math.max(...xs).toFixed(2)}`);
+}
+
+async function main(): Promise<void> {
+  if (!sanitizer) {
+    console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
+    process.exit(2);
+  }
+  await latency();
+  await overhead();
+}
+
+void main();

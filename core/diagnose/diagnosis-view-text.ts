@@ -1,0 +1,57 @@
+import { formatBytes, plural } from '../format';
+import type { OomPicture, RunKind } from './evidence';
+import type { DiagnosisReport } from './report';
+
+/**
+ * The sentences the app's Diagnose view says beside a report's own (core/diagnose/report.ts builds those): built
+ * here, once, so the view shows them and never composes them.
+ */
+
+/** Why the view runs nothing on this host: the host's own refusal (diagnose-handlers' PROGRAMS_OFF), said before asking. */
+export const DIAGNOSE_PROGRAMS_OFF =
+  'This workbench does not run programs named from the browser: it was started without `--allow-programs`. Start it with `gpu-workbench serve --allow-programs`, or run `gpu-workbench diagnose -- <command>` in a terminal on the GPU machine. A diagnosis saved as JSON (`gpu-workbench diagnose --json > report.json`) opens here either way.';
+
+/** The line the first run blamed, set beside the real one. */
+export const MISLEADING_LINE_NOTE = 'a later call, where the error was only reported: CUDA reports a kernel’s failure at the next call that waits for the GPU.';
+
+/** What an opened, run or cancelled report is, above it. */
+export function reportOriginText(origin: { kind: 'file'; path: string } | { kind: 'run' } | { kind: 'cancelled' }): string {
+  if (origin.kind === 'file') return `Opened from ${origin.path}: read, never run.`;
+  if (origin.kind === 'run') return 'Diagnosed here, just now.';
+  return 'Cancelled: the program was stopped, with every process it started. This is what the diagnosis had found when it stopped.';
+}
+
+/** The passes a clean run did not make, and how to make them here. */
+export function offeredText(offered: readonly RunKind[]): string | null {
+  if (!offered.length) return null;
+  const names = offered.length === 1 ? offered[0]! : `${offered.slice(0, -1).join(', ')} and ${offered.at(-1)!}`;
+  return `The program ran clean, so the sanitizer passes were offered, not run: ${names}. Tick “Run the sanitizer passes after a clean exit” and diagnose it again to run them.`;
+}
+
+/** The environment's checks, when none warned or failed. */
+export function environmentChecksText(report: Pick<DiagnosisReport, 'evidence'>): string | null {
+  const env = report.evidence.environment;
+  if (env.checks.length) return null;
+  return env.problems.length
+    ? `The environment could not be looked at whole: ${env.problems.join(' ')}`
+    : 'No check of the program’s environment warned or failed.';
+}
+
+/** The allocator's picture in one line: what was asked for, what was held, what was free in its cache. */
+export function oomPictureText(p: OomPicture): string {
+  if (p.missing) return `No allocator history: ${p.missing}`;
+  const parts: string[] = [];
+  if (p.requestedBytes !== null) parts.push(`It asked for ${formatBytes(p.requestedBytes)}`);
+  if (p.allocatedBytes !== null)
+    parts.push(`PyTorch held ${formatBytes(p.allocatedBytes)} in tensors${p.reservedBytes !== null ? ` of ${formatBytes(p.reservedBytes)} reserved` : ''}`);
+  if (p.freeInCacheBytes !== null)
+    parts.push(
+      `${formatBytes(p.freeInCacheBytes)} was free in its cache${p.largestFreeInCacheBytes !== null && p.freeInCacheBytes > 0 ? ` (the largest piece ${formatBytes(p.largestFreeInCacheBytes)})` : ''}`,
+    );
+  const held = p.aliveByLine.length ? ` Alive at the failure, by the line that allocated it: ${plural(p.aliveByLine.length, 'line')}.` : '';
+  return `${parts.length ? `${parts.join('; ')}.` : 'The allocator recorded no totals.'}${held}`;
+}
+
+/** Why the snapshot cannot be opened in the Memory tab, when the report names none that is here. */
+export const SNAPSHOT_NOT_HERE =
+  'The allocator’s snapshot is not here (it is looked for where the report names it, and beside the report): only its summary is shown.';

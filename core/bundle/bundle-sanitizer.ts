@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { SANITIZER_TOOLS, type SanitizerTool } from '../sanitizer/findings';
+import { SANITIZER_TOOLS, type FindingGroup, type MemoryHolder, type SanitizerTool } from '../sanitizer/findings';
+import type { HeldMemory } from '../sanitizer/held-memory';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import { MAX_RAW_SANITIZER_BYTES } from './bundle-limits';
 
@@ -106,7 +107,31 @@ const finding = z.object({
   hostStackAt: text(256).nullable(),
   hostStack: z.array(frame).max(1024),
 });
-const group = z.object({
+/** Who held memory at exit (core/sanitizer/held-memory.ts); the check below keeps this list and MemoryHolder the same. */
+const MEMORY_HOLDERS = ['pytorch-caching-allocator', 'cupy-memory-pool', 'cupy-arrays', 'workbench-runner'] as const satisfies readonly MemoryHolder[];
+const _everyHolder = (h: MemoryHolder): (typeof MEMORY_HOLDERS)[number] => h;
+void _everyHolder;
+const holder = z.enum(MEMORY_HOLDERS);
+/** A line number someone could go to: a bundle's 0, negative or huge line is not one. */
+const sourceLine = z.number().int().min(1).max(100_000_000);
+/** A CuPy kernel's line found again in the user's .py, beside CuPy's copy the tool named. */
+const sourceMapped = z.object({
+  file: text(4096),
+  line: sourceLine,
+  cachePath: text(4096),
+  cacheLine: sourceLine,
+  how: z.enum(['whole-source', 'line-text']),
+});
+/** API errors folded under one fault, at most; a real run has a handful (every later call fails once with the sticky error). */
+export const MAX_FOLDED_GROUPS = 10_000;
+/** Holders of memory at exit, at most: one entry per rule of HOLDER_RULES. */
+const MAX_HOLDERS = 16;
+/**
+ * A group as a bundle holds it. Folding is one level deep (a fault's followers never have followers of their own):
+ * the groups inside `followedBy` and `heldAtExit` are read with this, which has no `followedBy`, so a hostile bundle
+ * cannot nest without end.
+ */
+const flatGroup = z.object({
   key: text(8192),
   tool,
   kind,
@@ -121,6 +146,16 @@ const group = z.object({
   leakedBytes: z.number().min(0),
   hazards: z.number().min(0),
   addressNamed: text(4096).nullable().optional(),
+  heldBy: holder.nullable().optional(),
+  sourceMapped: sourceMapped.nullable().optional(),
+  raceSourceMapped: z.object({ first: sourceMapped.nullable(), second: sourceMapped.nullable() }).nullable().optional(),
+});
+const group = flatGroup.extend({ followedBy: z.array(flatGroup).max(MAX_FOLDED_GROUPS).optional() });
+const heldMemory = z.object({
+  holder,
+  bytes: z.number().min(0),
+  blocks: z.number().int().min(0),
+  groups: z.array(flatGroup).max(100_000),
 });
 
 /** sanitizer.json as read from a bundle someone sent: the shape the Sanitizer tab reads, every string and list bounded. */
@@ -138,6 +173,11 @@ export const sanitizeReportSchema = z.object({
   findings: z.number().int().min(0),
   findingsFrom: z.enum(['xml', 'text']),
   groups: z.array(group).max(100_000),
+  heldAtExit: z
+    .array(heldMemory)
+    .max(MAX_HOLDERS)
+    .refine((held) => new Set(held.map((h) => h.holder)).size === held.length, 'each holder once')
+    .optional(),
   summary: z.object({
     errorsReported: z.number().nullable(),
     warningsReported: z.number().nullable(),
@@ -162,3 +202,10 @@ export const sanitizeReportSchema = z.object({
 // The schema reads what the type says: a compile-time check that they agree.
 const _agrees = (r: z.infer<typeof sanitizeReportSchema>): SanitizeReport => r;
 void _agrees;
+// … and reads every field the types have: zod drops a key it does not name, so a field added to the report, a group
+// or the memory held at exit, and not here, would vanish from every bundle. Each of these is `true` only when none is missing.
+type Covers<Type, Schema extends z.ZodTypeAny> = Exclude<keyof Type, keyof z.infer<Schema>> extends never ? true : false;
+const _coversReport: Covers<SanitizeReport, typeof sanitizeReportSchema> = true;
+const _coversGroup: Covers<FindingGroup, typeof group> = true;
+const _coversHeld: Covers<HeldMemory, typeof heldMemory> = true;
+void [_coversReport, _coversGroup, _coversHeld];

@@ -1,7 +1,7 @@
 import { basename, dirname } from 'node:path';
 
+import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
-import { groupFindings } from '../../core/sanitizer/group';
 import { emptySummary, mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { FileRefusedError, streamRegularFile } from '../services/safe-fs';
@@ -25,8 +25,8 @@ export function toolFromRecordKinds(findings: readonly SanitizerFinding[]): Sani
 
 /**
  * A report someone saved (`compute-sanitizer --xml --save report.xml`), and optionally the text the tool
- * printed with it, read as a run of the workbench's own: streamed through the same parser, bounded, grouped
- * and judged. Nothing in it is trusted: it is parsed, never executed or followed.
+ * printed with it, read as a run of the workbench's own: streamed through the same parser, bounded, arranged
+ * (held memory apart, API errors folded under their fault) and judged. Nothing in it is trusted: it is parsed, never executed or followed.
  */
 export async function importSanitizerReport(xmlPath: string, textPath: string | null, tool: SanitizerTool | null): Promise<SanitizeReport> {
   const started = performance.now();
@@ -39,7 +39,9 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
   const findings = textInfo ? mergeText(parsed.findings, textInfo) : parsed.findings;
   const chosen = tool ?? toolFromRecordKinds(findings);
   const retagged = findings.map((f) => (f.tool === chosen ? f : { ...f, tool: chosen }));
-  const groups = groupFindings(retagged);
+  // Arranged as a run of the workbench's own is (main/tools/sanitize-program.ts), so a saved report reads as the run
+  // did: memory an allocator held at exit set apart, the API errors a kernel fault left behind folded under it.
+  const { groups, findings: counted, held } = arrangeFindings(retagged);
   // Without the text there is no summary: the report alone says what was found, not that nothing was cut.
   const summary = textInfo?.summary ?? { ...emptySummary(), errorsReported: retagged.length };
   const judged = judgeSanitizeRun({
@@ -48,8 +50,9 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     signal: null,
     timedOut: null,
     cancelled: false,
-    findings: retagged.length,
+    findings: counted,
     groups,
+    held,
     summary,
     xmlFiles: 1,
     problems,
@@ -65,8 +68,9 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     exitCode: null,
     signal: null,
     durationMs: performance.now() - started,
-    findings: retagged.length,
+    findings: counted,
     groups,
+    heldAtExit: held,
     summary,
     xmlFiles: [{ name: basename(xmlPath), bytes: parsed.size }],
     findingsFrom: 'xml',

@@ -209,6 +209,11 @@ export const channels = {
     response: response<DiagnosisReport>(),
     events: events<DiagnoseEvent>(),
   },
+  /** A diagnosis the host holds (by the id it gave the report) as a bundle: the report, its snapshot, the doctor; redacted unless asked not to. */
+  'diagnose.export': {
+    request: z.object({ id: z.string().regex(/^[a-z0-9-]{1,64}$/), path, redact: z.boolean().default(true) }).strict(),
+    response: response<{ path: string; bytes: number; notes: string[] }>(),
+  },
   /** A diagnosis saved as JSON (`gpu-workbench diagnose --json > file`): read and checked, never run. */
   'diagnose.open': { request: z.object({ path }).strict(), response: response<DiagnosisReport>() },
   /** A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one: read, never run. */
@@ -359,6 +364,7 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   // The doctor (10 s at most) and a compile per kernel the cache does not hold, then the zip.
   if (channel === 'bundle.export' || channel === 'bundle.preview') return 300_000;
   if (channel === 'bundle.open') return 120_000;
+  if (channel === 'diagnose.export') return 120_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   if (channel === 'monitor.start') {
     // Without a duration it runs until stopped: the longest a timer can wait.

@@ -20,8 +20,9 @@ export const DEFAULT_BUNDLE_LIMITS: BundleLimits = {
  * The newest manifest schema this version reads (and the one it writes). 1: plan, result, sources, environment,
  * doctor, devices, sanitizer report, repro/. 2 adds compile.json (options, commands, logs, diagnostics), ptx/,
  * validation.json (the validator's findings), samples.json (NVML samples) and sanitizer/ (the tool's own output).
+ * 3 adds diagnosis.json (a program's diagnosis) and diagnosis/oom-snapshot.pickle (its allocator history).
  */
-export const BUNDLE_SCHEMA = 2;
+export const BUNDLE_SCHEMA = 3;
 
 /** The sanitizer's own output a bundle keeps, at most (each of the text and every XML): the start and the end of it. */
 export const MAX_RAW_SANITIZER_BYTES = 4 * 1024 ** 2;

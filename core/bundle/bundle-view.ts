@@ -1,3 +1,5 @@
+import { parseDiagnosisReport } from '../diagnose/report-schema';
+import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
 
 import type { DoctorCheck } from '../discovery';
@@ -71,6 +73,9 @@ export interface BundleView {
   devices: DeviceProfile[];
   doctor: BundleDoctor;
   environment: { redacted: boolean; variables: Record<string, string> } | null;
+  /** A program's diagnosis (schema 3), and the entry holding its allocator history's snapshot. */
+  diagnosis: DiagnosisReport | null;
+  diagnosisSnapshot: string | null;
   /** What the bundle lacks, or what could not be shown from it, one sentence each. */
   notes: string[];
 }
@@ -153,8 +158,11 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     if (!checked.ok) throw new BundleContentError(`${c.result} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
     outcome = checked.outcome;
   }
-  if (!plan) notes.push('The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.');
-  if (!outcome) notes.push('The bundle holds no run result: there is no diagnosis, memory timeline or validator context from a run.');
+  const diagnosis = c.diagnosis === null ? null : diagnosisOf(jsonEntry(entries, c.diagnosis), c.diagnosis);
+  if (c.diagnosisSnapshot !== null && !entries.has(c.diagnosisSnapshot))
+    throw new BundleContentError(`the manifest names ${c.diagnosisSnapshot}, which the bundle does not hold`);
+  if (!plan && !diagnosis) notes.push('The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.');
+  if (!outcome && !diagnosis) notes.push('The bundle holds no run result: there is no diagnosis, memory timeline or validator context from a run.');
 
   // Sources: the plan's own text (what would run), one document per distinct text.
   const sources: BundleSource[] = [];
@@ -231,7 +239,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   const sanitizer =
     c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
   const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
-  if (!sanitizer) notes.push('The bundle holds no compute-sanitizer report.');
+  if (!sanitizer && !diagnosis) notes.push('The bundle holds no compute-sanitizer report.');
   // The samples travel with the outcome as a run's own do, so whatever draws the run draws the bundle's samples.
   if (outcome && samples && !outcome.samples) outcome = { ...outcome, samples };
 
@@ -245,7 +253,10 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     path,
     manifest,
     entries: [...entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength })),
-    recorded: { device: outcome?.result?.device.name ?? devices[0]?.device.name ?? null, at: manifest.createdAt },
+    recorded: {
+      device: outcome?.result?.device.name ?? devices[0]?.device.name ?? diagnosis?.evidence.environment.gpus?.[0]?.name ?? null,
+      at: manifest.createdAt,
+    },
     plan,
     outcome,
     sources,
@@ -259,6 +270,14 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     devices,
     doctor,
     environment,
+    diagnosis,
+    diagnosisSnapshot: c.diagnosisSnapshot,
     notes,
   };
+}
+
+function diagnosisOf(value: unknown, name: string): DiagnosisReport {
+  const parsed = parseDiagnosisReport(value);
+  if (!parsed.ok) throw new BundleContentError(`${name} is not a diagnosis report: ${parsed.error}`);
+  return parsed.report;
 }

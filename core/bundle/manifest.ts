@@ -39,6 +39,9 @@ export const bundleManifestSchema = z
         samples: entry.nullable().default(null),
         /** Schema 2: what compute-sanitizer itself wrote: its text, its XML reports (bounded). */
         sanitizerRaw: z.array(entry).max(64).default([]),
+        /** Schema 3: a program's diagnosis (`gpu-workbench diagnose`), and the allocator history's snapshot it recorded. */
+        diagnosis: entry.nullable().default(null),
+        diagnosisSnapshot: entry.nullable().default(null),
       })
       .strict(),
   })
@@ -58,6 +61,8 @@ export function namedEntries(manifest: BundleManifest): string[] {
     c.compile,
     c.validation,
     c.samples,
+    c.diagnosis,
+    c.diagnosisSnapshot,
     ...c.sources,
     ...c.repro,
     ...c.ptx,

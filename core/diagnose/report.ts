@@ -22,6 +22,8 @@ export interface DiagnosisStep {
 
 export interface DiagnosisReport {
   schema: 1;
+  /** The host's name for a report it holds (to export it without the renderer sending it back); absent in files. */
+  id?: string;
   program: { argv: string[]; cwd: string; envChanges: Record<string, string>; thorough: boolean };
   startedAt: string;
   durationMs: number;

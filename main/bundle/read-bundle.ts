@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { placeDiagnosisSnapshot } from './diagnosis-bundle';
 
 import yauzl from 'yauzl';
 
@@ -131,9 +132,10 @@ function parseManifest(entries: Map<string, Uint8Array>, refuse: (reason: string
 export async function openBundleView(path: string, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Promise<BundleView> {
   const opened = await readBundle(path, limits);
   try {
-    return bundleView(path, opened.manifest, opened.entries, {
+    const view = bundleView(path, opened.manifest, opened.entries, {
       encode: { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') },
     });
+    return await placeDiagnosisSnapshot(view, view.diagnosisSnapshot ? opened.entries.get(view.diagnosisSnapshot) : undefined);
   } catch (error) {
     if (error instanceof BundleContentError) throw new BundleRefusedError(path, error.message);
     throw error;

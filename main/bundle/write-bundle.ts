@@ -170,6 +170,8 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
       validation: 'validation.json',
       samples: files.has('samples.json') ? 'samples.json' : null,
       sanitizerRaw,
+      diagnosis: null,
+      diagnosisSnapshot: null,
     },
   };
   const entries = new Map<string, Uint8Array>([['manifest.json', encode(manifest)], ...files]);

@@ -436,10 +436,12 @@ export function buildProgram(): Command {
         // Read as the app reads it: every entry for what its role says, so what inspect accepts the app opens.
         const view = await openBundleView(resolve(file));
         const { manifest, entries, notes } = view;
-        print(!!opts.json, { manifest, entries, recorded: view.recorded, diagnosis: view.outcome?.diagnosis.headline ?? null, notes }, () =>
+        const verdict = view.outcome?.diagnosis.headline ?? view.diagnosis?.verdict.sentence ?? null;
+        print(!!opts.json, { manifest, entries, recorded: view.recorded, diagnosis: verdict, notes }, () =>
           [
             `Bundle ${resolve(file)}: schema ${manifest.schema}, made ${manifest.createdAt} by GPU Workbench ${manifest.workbench.version}${manifest.redacted ? ', redacted' : ''}`,
-            `  recorded on ${view.recorded.device ?? 'an unknown device'}${view.outcome ? `: ${view.outcome.diagnosis.headline}` : ''}`,
+            `  recorded on ${view.recorded.device ?? 'an unknown device'}${verdict ? `: ${verdict}` : ''}`,
+            ...(view.diagnosis ? [`  a program's diagnosis: ${view.diagnosis.program.argv.join(' ')}`] : []),
             `  plan: ${manifest.contents.plan ?? '—'}   result: ${manifest.contents.result ?? '—'}   sources: ${manifest.contents.sources.join(', ') || '—'}`,
             ...entries.map((e) => `  ${e.name}  ${formatBytes(e.bytes)}`),
             ...(notes.length ? ['It lacks:', ...notes.map((n) => `  - ${n}`)] : []),

@@ -4,7 +4,8 @@
  * re-run the evidence calls for (blocking, memcheck, the allocator's history, the fault handler…) — as one report.
  */
 
-import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 
 import { type Command, InvalidArgumentError } from 'commander';
 
@@ -12,6 +13,9 @@ import { reportLines } from '../../core/diagnose/report';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { DEFAULT_BUDGET_MS, diagnoseProgram, type DiagnoseEvent } from '../diagnose/diagnose-service';
 import { EXIT } from './exit-codes';
+import { exportDiagnosisBundle } from '../bundle/diagnosis-bundle';
+import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
+import { snapshotKeepPath } from '../diagnose/diagnose-files';
 
 /** A day: a budget past it is a typo. */
 const MAX_BUDGET_MS = 86_400_000;
@@ -37,6 +41,8 @@ interface DiagnoseOptions {
   cwd?: string;
   json?: boolean;
   saveSnapshot?: string;
+  bundle?: string;
+  redact: boolean;
 }
 
 /** The program's output, and each step as it starts and ends, on the terminal as they come. */
@@ -54,6 +60,16 @@ async function diagnose(args: string[], opts: DiagnoseOptions, hasCommand: boole
   if (!hasCommand || !args.length) {
     console.error('✗ Give the program after --: gpu-workbench diagnose -- python3 train.py');
     return EXIT.usage;
+  }
+  for (const [flag, path] of [
+    ['--bundle', opts.bundle],
+    ['--save-snapshot', opts.saveSnapshot],
+  ] as const) {
+    const folder = path ? await stat(dirname(resolve(path))).catch(() => null) : true;
+    if (!folder || (folder !== true && !folder.isDirectory())) {
+      console.error(`✗ ${flag} ${path}: the folder ${dirname(resolve(path!))} does not exist.`);
+      return EXIT.usage;
+    }
   }
   const controller = new AbortController();
   let interrupts = 0;
@@ -74,10 +90,22 @@ async function diagnose(args: string[], opts: DiagnoseOptions, hasCommand: boole
       budgetMs: opts.budget,
       signal: controller.signal,
       onEvent: progressPrinter(!!opts.json),
-      keepSnapshot: opts.saveSnapshot ? resolve(opts.saveSnapshot) : undefined,
+      keepSnapshot: opts.saveSnapshot ? resolve(opts.saveSnapshot) : opts.bundle ? await snapshotKeepPath() : undefined,
     });
     if (opts.json) console.log(JSON.stringify(report, null, 2));
     else console.log(['', ...reportLines(report)].join('\n'));
+    if (opts.bundle) {
+      try {
+        const written = await exportDiagnosisBundle(report, resolve(opts.bundle), { redact: opts.redact });
+        console.error(
+          `\nBundle written: ${written.path} (${(written.bytes / 2 ** 20).toFixed(1)} MiB${opts.redact ? ', redacted' : ''}).${written.notes.map((n) => `\n  ${n}`).join('')}`,
+        );
+      } catch (error) {
+        if (!(error instanceof BundleWriteError || error instanceof BundleCancelledError)) throw error;
+        console.error(`✗ ${error.message}`);
+        return EXIT.failed;
+      }
+    }
     return report.verdict.kind === 'clean' ? EXIT.ok : report.verdict.kind === 'stopped' ? EXIT.unavailable : EXIT.failed;
   } finally {
     for (const s of signals) process.off(s, interrupt);
@@ -103,6 +131,8 @@ export function registerDiagnoseCommand(program: Command): void {
     .option('--env <NAME=value>', "set a variable in the program's environment (repeat for more)", collectEnv, {})
     .option('--cwd <dir>', 'run the program in this folder (default: here)')
     .option('--save-snapshot <file>', "keep the allocator history's snapshot (a PyTorch pickle: open it with gpu-workbench memory or in the Memory tab)")
+    .option('--bundle <file.zip>', 'write the diagnosis as a bundle a colleague can open (the report, every run’s output, the snapshot, the doctor)')
+    .option('--no-redact', 'keep user and host names, home folders and your own variables in the bundle (hidden by default)')
     .option('--json', "machine-readable report on standard output; the program's output and the steps go to standard error")
     .action(async (args: string[], opts: DiagnoseOptions, command: Command) => {
       const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];

@@ -1,27 +1,39 @@
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 
 import { ApiError, type CallContext, type ChannelEvent, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
+import type { DiagnosisReport } from '../../core/diagnose/report';
+import { BoundedLru } from '../bounded-lru';
+import { exportDiagnosisBundle } from '../bundle/diagnosis-bundle';
+import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { diagnoseProgram } from './diagnose-service';
 import { DiagnosisFileError, openDiagnosisFile, snapshotKeepPath } from './diagnose-files';
 
-type Handler<C extends 'diagnose.program' | 'diagnose.open'> = (
-  request: ChannelRequest<C>,
-  context: CallContext<ChannelEvent<C>>,
-) => Promise<ChannelResponse<C>>;
+type DiagnoseChannel = 'diagnose.program' | 'diagnose.open' | 'diagnose.export';
+type Handler<C extends DiagnoseChannel> = (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>>;
+
+/** Reports the host holds for export, by id: the newest, bounded by their size (outputs can be megabytes). */
+const HELD_BYTES = 256 * 2 ** 20;
 
 const PROGRAMS_OFF =
   'This workbench does not run programs named from the browser: it was started without --allow-programs. Start it with `gpu-workbench serve --allow-programs`, or run `gpu-workbench diagnose -- <command>` in a terminal on the GPU machine.';
 
 /** The diagnosis's channels, registered by feature: the same service the CLI's `diagnose` calls. */
-export function diagnoseHandlers(runsPrograms: boolean): { 'diagnose.program': Handler<'diagnose.program'>; 'diagnose.open': Handler<'diagnose.open'> } {
+export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel]: Handler<C> } {
+  const held = new BoundedLru<string, DiagnosisReport>(HELD_BYTES, (r) => r.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024));
+  const hold = (report: DiagnosisReport): DiagnosisReport => {
+    const id = randomUUID();
+    held.set(id, report);
+    return { ...report, id };
+  };
   return {
     'diagnose.program': async ({ command, cwd, env, thorough, budgetMs }, { signal, emit }) => {
       if (!runsPrograms) throw new ApiError(PROGRAMS_OFF, 'PROGRAMS_OFF');
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
       try {
-        return await diagnoseProgram({
+        const report = await diagnoseProgram({
           argv: command,
           cwd,
           env: env ?? {},
@@ -31,6 +43,7 @@ export function diagnoseHandlers(runsPrograms: boolean): { 'diagnose.program': H
           onEvent: (event) => emit(event),
           keepSnapshot: await snapshotKeepPath(),
         });
+        return hold(report);
       } catch (error) {
         if (error instanceof CommandNotFoundError) throw new ApiError(error.message, 'FILE');
         throw error;
@@ -38,9 +51,20 @@ export function diagnoseHandlers(runsPrograms: boolean): { 'diagnose.program': H
     },
     'diagnose.open': async ({ path }) => {
       try {
-        return await openDiagnosisFile(path);
+        return hold(await openDiagnosisFile(path));
       } catch (error) {
         if (error instanceof DiagnosisFileError) throw new ApiError(error.message, 'FILE');
+        throw error;
+      }
+    },
+    'diagnose.export': async ({ id, path, redact }, { signal }) => {
+      const report = held.get(id);
+      if (!report)
+        throw new ApiError('That diagnosis is no longer held by the workbench (it keeps the newest ones): open or run it again, then export.', 'FILE');
+      try {
+        return await exportDiagnosisBundle(report, path, { redact: redact ?? true, signal });
+      } catch (error) {
+        if (error instanceof BundleWriteError || error instanceof BundleCancelledError) throw new ApiError(error.message, 'FILE');
         throw error;
       }
     },

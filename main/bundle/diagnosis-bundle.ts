@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import type { AbortLike } from '../../core/api/channels';
+import { DIAGNOSIS_ENTRY, DIAGNOSIS_SNAPSHOT_ENTRY, shareableDiagnosis } from '../../core/bundle/bundle-diagnosis';
+import { BUNDLE_SCHEMA } from '../../core/bundle/bundle-limits';
+import type { BundleView } from '../../core/bundle/bundle-view';
+import type { BundleManifest } from '../../core/bundle/manifest';
+import { bundleEnvironment, NO_REDACTION } from '../../core/bundle/redact';
+import type { DiagnosisReport } from '../../core/diagnose/report';
+import { SNAPSHOT_MAX_BYTES } from '../memory/snapshot-protocol';
+import { appVersion } from '../paths';
+import { defaultStateDir } from '../services/draft-store';
+import { readRegularFile } from '../services/safe-fs';
+import { doctorReport, hostRedactor } from './bundle-service';
+import { writeBundle } from './write-bundle';
+
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2) + '\n');
+
+export interface DiagnosisBundleOptions {
+  redact: boolean;
+  signal?: AbortLike;
+  /** The doctor's time limit (the bundle carries this machine's doctor beside the diagnosis). */
+  doctorLimitMs?: number;
+}
+
+/**
+ * A diagnosis as one zip a colleague can open: the report (every run's output, the steps, the sanitizer's findings,
+ * the environment the program saw), the allocator history's snapshot when one was recorded, this machine's doctor
+ * and CUDA variables — user and host names, home folders and the user's own variables hidden unless asked not to.
+ */
+export async function exportDiagnosisBundle(
+  report: DiagnosisReport,
+  path: string,
+  options: DiagnosisBundleOptions,
+): Promise<{ path: string; bytes: number; notes: string[] }> {
+  const redactor = options.redact ? hostRedactor() : NO_REDACTION;
+  const notes: string[] = [];
+  const snapshotPath = report.evidence.runs.map((r) => r.oomPicture?.snapshotPath).find((p): p is string => !!p) ?? null;
+  let snapshot: Uint8Array | null = null;
+  if (snapshotPath) {
+    snapshot = await readRegularFile(snapshotPath, SNAPSHOT_MAX_BYTES)
+      .then((r) => new Uint8Array(r.bytes))
+      .catch((error: unknown) => {
+        notes.push(
+          `The allocator history's snapshot (${snapshotPath}) could not be read, so it is not in the bundle: ${error instanceof Error ? error.message : String(error)}.`,
+        );
+        return null;
+      });
+  }
+  const files = new Map<string, Uint8Array>([[DIAGNOSIS_ENTRY, encode(shareableDiagnosis(report, redactor, snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null))]]);
+  if (snapshot) files.set(DIAGNOSIS_SNAPSHOT_ENTRY, snapshot);
+  files.set('environment.json', encode({ redacted: redactor.enabled, variables: bundleEnvironment(process.env, redactor) }));
+  files.set('doctor.json', encode(redactor.json(await doctorReport(options.doctorLimitMs ?? 10_000, options.redact))));
+  const manifest: BundleManifest = {
+    schema: BUNDLE_SCHEMA,
+    createdAt: new Date().toISOString(),
+    workbench: { version: appVersion() },
+    redacted: redactor.enabled,
+    sources: false,
+    contents: {
+      plan: null,
+      result: null,
+      sources: [],
+      environment: 'environment.json',
+      doctor: 'doctor.json',
+      devices: null,
+      sanitizer: null,
+      repro: [],
+      compile: null,
+      ptx: [],
+      validation: null,
+      samples: null,
+      sanitizerRaw: [],
+      diagnosis: DIAGNOSIS_ENTRY,
+      diagnosisSnapshot: snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null,
+    },
+  };
+  const written = await writeBundle(path, new Map([['manifest.json', encode(manifest)], ...files]), new Date(), { signal: options.signal });
+  return { ...written, notes };
+}
+
+/**
+ * An opened bundle's diagnosis snapshot, written where the Memory tab can open it by path: the host's state folder
+ * (0700), named by its content, so opening the same bundle twice writes it once.
+ */
+export async function placeDiagnosisSnapshot(view: BundleView, bytes: Uint8Array | undefined): Promise<BundleView> {
+  if (!view.diagnosis || !view.diagnosisSnapshot || !bytes) return view;
+  const dir = join(defaultStateDir(), 'bundles');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}.pickle`);
+  await writeFile(path, bytes, { mode: 0o600 });
+  for (const run of view.diagnosis.evidence.runs) if (run.oomPicture?.snapshotPath === view.diagnosisSnapshot) run.oomPicture.snapshotPath = path;
+  return view;
+}

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import type { BundleView } from '../../core/bundle/bundle-view';
+import { HIDDEN_VALUE } from '../../core/bundle/bundle-diagnosis';
+import type { DiagnosisReport } from '../../core/diagnose/report';
+import { createHandlers, dispatch } from '../../main/host-api';
+import { forkLauncher } from '../../main/process/launcher';
+import { createWorkbench } from '../../main/workbench';
+import { bundleManifest, writeZip } from '../helpers/bundle-zips';
+import { ROOT, runCli } from '../helpers/cli';
+
+// A diagnosis exports as a bundle and reopens from one (issue 24): the report, the snapshot, the doctor; the user's
+// own variables hidden; a bundle whose diagnosis is not one refused with its name.
+const dir = mkdtempSync(join(tmpdir(), 'wb-diagnose-bundle-'));
+process.env['GPU_WORKBENCH_STATE_DIR'] = join(dir, 'state');
+const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+const handlers = createHandlers(workbench, 'serve');
+after(() => workbench.dispose());
+const FIXTURES = join(ROOT, 'test/fixtures/diagnoses');
+type Reply<T> = { ok: boolean; value?: T; error?: { code: string; message: string } };
+const call = <T>(channel: string, request: unknown) => dispatch(handlers, channel, request) as Promise<Reply<T>>;
+
+test('a recorded out-of-memory diagnosis opens with its snapshot, exports as a bundle, and reopens with the snapshot placed for the Memory tab', async () => {
+  const opened = await call<DiagnosisReport>('diagnose.open', { path: join(FIXTURES, 'pytorch-oom-too-large.json') });
+  assert.ok(opened.ok, opened.error?.message);
+  const report = opened.value!;
+  assert.ok(report.id);
+  const history = report.evidence.runs.find((r) => r.kind === 'allocator-history')!;
+  assert.equal(history.oomPicture?.snapshotPath, join(FIXTURES, 'pytorch-oom-too-large.pickle'));
+
+  const zip = join(dir, 'oom.zip');
+  const exported = await call<{ path: string; bytes: number }>('diagnose.export', { id: report.id, path: zip });
+  assert.ok(exported.ok, exported.error?.message);
+
+  const view = await call<BundleView>('bundle.open', { path: zip });
+  assert.ok(view.ok, view.error?.message);
+  const v = view.value!;
+  assert.equal(v.manifest.contents.diagnosis, 'diagnosis.json');
+  assert.equal(v.manifest.redacted, true);
+  assert.equal(v.diagnosis?.verdict.sentence, report.verdict.sentence);
+  assert.equal(v.recorded.device, 'NVIDIA H100 80GB HBM3');
+  const placed = v.diagnosis!.evidence.runs.find((r) => r.kind === 'allocator-history')!.oomPicture!.snapshotPath!;
+  assert.ok(placed.startsWith(join(dir, 'state', 'bundles')), placed);
+  assert.deepEqual(readFileSync(placed), readFileSync(join(FIXTURES, 'pytorch-oom-too-large.pickle')));
+  assert.ok(!v.notes.some((n) => /no run result|no launch plan/.test(n)), v.notes.join(' | '));
+  const memory = await call<{ timelines: unknown[] }>('memory.open', { path: placed });
+  assert.ok(memory.ok && memory.value!.timelines.length > 0, memory.error?.message);
+});
+
+test('the user’s own variables stay out of a bundle unless they are CUDA’s; the diagnosis’s own changes stay in', async () => {
+  const report = JSON.parse(readFileSync(join(FIXTURES, 'cuda-visible-devices.json'), 'utf8')) as DiagnosisReport;
+  report.program.envChanges = { ...report.program.envChanges, HF_TOKEN: 'hf_secret_value' };
+  report.steps[1]!.envChanges = { HF_TOKEN: 'hf_secret_value', CUDA_LAUNCH_BLOCKING: '1' };
+  const file = join(dir, 'with-token.json');
+  writeFileSync(file, JSON.stringify(report));
+  const opened = await call<DiagnosisReport>('diagnose.open', { path: file });
+  const zip = join(dir, 'token.zip');
+  assert.ok((await call('diagnose.export', { id: opened.value!.id, path: zip })).ok);
+  const raw = readFileSync(zip);
+  assert.ok(!raw.includes('hf_secret_value'), 'the token is not in the zip');
+  const view = (await call<BundleView>('bundle.open', { path: zip })).value!;
+  assert.equal(view.diagnosis!.program.envChanges['HF_TOKEN'], HIDDEN_VALUE);
+  assert.equal(view.diagnosis!.program.envChanges['CUDA_VISIBLE_DEVICES'], '7');
+  assert.equal(view.diagnosis!.steps[1]!.envChanges['CUDA_LAUNCH_BLOCKING'], '1');
+});
+
+test('a bundle whose diagnosis is not one is refused, naming the entry; an unknown id is said, not guessed', async () => {
+  const bad = await writeZip(dir, 'bad.zip', [
+    { name: 'manifest.json', data: bundleManifest({ contents: { diagnosis: 'diagnosis.json' } }) },
+    { name: 'diagnosis.json', data: JSON.stringify({ schema: 1, verdict: { kind: 'clean', sentence: 'trust me' } }) },
+  ]);
+  const reply = await call('bundle.open', { path: bad });
+  assert.equal(reply.ok, false);
+  assert.match(reply.error!.message, /diagnosis\.json is not a diagnosis report/);
+  const unknown = await call('diagnose.export', { id: 'not-held', path: join(dir, 'x.zip') });
+  assert.match(unknown.error!.message, /no longer held/);
+  const notJson = join(dir, 'not.json');
+  writeFileSync(notJson, '{"schema": 1,');
+  assert.match((await call('diagnose.open', { path: notJson })).error!.message, /is not JSON/);
+});
+
+test('gpu-workbench diagnose --bundle writes the bundle after the report, and bundle inspect reads it', async () => {
+  const zip = join(dir, 'cli.zip');
+  const r = await runCli(['diagnose', '--bundle', zip, '--', process.execPath, '-e', 'process.exit(3)'], {
+    env: { GPU_WORKBENCH_STATE_DIR: join(dir, 'state') },
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /Bundle written: .*cli\.zip/);
+  const inspect = await runCli(['bundle', 'inspect', zip]);
+  assert.equal(inspect.code, 0, inspect.stderr);
+  assert.match(inspect.stdout, /exited with code 3/);
+  assert.match(inspect.stdout, /diagnosis\.json/);
+  const missing = await runCli(['diagnose', '--bundle', '/no/such/folder/x.zip', '--', process.execPath, '-e', '0']);
+  assert.equal(missing.code, 64);
+  assert.match(missing.stderr, /the folder \/no\/such\/folder does not exist/);
+});

@@ -1,5 +1,5 @@
 import { basenameOf, dirnameOf, joinPath } from '../workspace/paths';
-import type { DeviceLocation, Dim3, FindingGroup } from './findings';
+import type { DeviceLocation, Dim3, FindingGroup, SourceMapped } from './findings';
 import { describeFrame, LINEINFO_ADVICE } from './group';
 
 /**
@@ -13,12 +13,23 @@ export interface FindingPlace {
   file: string;
   line: number;
   role: 'at' | 'first' | 'second' | 'frame';
+  /**
+   * For a CuPy RawKernel's line found again in the user's .py (`file` and `line` are that place): the place the
+   * tool named, CuPy's copy of the source (`<sha>.cubin.cu` in a temporary folder, gone after the run). A detail,
+   * never a link.
+   */
+  copy?: { file: string; line: number };
 }
 
-const placeOf = (w: DeviceLocation | null, role: FindingPlace['role']): FindingPlace | null =>
-  w !== null && w.path !== null && w.line !== null && w.line > 0 ? { file: w.path, line: w.line, role } : null;
+const placeOf = (w: DeviceLocation | null, role: FindingPlace['role'], mapped?: SourceMapped | null): FindingPlace | null => {
+  if (mapped && mapped.line > 0) return { file: mapped.file, line: mapped.line, role, copy: { file: mapped.cachePath, line: mapped.cacheLine } };
+  return w !== null && w.path !== null && w.line !== null && w.line > 0 ? { file: w.path, line: w.line, role } : null;
+};
 
-/** Every source line the group names, the one to go to first. */
+/**
+ * Every source line the group names, the one to go to first. A CuPy kernel's line is its place in the user's .py
+ * where it was found there (`sourceMapped`, each side's `raceSourceMapped`), not CuPy's deleted copy the tool named.
+ */
 export function findingPlaces(g: FindingGroup): FindingPlace[] {
   const out: FindingPlace[] = [];
   const add = (p: FindingPlace | null) => {
@@ -26,13 +37,26 @@ export function findingPlaces(g: FindingGroup): FindingPlace[] {
   };
   const race = g.example.race;
   if (g.kind === 'race' && race) {
-    add(placeOf(race.first.where, 'first'));
-    add(placeOf(race.second.where, 'second'));
+    add(placeOf(race.first.where, 'first', g.raceSourceMapped?.first));
+    add(placeOf(race.second.where, 'second', g.raceSourceMapped?.second));
   }
-  add(placeOf(g.where, 'at'));
+  add(placeOf(g.where, 'at', g.sourceMapped));
   const frame = g.userFrame;
   if (frame && frame.file !== null && frame.line !== null && frame.line > 0) add({ file: frame.file, line: frame.line, role: 'frame' });
   return out;
+}
+
+/**
+ * "CuPy compiled it as /tmp/tmp9kuab6ub/856f….cubin.cu:4.": where the tool said a CuPy kernel's line was, for a group
+ * whose places were found in the user's .py; null when none was. Said once per copy, whichever sides share it.
+ */
+export function compiledAs(g: FindingGroup): string | null {
+  const copies = [...new Set(findingPlaces(g).flatMap((p) => (p.copy ? [`${p.copy.file}:${p.copy.line}`] : [])))];
+  if (!copies.length) return null;
+  // The whole source not found in the file as written: the line was found by its own text (findKernelLine), said so.
+  const byText = [g.sourceMapped, g.raceSourceMapped?.first, g.raceSourceMapped?.second].some((m) => m?.how === 'line-text');
+  const how = byText ? ' Found in your file by the line’s own text: the kernel’s whole source is not in it as written.' : '';
+  return `CuPy compiled it as ${copies.join(', ')}.${how}`;
 }
 
 /** Code that ran on the device without -lineinfo: the tool named a function and an offset, no line. */

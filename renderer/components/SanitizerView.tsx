@@ -2,9 +2,20 @@ import type { KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes, formatMs, plural } from '../../core/format';
-import { findingPlaces, frameLabel, lacksLineInfo, placeLabel, showsFrame, threadsLabel, withoutLineInfoAdvice } from '../../core/sanitizer/finding-places';
+import {
+  compiledAs,
+  findingPlaces,
+  frameLabel,
+  lacksLineInfo,
+  placeLabel,
+  showsFrame,
+  threadsLabel,
+  withoutLineInfoAdvice,
+} from '../../core/sanitizer/finding-places';
 import type { FindingGroup, SanitizerSummary } from '../../core/sanitizer/findings';
 import { describeFrame, describeGroup, LINEINFO_ADVICE } from '../../core/sanitizer/group';
+import { detailsBesideHeld, foldedErrors, heldSection } from '../../core/sanitizer/report-sections';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { basenameOf } from '../../core/workspace/paths';
 import type { SanitizeOrigin } from '../store/sanitizer-slice';
 import type { WorkbenchStore } from '../store/store';
@@ -30,6 +41,8 @@ function FindingRow({ group, summary, store }: { group: FindingGroup; summary: S
   const sentence = describeGroup(group, summary);
   const threads = threadsLabel(group);
   const severity = group.severity === 'error' ? 'fail' : group.severity === 'warning' ? 'warn' : 'ok';
+  const copy = compiledAs(group);
+  const folded = foldedErrors(group, summary);
   const go = (place: { file: string; line: number }) => void store.getState().revealFinding(place);
   const head = (
     <>
@@ -82,13 +95,119 @@ function FindingRow({ group, summary, store }: { group: FindingGroup; summary: S
             </button>
           </p>
         ))}
+        {copy && (
+          <p className="muted" data-testid="finding-copy">
+            <Prose text={copy} />
+          </p>
+        )}
         {lacksLineInfo(group) && (
           <p className="status-warn" data-testid="finding-lineinfo">
             {LINEINFO_ADVICE}
           </p>
         )}
+        {folded && (
+          // The API errors the dead context gave after this fault: one line, each error's own sentence when opened.
+          <details data-testid="finding-folded">
+            <summary>
+              <Prose text={folded.line} />
+            </summary>
+            <ul>
+              {folded.errors.map((e) => (
+                <li key={e.key}>
+                  <Prose text={e.sentence} />
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
       </div>
     </li>
+  );
+}
+
+/** Memory an allocator or the workbench held at exit: said apart from the findings, and why it is not the user's leak. */
+function HeldAtExit({ report }: { report: SanitizeReport }) {
+  const section = heldSection(report);
+  if (!section) return null;
+  return (
+    <section className="sanitizer-held" aria-label="Memory held at exit" data-testid="sanitizer-held">
+      <h4>
+        <Prose text={section.title} />
+      </h4>
+      {section.holders.map((h) => (
+        <div key={h.holder} data-testid="sanitizer-held-holder">
+          <p>
+            <Prose text={h.held} />
+          </p>
+          <p className="muted">
+            <Prose text={h.why} />
+          </p>
+        </div>
+      ))}
+    </section>
+  );
+}
+
+/** The verdict, what else the run said (the held memory's sentences aside: their own section says them), and what could not be read. */
+function ReportHead({ report }: { report: SanitizeReport }) {
+  const problems = report.problems.filter((p) => !report.details.includes(p));
+  // The held memory's sentences are in the details too (for the text report): here, once, in their own section.
+  const details = detailsBesideHeld(report);
+  const verdictClass = report.verdict === 'found' ? 'fail' : report.verdict === 'clean' ? 'ok' : 'warn';
+  return (
+    <>
+      <h3 className={`status-${verdictClass}`} data-testid="sanitizer-headline">
+        {report.verdict === 'found' ? '✗ ' : report.verdict === 'clean' ? '' : '! '}
+        <Prose text={report.headline} />
+      </h3>
+      {details.length > 0 && (
+        <ul data-testid="sanitizer-details">
+          {details.map((d, i) => (
+            <li key={i}>
+              <Prose text={d} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {problems.length > 0 && (
+        <div data-testid="sanitizer-problems">
+          <h4>What could not be read or trusted</h4>
+          <ul>
+            {problems.map((p, i) => (
+              <li key={i} className="status-warn">
+                <Prose text={p} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The program's own output and the tool's, folded until asked for. */
+function ReportOutputs({ report }: { report: SanitizeReport }) {
+  return (
+    <>
+      {report.programOutput && (
+        <details data-testid="sanitizer-program-output">
+          <summary>The program’s own output ({plural(report.programOutput.split('\n').length, 'line')})</summary>
+          {/* Focusable: a long output scrolls, and keyboard users scroll it too. */}
+          <pre className="mono device-output" tabIndex={0} aria-label="The program’s own output">
+            {report.programOutput}
+            {report.outputDroppedBytes ? `\n… ${formatBytes(report.outputDroppedBytes)} more not kept` : ''}
+          </pre>
+        </details>
+      )}
+      {report.toolOutput && (
+        <details data-testid="sanitizer-tool-output">
+          <summary>What compute-sanitizer printed</summary>
+          <pre className="mono device-output" tabIndex={0} aria-label="What compute-sanitizer printed">
+            {report.toolOutput}
+          </pre>
+        </details>
+      )}
+    </>
   );
 }
 
@@ -110,8 +229,6 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
   const progress = useStore(store, (s) => s.sanitizeProgress);
   const error = useStore(store, (s) => s.sanitizeError);
   const refused = useStore(store, (s) => s.sanitizeRefused);
-  const problems = report ? report.problems.filter((p) => !report.details.includes(p)) : [];
-  const verdictClass = report ? (report.verdict === 'found' ? 'fail' : report.verdict === 'clean' ? 'ok' : 'warn') : 'warn';
   const run = origin?.kind === 'run' ? origin.run : null;
   return (
     <div className="sanitizer-view" data-testid="sanitizer-view">
@@ -163,31 +280,7 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
       )}
       {report && (
         <section className={`sanitizer-report verdict-${report.verdict}`} aria-label="compute-sanitizer report">
-          <h3 className={`status-${verdictClass}`} data-testid="sanitizer-headline">
-            {report.verdict === 'found' ? '✗ ' : report.verdict === 'clean' ? '' : '! '}
-            <Prose text={report.headline} />
-          </h3>
-          {report.details.length > 0 && (
-            <ul data-testid="sanitizer-details">
-              {report.details.map((d, i) => (
-                <li key={i}>
-                  <Prose text={d} />
-                </li>
-              ))}
-            </ul>
-          )}
-          {problems.length > 0 && (
-            <div data-testid="sanitizer-problems">
-              <h4>What could not be read or trusted</h4>
-              <ul>
-                {problems.map((p, i) => (
-                  <li key={i} className="status-warn">
-                    <Prose text={p} />
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
+          <ReportHead report={report} />
           <p className="muted" data-testid="sanitizer-meta">
             {report.tool}
             {report.sanitizer.version ? ` · compute-sanitizer ${report.sanitizer.version}` : ''}
@@ -221,24 +314,8 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
               </ul>
             </>
           )}
-          {report.programOutput && (
-            <details data-testid="sanitizer-program-output">
-              <summary>The program’s own output ({plural(report.programOutput.split('\n').length, 'line')})</summary>
-              {/* Focusable: a long output scrolls, and keyboard users scroll it too. */}
-              <pre className="mono device-output" tabIndex={0} aria-label="The program’s own output">
-                {report.programOutput}
-                {report.outputDroppedBytes ? `\n… ${formatBytes(report.outputDroppedBytes)} more not kept` : ''}
-              </pre>
-            </details>
-          )}
-          {report.toolOutput && (
-            <details data-testid="sanitizer-tool-output">
-              <summary>What compute-sanitizer printed</summary>
-              <pre className="mono device-output" tabIndex={0} aria-label="What compute-sanitizer printed">
-                {report.toolOutput}
-              </pre>
-            </details>
-          )}
+          <HeldAtExit report={report} />
+          <ReportOutputs report={report} />
         </section>
       )}
     </div>

@@ -73,6 +73,18 @@ function diagnoseCli(name: string, thorough: boolean): { ms: number; report: Dia
   return { ms: performance.now() - started, report: JSON.parse(r.stdout.toString()) as DiagnosisReport };
 }
 
+/** The same diagnosis through the service in this process: what the UI's Diagnose costs in a host already running. */
+async function diagnoseInHost(name: string, thorough: boolean): Promise<number> {
+  const cwd = join(root, 'samples/programs', name);
+  const script = spawnSync('ls', [cwd])
+    .stdout.toString()
+    .split('\n')
+    .find((f) => f.endsWith('.py'))!;
+  const started = performance.now();
+  await diagnoseProgram({ argv: ['python3', script], cwd, thorough, budgetMs: 900_000 });
+  return performance.now() - started;
+}
+
 async function overhead(): Promise<void> {
   const cases = [
     { name: 'pytorch-device-assert', thorough: false },
@@ -82,23 +94,27 @@ async function overhead(): Promise<void> {
   ];
   const xmlDir = mkdtempSync(join(tmpdir(), 'diagnose-bench-'));
   console.log(`\n1. The whole diagnosis against the same steps by hand (${ROUNDS} rounds, alternating)`);
-  console.log('case | steps | diagnose (median) | by hand (median) | overhead');
+  console.log('case | steps | by hand (median) | in the running host (the UI’s path) | a new CLI process');
+  const over = (x: number, h: number) => `${(x / 1000).toFixed(2)} s (${x >= h ? '+' : ''}${(((x - h) / h) * 100).toFixed(1)}%)`;
   for (const c of cases) {
-    const ours: number[] = [];
+    const cli: number[] = [];
+    const service: number[] = [];
     const hand: number[] = [];
     let steps = '';
     for (let i = 0; i < ROUNDS; i++) {
       const d = diagnoseCli(c.name, c.thorough);
-      ours.push(d.ms);
+      cli.push(d.ms);
       steps = d.report.steps.map((s) => s.kind).join('+');
       hand.push(byHand(d.report, join(root, 'samples/programs', c.name), xmlDir));
+      service.push(await diagnoseInHost(c.name, c.thorough));
     }
-    const o = median(ours);
     const h = median(hand);
-    console.log(`${c.name} | ${steps} | ${(o / 1000).toFixed(2)} s | ${(h / 1000).toFixed(2)} s | ${(((o - h) / h) * 100).toFixed(1)}%`);
+    console.log(`${c.name} | ${steps} | ${(h / 1000).toFixed(2)} s | ${over(median(service), h)} | ${over(median(cli), h)}`);
   }
 }
 
+/** The wall clock in ns with sub-millisecond steps (Date.now() moves by whole milliseconds). */
+const nowNs = () => (performance.timeOrigin + performance.now()) * 1e6;
 const STAMPER = 'import time, sys\nfor i in range(40):\n    print(f"{time.time_ns()}", flush=True)\n    time.sleep(0.05)\n';
 
 async function latency(): Promise<void> {
@@ -111,7 +127,7 @@ async function latency(): Promise<void> {
     budgetMs: 120_000,
     onEvent: (e) => {
       if (e.kind !== 'output') return;
-      const now = Date.now() * 1e6;
+      const now = nowNs();
       for (const line of e.text.split('\n').filter((l) => /^\d{19}$/.test(l))) viaService.push((now - Number(line)) / 1e6);
     },
   });
@@ -119,7 +135,7 @@ async function latency(): Promise<void> {
     const delays: number[] = [];
     const child = spawn(process.execPath, [cli, 'diagnose', '--cwd', dir, '--', 'python3', 'stamp.py'], { stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', (chunk: Buffer) => {
-      const now = Date.now() * 1e6;
+      const now = nowNs();
       for (const line of chunk
         .toString()
         .split('\n')

@@ -20,6 +20,12 @@ import SHIM from './python/sitecustomize.py';
 
 export const DEFAULT_BUDGET_MS = 10 * 60_000;
 
+/** NVML, opened while the environment is looked at, or why it could not be. */
+export interface OpenedNvml {
+  source: NvmlSource | null;
+  problem: string | null;
+}
+
 export interface DiagnoseRequest {
   /** The program and its arguments, as words. */
   argv: string[];
@@ -62,10 +68,13 @@ class Diagnosis {
   readonly programEnv: NodeJS.ProcessEnv;
   readonly evidence: Evidence;
 
+  nvml: NvmlSource | null = null;
+  /** The first run's monitor, finishing (its tail, the names still being read) while the next step already runs. */
+  private watching: Promise<void> = Promise.resolve();
+
   constructor(
     readonly request: DiagnoseRequest,
     readonly folder: string,
-    readonly nvml: NvmlSource | null,
   ) {
     this.deadline = this.started + (request.budgetMs ?? DEFAULT_BUDGET_MS);
     this.programEnv = { ...process.env, ...request.env };
@@ -93,7 +102,7 @@ class Diagnosis {
     this.request.onEvent?.({ kind: 'step-finished', index, step: this.steps[index]! });
   }
 
-  async environment(nvmlProblem: string | null): Promise<void> {
+  async environment(nvmlOpening: Promise<OpenedNvml>): Promise<void> {
     const index = this.begin({
       kind: 'environment',
       title: STEP_TITLES.environment,
@@ -107,8 +116,10 @@ class Diagnosis {
       argv: this.request.argv,
       cwd: this.request.cwd,
       env: this.programEnv,
-      nvml: this.nvml,
-      nvmlProblem,
+      nvml: nvmlOpening.then((opened) => {
+        this.nvml = opened.source;
+        return opened;
+      }),
       deadlineMs: this.deadline,
     });
     this.end(index, { status: 'done', durationMs: performance.now() - t0, findings: environmentFindings(this.evidence.environment) });
@@ -126,6 +137,19 @@ class Diagnosis {
     this.end(index, { status: couldNot, durationMs: evidence.durationMs, findings: [...runFindings(evidence), ...unwatched] });
   }
 
+  /** The monitor's picture of a run, once it has finished: the run's findings are said again with it. */
+  private attachWatch(index: number, evidence: RunEvidence, finishing: Promise<Pick<RunEvidence, 'processes' | 'memory'> | null>): void {
+    this.watching = finishing.then((watched) => {
+      if (!watched) return;
+      evidence.processes = watched.processes;
+      evidence.memory = watched.memory;
+      if (this.steps[index]!.status !== 'running') this.end(index, { findings: runFindings(evidence) });
+    });
+  }
+
+  /** Waits for what still finishes in the background (the first run's monitor) before the report is made. */
+  settled = () => this.watching;
+
   private async runProgram(kind: RunKind, index: number, env: NodeJS.ProcessEnv, envChanges: Record<string, string>): Promise<RunEvidence> {
     const monitor = kind === 'as-is' && this.nvml ? monitorWhileRunning(this.nvml, this.request.signal) : null;
     const result = await runProgramOnce({
@@ -137,9 +161,8 @@ class Diagnosis {
       onOutput: (text, stream) => this.request.onEvent?.({ kind: 'output', index, stream, text }),
       onStart: (pid) => monitor?.follow(pid),
     });
-    const watched = monitor ? await monitor.finish() : null;
     const output = result.spawnError ? `${result.output}\n${result.spawnError}` : result.output;
-    return {
+    const evidence: RunEvidence = {
       kind,
       argv: this.request.argv,
       envChanges,
@@ -150,9 +173,11 @@ class Diagnosis {
       failure: readFailure(output, result.exit),
       sanitizer: null,
       oomPicture: kind === 'allocator-history' ? await readOomPicture(this.folder, envChanges) : null,
-      processes: watched?.processes ?? null,
-      memory: watched?.memory ?? null,
+      processes: null,
+      memory: null,
     };
+    if (monitor) this.attachWatch(index, evidence, monitor.finish());
+    return evidence;
   }
 
   /** The snapshot leaves the private folder for the path the user named; the report then points there. */
@@ -241,20 +266,20 @@ export async function diagnoseProgram(request: DiagnoseRequest): Promise<Diagnos
   locateProgram(request.argv[0]!, request.cwd, { ...process.env, ...request.env }['PATH']);
   const cwd = await stat(request.cwd).catch(() => null);
   if (!cwd?.isDirectory()) throw new Error(`The folder to run in, ${request.cwd}, does not exist.`);
-  let nvml: NvmlSource | null = null;
-  let nvmlProblem: string | null = null;
-  try {
-    nvml = await openNvmlSource();
-  } catch (error) {
-    if (!(error instanceof NvmlUnavailableError)) throw error;
-    nvmlProblem = `${error.problem.title}: the GPUs and their memory are not watched. ${error.problem.remedy}`;
-  }
+  const nvmlOpening: Promise<OpenedNvml> = openNvmlSource().then(
+    (source) => ({ source, problem: null }),
+    (error: unknown) => {
+      if (!(error instanceof NvmlUnavailableError)) throw error;
+      return { source: null, problem: `${error.problem.title}: the GPUs and their memory are not watched. ${error.problem.remedy}` };
+    },
+  );
   const folder = await makePrivateFolder();
   try {
-    const d = new Diagnosis(request, folder, nvml);
-    await d.environment(nvmlProblem);
+    const d = new Diagnosis(request, folder);
+    await d.environment(nvmlOpening);
     if (!d.stopped()) await d.run('as-is', 'The program as it is, watched: its output, its exit, and the memory of every process on the GPU.', null);
     await d.followTheEvidence();
+    await d.settled();
     if (request.keepSnapshot) await d.keepSnapshot(request.keepSnapshot);
     // What stays in the private folder is gone once this returns: the report does not point at it.
     for (const run of d.evidence.runs) if (run.oomPicture?.snapshotPath?.startsWith(folder)) run.oomPicture.snapshotPath = null;

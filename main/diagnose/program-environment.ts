@@ -50,42 +50,49 @@ export async function gatherProgramEnvironment(options: {
   argv: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  nvml: NvmlSource | null;
-  nvmlProblem: string | null;
+  /** NVML, opening meanwhile. */
+  nvml: Promise<{ source: NvmlSource | null; problem: string | null }>;
   deadlineMs: number;
 }): Promise<EnvironmentEvidence> {
   const problems: string[] = [];
+  // The probe starts Python (slow) while NVML is read: the two do not wait on each other.
+  const probe = isPythonProgram(options.argv)
+    ? runProgramOnce({
+        argv: [interpreterOf(options.argv), '-c', PROBE],
+        cwd: options.cwd,
+        env: options.env,
+        timeoutMs: Math.min(PROBE_TIMEOUT_MS, Math.max(0, options.deadlineMs - performance.now())),
+      })
+    : null;
   const libraries = discoverLibraries();
   const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
   let gpus: EnvironmentEvidence['gpus'] = null;
   const processes: EnvironmentEvidence['processes'] = [];
-  if (options.nvml) {
-    const taken = await options.nvml.take(true).catch((error: unknown) => {
+  const { source: nvml, problem: nvmlProblem } = await options.nvml;
+  if (nvml) {
+    const taken = await nvml.take(true).catch((error: unknown) => {
       problems.push(`NVML could not be read: ${error instanceof Error ? error.message : String(error)}`);
       return null;
     });
     const used = new Map(taken?.sample.devices.map((d) => [d.index, d.usedBytes]) ?? []);
-    gpus = options.nvml.devices.map((d) => ({ index: d.index, name: d.name, totalBytes: d.totalBytes, usedBytes: used.get(d.index) ?? null }));
+    gpus = nvml.devices.map((d) => ({ index: d.index, name: d.name, totalBytes: d.totalBytes, usedBytes: used.get(d.index) ?? null }));
     const proc = new ProcReader();
-    for (const p of taken?.sample.processes ?? []) processes.push({ pid: p.pid, device: p.device, usedBytes: p.usedBytes, command: await proc.cmdline(p.pid) });
-  } else problems.push(options.nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
+    const listed = taken?.sample.processes ?? [];
+    const commands = await Promise.all(listed.map((p) => proc.cmdline(p.pid)));
+    listed.forEach((p, i) => processes.push({ pid: p.pid, device: p.device, usedBytes: p.usedBytes, command: commands[i] ?? null }));
+  } else problems.push(nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
 
   let python: EnvironmentEvidence['python'] = null;
-  if (isPythonProgram(options.argv)) {
-    const probe = await runProgramOnce({
-      argv: [interpreterOf(options.argv), '-c', PROBE],
-      cwd: options.cwd,
-      env: options.env,
-      timeoutMs: Math.min(PROBE_TIMEOUT_MS, Math.max(0, options.deadlineMs - performance.now())),
-    });
-    const answer = probe.exit.code === 0 ? parseProbe(probe.output) : null;
+  if (probe) {
+    const done = await probe;
+    const answer = done.exit.code === 0 ? parseProbe(done.output) : null;
     if (answer) python = { version: answer.python, torch: answer.packages.torch ?? null, cupy: answer.packages.cupy ?? null };
     else
       problems.push(
-        `The program's Python could not be asked which PyTorch and CuPy it loads (${probe.spawnError ?? `it ${probe.exit.code === null ? 'was stopped' : `exited with ${probe.exit.code}`}`}).`,
+        `The program's Python could not be asked which PyTorch and CuPy it loads (${done.spawnError ?? `it ${done.exit.code === null ? 'was stopped' : `exited with ${done.exit.code}`}`}).`,
       );
   }
-  const driver = { version: options.nvml?.driverVersion ?? null, cuda: driverCuda };
+  const driver = { version: nvml?.driverVersion ?? null, cuda: driverCuda };
   const checks = programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python });
   return { checks, gpus, driver, python, processes, problems };
 }

@@ -17,4 +17,10 @@ export function locateComputeSanitizer(): { path: string | null; searched: strin
   return { path: firstRunnable(searched), searched };
 }
 
-export const computeSanitizerVersion = (path: string): Promise<string | null> => toolVersion(path, versionOf);
+const versions = new Map<string, Promise<string | null>>();
+/** Its version, asked once per path for the life of the process: a diagnosis runs the tool several times. */
+export function computeSanitizerVersion(path: string): Promise<string | null> {
+  let version = versions.get(path);
+  if (!version) versions.set(path, (version = toolVersion(path, versionOf)));
+  return version;
+}

@@ -1,4 +1,4 @@
-import { formatBytes, plural } from '../format';
+import { formatBytes, formatMs, plural } from '../format';
 import type { OomPicture, RunKind } from './evidence';
 import type { DiagnosisReport } from './report';
 
@@ -55,3 +55,19 @@ export function oomPictureText(p: OomPicture): string {
 /** Why the snapshot cannot be opened in the Memory tab, when the report names none that is here. */
 export const SNAPSHOT_NOT_HERE =
   'The allocator’s snapshot is not here (it is looked for where the report names it, and beside the report): only its summary is shown.';
+
+/** A step's or a diagnosis's time as a person reads it: milliseconds under a second, then seconds, then minutes. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return formatMs(ms);
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+}
+
+/** When and how long a diagnosis ran, against its budget. */
+export function ranText(report: Pick<DiagnosisReport, 'startedAt' | 'durationMs' | 'budgetMs' | 'program'>): string {
+  const at = Number.isNaN(Date.parse(report.startedAt)) ? report.startedAt : `${new Date(report.startedAt).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  const thorough = report.program.thorough ? ', with the sanitizer passes after a clean exit' : '';
+  return `Started ${at}; took ${durationText(report.durationMs)} of a ${durationText(report.budgetMs)} budget${thorough}.`;
+}

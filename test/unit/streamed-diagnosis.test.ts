@@ -3,7 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { DIAGNOSE_PROGRAMS_OFF, environmentChecksText, offeredText, oomPictureText, reportOriginText } from '../../core/diagnose/diagnosis-view-text';
+import {
+  DIAGNOSE_PROGRAMS_OFF,
+  durationText,
+  environmentChecksText,
+  offeredText,
+  oomPictureText,
+  ranText,
+  reportOriginText,
+} from '../../core/diagnose/diagnosis-view-text';
 import type { DiagnosisReport, DiagnosisStep } from '../../core/diagnose/report';
 import { STEP_TITLES } from '../../core/diagnose/report';
 import {
@@ -134,4 +142,16 @@ test('the view’s sentences: origin, offered passes, the environment’s checks
   );
   assert.equal(oomPictureText({ ...picture, missing: 'the shim could not arm.' }), 'No allocator history: the shim could not arm.');
   assert.match(DIAGNOSE_PROGRAMS_OFF, /started without `--allow-programs`.*gpu-workbench diagnose -- <command>/);
+});
+
+test('times as a person reads them: ms under a second, then seconds, then minutes; when it ran, against its budget', () => {
+  assert.equal(durationText(176.28), '176.280 ms');
+  assert.equal(durationText(6807.277), '6.8 s');
+  assert.equal(durationText(600_000), '10 min');
+  assert.equal(durationText(90_500), '1 min 31 s');
+  assert.equal(ranText(fixture('pytorch-device-assert.json')), 'Started 2026-11-27 02:45:36 UTC; took 12.0 s of a 10 min budget.');
+  assert.match(
+    ranText({ ...fixture('ctypes-leak.json'), program: { ...fixture('ctypes-leak.json').program, thorough: true } }),
+    /, with the sanitizer passes after a clean exit\.$/,
+  );
 });

@@ -4,13 +4,14 @@ import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createBundleSlice, type BundleSlice } from './bundle-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
+import { createDiagnoseSlice, type DiagnoseSlice } from './diagnose-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
 import { createMemorySlice, type MemorySlice } from './memory-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & MemorySlice & BundleSlice;
+export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & MemorySlice & BundleSlice & DiagnoseSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -23,6 +24,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createExplainSlice(...a),
     ...createMemorySlice(...a),
     ...createBundleSlice(...a),
+    ...createDiagnoseSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

@@ -1,0 +1,155 @@
+import type { StateCreator } from 'zustand';
+
+import type { ChannelResponse } from '../../core/api/channels';
+import type { DiagnosisReport } from '../../core/diagnose/report';
+import { applyDiagnoseEvent, cancelledReport, startStreamed, stepAnnouncement, type StreamedDiagnosis } from '../../core/diagnose/streamed-diagnosis';
+import { parseEnvironmentLines, splitCommandLine } from '../../core/text/split-command';
+import { resolveShownPath } from '../../core/workspace/paths';
+import type { SourceRef } from '../../core/workspace/source-link';
+import type { WorkbenchState } from './store';
+
+/** The Diagnose view's form, as typed: kept in the store, so a visit to another view (a line opened) loses nothing. */
+export interface DiagnoseForm {
+  line: string;
+  /** As typed: a full path, or one inside the host's home folder; empty until typed (the home folder then). */
+  folder: string;
+  envText: string;
+  thorough: boolean;
+  budgetMinutes: string;
+}
+
+/** Where the report on screen came from: a run here, a file opened, or a run cancelled here (built from what streamed). */
+export type DiagnoseOrigin = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'cancelled' };
+
+export type FolderListing = ChannelResponse<'files.list'>;
+
+export interface DiagnoseSlice {
+  diagnoseForm: DiagnoseForm;
+  /** The diagnosis under way, or the last one run here: its steps and each step's output as they streamed. */
+  diagnoseLive: StreamedDiagnosis | null;
+  diagnoseRunning: boolean;
+  diagnoseReport: DiagnosisReport | null;
+  diagnoseOrigin: DiagnoseOrigin | null;
+  /** What the polite status line says: each step as it starts and ends, then the verdict. */
+  diagnoseStatus: string;
+  /** Why nothing ran, or why the run gave no report (the host's words). */
+  diagnoseError: string | null;
+  setDiagnoseForm(change: Partial<DiagnoseForm>): void;
+  /** Runs the form's command (split into words, never given to a shell); returns why it did not start, or null. */
+  startDiagnosis(): Promise<string | null>;
+  cancelDiagnosis(): void;
+  /** Opens a diagnosis saved as JSON; null when shown, else what went wrong (the report on screen stays). */
+  openDiagnosis(path: string): Promise<string | null>;
+  /** Opens the allocator's snapshot a run recorded in the Memory tab; null when shown, else what went wrong. */
+  openDiagnosisSnapshot(path: string): Promise<string | null>;
+  /** Opens a file the report names at its line (asking where, when it cannot be told): relative names go against the program's folder. */
+  revealDiagnosisLine(at: SourceRef): Promise<void>;
+  /** A folder's listing on the host, for the file browser (the home folder for null). */
+  listFolder(dir: string | null): Promise<FolderListing>;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
+
+/** The most a budget may be (the channel's own limit): a day. */
+const MAX_BUDGET_MINUTES = 24 * 60;
+
+/** The diagnosis under way, to cancel it. */
+let diagnoseAbort: AbortController | null = null;
+
+/** The form as a request: the words, the folder, the environment and the budget, or what is wrong with them. */
+export function diagnoseRequest(
+  form: DiagnoseForm,
+  homeDir: string,
+): { ok: true; command: string[]; cwd: string; env: Record<string, string>; budgetMs: number; thorough: boolean } | { ok: false; error: string } {
+  const words = splitCommandLine(form.line);
+  if (!words.ok) return words;
+  const env = parseEnvironmentLines(form.envText);
+  if (!env.ok) return env;
+  const cwd = resolveShownPath(homeDir, form.folder || homeDir);
+  if (!cwd) return { ok: false, error: 'Give the folder to run the program in.' };
+  const minutes = Number(form.budgetMinutes);
+  if (!Number.isFinite(minutes) || minutes < 1 || minutes > MAX_BUDGET_MINUTES)
+    return { ok: false, error: `The time budget is in minutes, from 1 to ${MAX_BUDGET_MINUTES}.` };
+  return { ok: true, command: words.argv, cwd, env: env.env, budgetMs: Math.round(minutes * 60_000), thorough: form.thorough };
+}
+
+export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseSlice> = (set, get) => ({
+  diagnoseForm: { line: '', folder: '', envText: '', thorough: false, budgetMinutes: '10' },
+  diagnoseLive: null,
+  diagnoseRunning: false,
+  diagnoseReport: null,
+  diagnoseOrigin: null,
+  diagnoseStatus: '',
+  diagnoseError: null,
+
+  setDiagnoseForm: (change) => set((s) => ({ diagnoseForm: { ...s.diagnoseForm, ...change } })),
+
+  startDiagnosis: async () => {
+    if (get().diagnoseRunning) return 'A diagnosis is running: wait for it, or cancel it.';
+    const request = diagnoseRequest(get().diagnoseForm, get().info?.homeDir ?? '/');
+    if (!request.ok) return request.error;
+    const { command, cwd, env, budgetMs, thorough } = request;
+    const controller = new AbortController();
+    diagnoseAbort = controller;
+    const started = performance.now();
+    const live = startStreamed({ argv: command, cwd, envChanges: env, thorough }, budgetMs, new Date().toISOString());
+    set({ diagnoseLive: live, diagnoseRunning: true, diagnoseReport: null, diagnoseOrigin: null, diagnoseError: null, diagnoseStatus: 'Diagnosis started.' });
+    try {
+      const report = await get().api.invoke(
+        'diagnose.program',
+        { command, cwd, env, thorough, budgetMs },
+        {
+          signal: controller.signal,
+          onEvent: (event) => {
+            if (diagnoseAbort !== controller) return;
+            const said = stepAnnouncement(event);
+            set((s) => ({
+              diagnoseLive: s.diagnoseLive && applyDiagnoseEvent(s.diagnoseLive, event, performance.now()),
+              ...(said ? { diagnoseStatus: said } : {}),
+            }));
+          },
+        },
+      );
+      set({ diagnoseReport: report, diagnoseOrigin: { kind: 'run' }, diagnoseStatus: `Diagnosis finished: ${report.verdict.sentence}` });
+    } catch (error) {
+      const now = performance.now();
+      if (controller.signal.aborted || codeOf(error) === 'CANCELLED') {
+        const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
+        set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
+      } else set({ diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
+    } finally {
+      if (diagnoseAbort === controller) diagnoseAbort = null;
+      set({ diagnoseRunning: false });
+    }
+    return null;
+  },
+
+  cancelDiagnosis: () => diagnoseAbort?.abort(),
+
+  openDiagnosis: async (path) => {
+    try {
+      const report = await get().api.invoke('diagnose.open', { path });
+      set({
+        diagnoseReport: report,
+        diagnoseOrigin: { kind: 'file', path },
+        diagnoseError: null,
+        // What streamed belongs to the run here, not to the file: each step's output comes from the report.
+        ...(get().diagnoseRunning ? {} : { diagnoseLive: null }),
+        diagnoseStatus: `Opened ${path}: ${report.verdict.sentence}`,
+      });
+      return null;
+    } catch (error) {
+      return message(error);
+    }
+  },
+
+  openDiagnosisSnapshot: (path) => get().openMemoryFile(path, 'file'),
+
+  revealDiagnosisLine: (at) => {
+    const program = get().diagnoseReport?.program;
+    return get().revealSource(at, { documents: {}, paths: [], folders: program ? [program.cwd] : [] });
+  },
+
+  listFolder: (dir) => get().api.invoke('files.list', { dir }),
+});

@@ -11,6 +11,7 @@ import { AppHeader, type View } from './AppHeader';
 import { ExportBundleDialog, OpenBundleDialog } from './BundleDialogs';
 import { BundleBanner, BundleView } from './BundleView';
 import { DevicePanel } from './DevicePanel';
+import { DiagnoseView } from './DiagnoseView';
 import { DoctorChecks } from './DoctorChecks';
 import { EditorView } from './EditorView';
 import { ExplainView } from './ExplainView';
@@ -21,7 +22,9 @@ import { ShortcutsDialog } from './ShortcutsDialog';
 
 export function App({ store }: { store: WorkbenchStore }) {
   const [view, setView] = useState<View>(
-    ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' ? v : 'editor'))(new URLSearchParams(location.search).get('view')) as View,
+    ((v) => (v === 'devices' || v === 'explain' || v === 'gallery' || v === 'diagnose' ? v : 'editor'))(
+      new URLSearchParams(location.search).get('view'),
+    ) as View,
   );
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
   const state = useStore(store);
@@ -72,6 +75,7 @@ export function App({ store }: { store: WorkbenchStore }) {
       <BundleBanner store={store} onShow={() => setView('bundle')} />
       {view === 'editor' && <EditorView store={store} />}
       {view === 'explain' && <ExplainView store={store} />}
+      {view === 'diagnose' && <DiagnoseView store={store} onEditor={() => setView('editor')} />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
       {view === 'bundle' && <BundleView store={store} onEditor={() => setView('editor')} />}
       <main className="devices-view" hidden={view !== 'devices'}>

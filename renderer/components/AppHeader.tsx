@@ -5,14 +5,16 @@ import { shortcutKeys } from '../../core/ui/shortcuts';
 import { platform } from '../layout/keyboard';
 import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import { setThemePreference, useTheme } from '../layout/theme';
+import './app-header.css';
 
-export type View = 'editor' | 'devices' | 'gallery' | 'explain' | 'bundle';
+export type View = 'editor' | 'devices' | 'gallery' | 'explain' | 'diagnose' | 'bundle';
 
 const VIEWS: { id: View; label: string; testId?: string }[] = [
   { id: 'editor', label: 'Editor' },
   { id: 'devices', label: 'Devices', testId: 'devices-tab' },
   { id: 'gallery', label: 'Failure gallery', testId: 'gallery-tab' },
   { id: 'explain', label: 'Explain an error' },
+  { id: 'diagnose', label: 'Diagnose', testId: 'diagnose-tab' },
   { id: 'bundle', label: 'Bundle', testId: 'bundle-tab' },
 ];
 

@@ -129,8 +129,11 @@ test('gpu-workbench bundle inspect: the summary of a good bundle; a hostile one 
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /schema 1, made 2026-11-23T12:00:00Z by GPU Workbench 0\.1\.0/);
   assert.match(ok.stdout, /plan\.json/);
-  const bad = await zip('inspect-bad.zip', [{ name: 'manifest.json', data: manifest({ schema: 3 }) }]);
+  const bad = await zip('inspect-bad.zip', [{ name: 'manifest.json', data: manifest({ schema: BUNDLE_SCHEMA + 1 }) }]);
   const refused = await runCli(['bundle', 'inspect', bad]);
   assert.equal(refused.code, 64);
-  assert.match(refused.stderr, /was not opened: it was made by a newer GPU Workbench \(bundle schema 3\).*Nothing was written/);
+  assert.match(
+    refused.stderr,
+    new RegExp(`was not opened: it was made by a newer GPU Workbench \\(bundle schema ${BUNDLE_SCHEMA + 1}\\).*Nothing was written`),
+  );
 });

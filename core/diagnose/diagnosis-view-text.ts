@@ -1,4 +1,4 @@
-import { formatBytes, formatMs, plural } from '../format';
+import { formatBytes, plural } from '../format';
 import type { OomPicture, RunKind } from './evidence';
 import type { DiagnosisReport } from './report';
 
@@ -58,7 +58,7 @@ export const SNAPSHOT_NOT_HERE =
 
 /** A step's or a diagnosis's time as a person reads it: milliseconds under a second, then seconds, then minutes. */
 export function durationText(ms: number): string {
-  if (ms < 1000) return formatMs(ms);
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const minutes = Math.floor(ms / 60_000);
   const seconds = Math.round((ms % 60_000) / 1000);

@@ -1,7 +1,8 @@
-import { formatBytes, formatMs, plural } from '../format';
+import { formatBytes, plural } from '../format';
 import type { Evidence, RunEvidence, RunKind } from './evidence';
 import { placeOf, placeText, type Verdict } from './verdict';
 import { shortCommand } from './launch-line';
+import { durationText } from './diagnosis-view-text';
 
 export type StepKind = 'environment' | RunKind;
 export type StepStatus = 'running' | 'done' | 'could-not-run' | 'not-run';
@@ -89,7 +90,7 @@ export function runFindings(run: RunEvidence): string[] {
       `PID ${p.pid} (${p.childOfProgram ? 'a child of the program' : 'another process'}${p.command ? `: ${shortCommand(p.command)}` : ''}) held up to ${formatBytes(p.peakBytes)}.`,
     );
   if (run.memory) out.push(`The device's memory in use peaked at ${formatBytes(run.memory.peakUsedBytes)} of ${formatBytes(run.memory.totalBytes)}.`);
-  out.push(`Took ${formatMs(run.durationMs)}.`);
+  out.push(`Took ${durationText(run.durationMs)}.`);
   return out;
 }
 
@@ -106,7 +107,7 @@ export function reportLines(r: DiagnosisReport): string[] {
   r.steps.forEach((s, i) => {
     const env = Object.entries(s.envChanges).map(([k, val]) => `${k}=${val}`);
     lines.push(
-      `  ${i + 1}. ${s.title}${s.durationMs !== null ? ` (${formatMs(s.durationMs)})` : ''}${s.status === 'done' ? '' : ` — ${s.status.replace(/-/g, ' ')}`}`,
+      `  ${i + 1}. ${s.title}${s.durationMs !== null ? ` (${durationText(s.durationMs)})` : ''}${s.status === 'done' ? '' : ` — ${s.status.replace(/-/g, ' ')}`}`,
     );
     if (s.why) lines.push(`     Why: ${s.why}`);
     if (s.argv.length) lines.push(`     Ran: ${env.length ? `${env.join(' ')} ` : ''}${s.argv.join(' ')}`);

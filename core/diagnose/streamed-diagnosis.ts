@@ -1,4 +1,5 @@
-import { formatMs, plural } from '../format';
+import { plural } from '../format';
+import { durationText } from './diagnosis-view-text';
 import type { Evidence, ExitStatus, RunEvidence, RunKind } from './evidence';
 import { isSanitizerRun } from './evidence';
 import { readFailure } from './read-failure';
@@ -83,7 +84,7 @@ export function stepAnnouncement(event: DiagnoseEvent): string | null {
   if (event.kind === 'output') return null;
   const n = event.index + 1;
   if (event.kind === 'step-started') return `Step ${n} started: ${event.step.title}.`;
-  const took = event.step.durationMs !== null ? `, in ${formatMs(event.step.durationMs)}` : '';
+  const took = event.step.durationMs !== null ? `, in ${durationText(event.step.durationMs)}` : '';
   return `Step ${n} ${STATUS_SAID[event.step.status]}${took}: ${event.step.title}.`;
 }
 

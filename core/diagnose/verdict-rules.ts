@@ -291,15 +291,15 @@ function unexplained(e: Evidence): Omit<Verdict, 'rule'> | null {
 
 function stopped(e: Evidence): Omit<Verdict, 'rule'> | null {
   const first = firstRun(e);
-  const why = first ? first.failure.exitText : 'it was stopped before it ran';
+  const why = first ? `the program ${first.failure.exitText.replace(/^stopped: /, 'was stopped: ')}` : 'it was stopped before the program ran';
   return {
     kind: 'stopped',
-    sentence: `The diagnosis did not finish: the program ${why}.`,
+    sentence: `The diagnosis did not finish: ${why}.`,
     userLine: null,
     misleadingLine: null,
     kernel: null,
     cause: e.notRun.length ? `Not done: ${e.notRun.map((n) => `${n.kind} (${n.reason})`).join('; ')}.` : 'Nothing was found before it stopped.',
-    whatToDo: ['Give it a longer --budget, or make the program fail sooner (a smaller input).'],
+    whatToDo: ['Give it a longer time budget (--budget in the CLI), or make the program fail sooner (a smaller input).'],
   };
 }
 

@@ -44,6 +44,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   const outcome = useStore(store, (s) => s.outcome);
   const refused = useStore(store, (s) => s.runRefused);
   const sanitizeSeq = useStore(store, (s) => s.sanitizeSeq);
+  const memorySeq = useStore(store, (s) => s.memorySeq);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
   const { restoreDocuments, save, cancelCompile, setCompileOptions, dismissNotice, newDocument } = store.getState();
   const onSaveAs = useCallback(() => setDialog('save'), []);
@@ -92,6 +93,10 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
   useEffect(() => {
     if (sanitizeSeq > 0) output.current?.expand();
   }, [sanitizeSeq, output]);
+  // And a memory timeline opened from elsewhere (a diagnosis's snapshot, a file): its tab is in the output panel.
+  useEffect(() => {
+    if (memorySeq > 0) output.current?.expand();
+  }, [memorySeq, output]);
 
   const result = compile?.result ?? null;
   const shown = shownCompile(result, compile?.lastGood ?? null);

@@ -105,7 +105,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
       const steps = page.getByTestId('diagnose-step');
       assert.equal(await steps.count(), 3);
       const blocking = steps.nth(2);
-      assert.match(await blocking.innerText(), /3\. Re-run with CUDA_LAUNCH_BLOCKING=1\s*done\s*6\.8 s/);
+      assert.match(await blocking.innerText(), /3\. Re-run with CUDA_LAUNCH_BLOCKING=1\s*done\s*4\.6 s/);
       assert.deepEqual(await blocking.locator('.command-word').allInnerTexts(), ['CUDA_LAUNCH_BLOCKING=1', 'python3', 'embed.py']);
       assert.match(await blocking.innerText(), /WHY\s*A kernel failed \(CUDA_ERROR_ASSERT\)/i);
       assert.match(await blocking.getByRole('list', { name: 'What step 3 found' }).innerText(), /the traceback stops at embed\.py:16/);
@@ -213,7 +213,7 @@ describe('a host started with --allow-programs: real diagnoses of programs that 
     await page.getByRole('button', { name: 'Cancel' }).click();
     const verdict = page.getByTestId('diagnosis-verdict');
     await verdict.waitFor({ timeout: 10_000 });
-    assert.equal(await verdict.innerText(), '■ The diagnosis did not finish: the program stopped: cancelled.');
+    assert.equal(await verdict.innerText(), '■ The diagnosis did not finish: the program was stopped: cancelled.');
     assert.match(await page.getByTestId('diagnosis-origin-text').innerText(), /^Cancelled: the program was stopped/);
     const asIs = page.getByTestId('diagnose-step').nth(1);
     assert.match(await asIs.innerText(), /stopped: cancelled\./);

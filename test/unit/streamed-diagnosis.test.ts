@@ -94,7 +94,7 @@ test('events: steps by index as they start and finish, output by step, and a pol
 test('cancelled in the first run: the host’s own “did not finish” verdict, judged from that run; the step says it was stopped', () => {
   const r = cancelledReport(streamedUpTo('as-is'), 1600, 600);
   assert.equal(r.verdict.kind, 'stopped');
-  assert.equal(r.verdict.sentence, 'The diagnosis did not finish: the program stopped: cancelled.');
+  assert.equal(r.verdict.sentence, 'The diagnosis did not finish: the program was stopped: cancelled.');
   assert.equal(r.steps[1]!.status, 'done');
   assert.equal(r.steps[1]!.durationMs, 500);
   assert.deepEqual(r.steps[1]!.findings, ['stopped: cancelled.', 'Took 500.000 ms.']);
@@ -149,7 +149,7 @@ test('times as a person reads them: ms under a second, then seconds, then minute
   assert.equal(durationText(6807.277), '6.8 s');
   assert.equal(durationText(600_000), '10 min');
   assert.equal(durationText(90_500), '1 min 31 s');
-  assert.equal(ranText(fixture('pytorch-device-assert.json')), 'Started 2026-11-27 02:45:36 UTC; took 12.0 s of a 10 min budget.');
+  assert.equal(ranText(fixture('pytorch-device-assert.json')), 'Started 2026-11-27 03:10:38 UTC; took 9.4 s of a 10 min budget.');
   assert.match(
     ranText({ ...fixture('ctypes-leak.json'), program: { ...fixture('ctypes-leak.json').program, thorough: true } }),
     /, with the sanitizer passes after a clean exit\.$/,

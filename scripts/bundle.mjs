@@ -39,6 +39,7 @@ await Promise.all([
       { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker.impl' },
       { in: r('main/boot/code-cache.ts'), out: 'main/boot' },
       { in: r('main/memory/snapshot-worker.ts'), out: 'main/snapshot-worker' },
+      { in: r('main/readers/diagnosis-reader-child.ts'), out: 'main/diagnosis-reader' },
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
       { in: r('bench/bench.ts'), out: 'bench/bench' },

@@ -5,6 +5,9 @@ import type { DiagnosisReport } from './report';
 import { VERDICT_KINDS } from './verdict';
 
 /**
+ * Keys the schema does not name are dropped (zod's default), so what passes has a bounded shape and depth: it can be
+ * handed from the reader's child process to the host as JSON without carrying a file's nesting along.
+ *
  * A saved diagnosis (`gpu-workbench diagnose --json`, or a bundle's) is data from outside: every field the views
  * read is checked here, strings and lists bounded, before anything shows it.
  */
@@ -15,37 +18,26 @@ const place = z.object({ file: text(4096), line, code: text(4000).nullable(), fu
 const envChanges = z.record(text(256), text(32_768)).refine((e) => Object.keys(e).length <= 256, 'at most 256 variables');
 const argv = z.array(text(32_768)).max(1024);
 const runKind = z.enum(RUN_KINDS);
-const check = z
-  .object({ id: text(200), status: z.enum(['ok', 'warn', 'fail', 'not-run']), title: text(1000), detail: text(), remedy: text().nullable() })
-  .passthrough();
+const check = z.object({ id: text(200), status: z.enum(['ok', 'warn', 'fail', 'not-run']), title: text(1000), detail: text(), remedy: text().nullable() });
 const dim = z.object({ x: z.number(), y: z.number(), z: z.number() });
 
-const group = z
-  .object({
-    key: text(4000),
-    tool: text(40),
-    kind: text(40),
-    text: text(),
-    count: z.number().int().min(0),
-    where: z
-      .object({ func: text(4000), path: text(4096).nullable(), line: line.nullable() })
-      .passthrough()
-      .nullable(),
-    userFrame: z
-      .object({ func: text(4000).nullable(), file: text(4096).nullable(), line: line.nullable() })
-      .passthrough()
-      .nullable(),
-    leakedBytes: z.number().min(0),
-    hazards: z.number().min(0),
-    threads: z.object({ min: dim, max: dim }).nullable().optional(),
-    heldBy: text(60).nullable().optional(),
-    sourceMapped: z
-      .object({ file: text(4096), line })
-      .passthrough()
-      .nullable()
-      .optional(),
-  })
-  .passthrough();
+const group = z.object({
+  key: text(4000),
+  tool: text(40),
+  kind: text(40),
+  text: text(),
+  count: z.number().int().min(0),
+  where: z.object({ func: text(4000), path: text(4096).nullable(), line: line.nullable() }).nullable(),
+  userFrame: z.object({ func: text(4000).nullable(), file: text(4096).nullable(), line: line.nullable() }).nullable(),
+  leakedBytes: z.number().min(0),
+  hazards: z.number().min(0),
+  threads: z.object({ min: dim, max: dim }).nullable().optional(),
+  heldBy: text(60).nullable().optional(),
+  sourceMapped: z
+    .object({ file: text(4096), line })
+    .nullable()
+    .optional(),
+});
 
 const run = z.object({
   kind: runKind,
@@ -55,16 +47,14 @@ const run = z.object({
   durationMs: z.number().min(0),
   output: text(8 * 2 ** 20),
   outputDroppedBytes: z.number().min(0),
-  failure: z
-    .object({
-      category: text(40),
-      title: text(),
-      error: z.object({ name: text(200), code: z.number().int(), runtimeName: text(200).nullable() }).nullable(),
-      userFrame: frame.nullable(),
-      innermost: frame.nullable(),
-      exitText: text(1000),
-    })
-    .passthrough(),
+  failure: z.object({
+    category: text(40),
+    title: text(),
+    error: z.object({ name: text(200), code: z.number().int(), runtimeName: text(200).nullable() }).nullable(),
+    userFrame: frame.nullable(),
+    innermost: frame.nullable(),
+    exitText: text(1000),
+  }),
   sanitizer: z
     .object({
       verdict: text(40),
@@ -125,30 +115,32 @@ export const diagnosisReportSchema = z.object({
     whatToDo: z.array(text()).max(100),
   }),
   steps: z.array(step).max(100),
-  evidence: z
-    .object({
-      argv,
-      python: z.boolean(),
-      thorough: z.boolean(),
-      environment: z
+  evidence: z.object({
+    argv,
+    python: z.boolean(),
+    thorough: z.boolean(),
+    environment: z.object({
+      checks: z.array(check).max(200),
+      gpus: z
+        .array(z.object({ index: z.number().int(), name: text(200), totalBytes: z.number().nullable(), usedBytes: z.number().nullable() }))
+        .max(64)
+        .nullable(),
+      driver: z.object({ version: text(100).nullable(), cuda: text(40).nullable() }).nullable(),
+      python: z
         .object({
-          checks: z.array(check).max(200),
-          gpus: z
-            .array(z.object({ index: z.number().int(), name: text(200), totalBytes: z.number().nullable(), usedBytes: z.number().nullable() }))
-            .max(64)
-            .nullable(),
-          driver: z.object({ version: text(100).nullable(), cuda: text(40).nullable() }).nullable(),
-          python: z.unknown(),
-          processes: z
-            .array(z.object({ pid: z.number().int(), command: text(32_768).nullable(), usedBytes: z.number().nullable(), device: z.number().int() }))
-            .max(10_000),
-          problems: z.array(text()).max(100),
+          version: text(40),
+          torch: z.object({ version: text(100).nullable(), cuda: text(40).nullable() }).nullable(),
+          cupy: z.object({ version: text(100).nullable(), cuda: text(40).nullable() }).nullable(),
         })
-        .passthrough(),
-      runs: z.array(run).max(100),
-      notRun: z.array(z.object({ kind: runKind, why: text(), reason: text() })).max(100),
-    })
-    .passthrough(),
+        .nullable(),
+      processes: z
+        .array(z.object({ pid: z.number().int(), command: text(32_768).nullable(), usedBytes: z.number().nullable(), device: z.number().int() }))
+        .max(10_000),
+      problems: z.array(text()).max(100),
+    }),
+    runs: z.array(run).max(100),
+    notRun: z.array(z.object({ kind: runKind, why: text(), reason: text() })).max(100),
+  }),
   offered: z.array(runKind).max(10),
 });
 

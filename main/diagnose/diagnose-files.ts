@@ -5,10 +5,13 @@ import { basename, dirname, join } from 'node:path';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { defaultStateDir } from '../services/draft-store';
-import { readRegularFile } from '../services/safe-fs';
+import { readInChild, type ChildReadLimits } from '../readers/read-in-child';
 
 /** A saved report at most: seven runs' bounded output (4 MiB each) and their findings. */
 export const MAX_DIAGNOSIS_BYTES = 32 * 2 ** 20;
+
+/** A report is read in a child with these: ample for the largest report, small beside the host. */
+const READER_LIMITS: ChildReadLimits = { heapMb: 1024, timeoutMs: 30_000, answerBytes: 2 * MAX_DIAGNOSIS_BYTES };
 
 export class DiagnosisFileError extends Error {
   override readonly name = 'DiagnosisFileError';
@@ -24,24 +27,23 @@ export async function snapshotKeepPath(): Promise<string> {
 const isFile = async (path: string) => (await stat(path).catch(() => null))?.isFile() ?? false;
 
 /**
- * A diagnosis saved as JSON, read (a regular file, bounded), parsed and checked. Its snapshot is looked for where the
+ * A diagnosis saved as JSON, read (a regular file, bounded), parsed and checked in a child process of its own
+ * (main/readers/diagnosis-reader-child.ts), so a hostile file costs that child, never the host. Its snapshot is looked for where the
  * report names it, else beside the report under the same name: a report and its snapshot travel together.
  */
 export async function openDiagnosisFile(path: string): Promise<DiagnosisReport> {
-  const { bytes } = await readRegularFile(path, MAX_DIAGNOSIS_BYTES).catch((error: unknown) => {
-    throw new DiagnosisFileError(`${path} could not be read: ${error instanceof Error ? error.message : String(error)}`);
+  const answer = await readInChild<{ ok: true; report: DiagnosisReport } | { ok: false; error: string }>(
+    'diagnosis-reader.js',
+    [path, String(MAX_DIAGNOSIS_BYTES)],
+    basename(path),
+    READER_LIMITS,
+  ).catch((error: unknown) => {
+    throw new DiagnosisFileError(error instanceof Error ? error.message : String(error));
   });
-  let value: unknown;
-  try {
-    value = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new DiagnosisFileError(
-      `${basename(path)} is not JSON (${error instanceof Error ? error.message : String(error)}): open a file that \`gpu-workbench diagnose --json\` wrote.`,
-    );
-  }
-  const parsed = parseDiagnosisReport(value);
-  if (!parsed.ok)
-    throw new DiagnosisFileError(`${basename(path)} is not a diagnosis report (${parsed.error}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+  if (!answer.ok) throw new DiagnosisFileError(answer.error);
+  // The child checked it; the host checks its answer again (the child is ours, its input was not).
+  const parsed = parseDiagnosisReport(answer.report);
+  if (!parsed.ok) throw new DiagnosisFileError(`${basename(path)} was not opened: its reader's answer is not a report (${parsed.error}).`);
   for (const run of parsed.report.evidence.runs) {
     const picture = run.oomPicture;
     if (!picture) continue;

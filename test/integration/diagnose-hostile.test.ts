@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { createHandlers, dispatch } from '../../main/host-api';
+import { forkLauncher } from '../../main/process/launcher';
+import { createWorkbench } from '../../main/workbench';
+
+// A saved diagnosis is a file from outside: it is read in a child process of its own (a heap and a time limit), so
+// a file built to make V8 abort costs that child, and the host answers the next request.
+const dir = mkdtempSync(join(tmpdir(), 'wb-diagnose-hostile-'));
+process.env['GPU_WORKBENCH_STATE_DIR'] = join(dir, 'state');
+const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+const handlers = createHandlers(workbench, 'serve');
+after(() => workbench.dispose());
+type Reply = { ok: boolean; value?: unknown; error?: { code: string; message: string } };
+const open = (path: string) => dispatch(handlers, 'diagnose.open', { path }) as Promise<Reply>;
+
+test('hostile saved diagnoses are refused in words, and the host goes on', async () => {
+  const cases: [string, string | Buffer, RegExp][] = [
+    // 30 MiB of nesting: JSON.parse builds 15 million arrays.
+    ['nested.json', '['.repeat(15 * 2 ** 20) + ']'.repeat(15 * 2 ** 20), /was not opened|is not JSON|not a diagnosis report/],
+    ['numbers.json', `[${'0,'.repeat(15 * 2 ** 20)}0]`, /not a diagnosis report/],
+    ['too-big.json', Buffer.alloc(33 * 2 ** 20, 0x20), /could not be read|larger than/],
+    ['shape.json', JSON.stringify({ schema: 1, verdict: { kind: 'clean', sentence: 'trust me' } }), /not a diagnosis report \(/],
+    ['text.json', 'not json at all', /is not JSON/],
+  ];
+  for (const [name, data, expected] of cases) {
+    writeFileSync(join(dir, name), data);
+    const reply = await open(join(dir, name));
+    assert.equal(reply.ok, false, name);
+    assert.match(reply.error!.message, expected, `${name}: ${reply.error!.message}`);
+    assert.equal(reply.error!.code, 'FILE', name);
+  }
+  execFileSync('mkfifo', [join(dir, 'fifo.json')]);
+  const fifo = await open(join(dir, 'fifo.json'));
+  assert.equal(fifo.ok, false);
+  assert.match(fifo.error!.message, /could not be read/);
+  const info = (await dispatch(handlers, 'app.info', {})) as Reply;
+  assert.ok(info.ok, 'the host still answers');
+});

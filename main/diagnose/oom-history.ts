@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 
 import type { OomPicture } from '../../core/diagnose/evidence';
-import { oomPicture } from '../../core/diagnose/oom-picture';
+import { noPicture, oomPicture } from '../../core/diagnose/oom-picture';
 import { importSnapshot, SnapshotImportError } from '../memory/snapshot-client';
 import { readRegularFile } from '../services/safe-fs';
 
@@ -42,15 +42,6 @@ export async function readOomPicture(folder: string, envChanges: Record<string, 
       error instanceof SnapshotImportError && /ENOENT|not found|does not exist/i.test(error.message)
         ? await whyNoSnapshot(envChanges['GPU_WORKBENCH_SHIM_NOTES'] ?? join(folder, 'shim-notes.jsonl'))
         : `the snapshot could not be read: ${error instanceof Error ? error.message : String(error)}`;
-    return {
-      snapshotPath: null,
-      requestedBytes: null,
-      aliveByLine: [],
-      allocatedBytes: null,
-      reservedBytes: null,
-      largestFreeInCacheBytes: null,
-      freeInCacheBytes: null,
-      missing,
-    };
+    return noPicture(null, missing);
   }
 }

@@ -1,4 +1,6 @@
-import type { DiagnosisReport } from '../diagnose/report';
+import { maskSecretWords, programNameOnly } from '../diagnose/secrets';
+import { environmentFindings, runFindings, type DiagnosisReport } from '../diagnose/report';
+import { judge } from '../diagnose/verdict-rules';
 import { BUNDLE_ENV_VARIABLES, type Redactor } from './redact';
 
 /** Where a diagnosis goes in a bundle: the report, and the allocator history's snapshot when one was recorded. */
@@ -14,18 +16,42 @@ function shareableEnv(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, BUNDLE_ENV_VARIABLES.includes(k) || DIAGNOSIS_VARIABLES.test(k) ? v : HIDDEN_VALUE]));
 }
 
+/** The evidence with what a redacted bundle leaves out: the user's own variables, credentials in the command, other processes' command lines. */
+function scrub(copy: DiagnosisReport): void {
+  copy.program.envChanges = shareableEnv(copy.program.envChanges);
+  copy.program.argv = maskSecretWords(copy.program.argv);
+  copy.evidence.argv = maskSecretWords(copy.evidence.argv);
+  for (const p of copy.evidence.environment.processes) p.command = p.command === null ? null : programNameOnly(p.command);
+  for (const step of copy.steps) {
+    step.envChanges = shareableEnv(step.envChanges);
+    step.argv = maskSecretWords(step.argv);
+  }
+  for (const run of copy.evidence.runs) {
+    run.envChanges = shareableEnv(run.envChanges);
+    run.argv = maskSecretWords(run.argv);
+    for (const p of run.processes ?? [])
+      p.command = p.command === null ? null : p.isProgram ? maskSecretWords(p.command.split(' ')).join(' ') : programNameOnly(p.command);
+  }
+  // The sentences quote what was scrubbed: they are made again from the scrubbed evidence, by the same rules.
+  const runs = [...copy.evidence.runs];
+  for (const step of copy.steps) {
+    if (step.kind === 'environment') step.findings = environmentFindings(copy.evidence.environment);
+    else if (step.status !== 'not-run' && runs.length) step.findings = runFindings(runs.shift()!);
+  }
+  copy.verdict = judge(copy.evidence);
+}
+
 /**
- * The report as a bundle carries it: the user's own variables hidden unless allow-listed, every string redacted
- * (user and host names, home folders, GPU UUIDs) when asked, and the snapshot named by its entry, not by a path on
+ * The report as a bundle carries it: redacted unless asked not to — the user's own variables hidden unless
+ * allow-listed, credentials in command lines hidden, other processes named by their program only, every string's
+ * user and host names, home folders and GPU UUIDs replaced — and the snapshot named by its entry, not by a path on
  * this machine.
  */
 export function shareableDiagnosis(report: DiagnosisReport, redactor: Redactor, snapshotEntry: string | null): DiagnosisReport {
   const copy = JSON.parse(JSON.stringify(report)) as DiagnosisReport;
-  copy.program.envChanges = shareableEnv(copy.program.envChanges);
-  for (const step of copy.steps) step.envChanges = shareableEnv(step.envChanges);
-  for (const run of copy.evidence.runs) {
-    run.envChanges = shareableEnv(run.envChanges);
-    if (run.oomPicture) run.oomPicture.snapshotPath = run.oomPicture.snapshotPath && snapshotEntry ? snapshotEntry : null;
-  }
+  delete copy.id;
+  for (const run of copy.evidence.runs) if (run.oomPicture) run.oomPicture.snapshotPath = run.oomPicture.snapshotPath && snapshotEntry ? snapshotEntry : null;
+  if (!redactor.enabled) return copy;
+  scrub(copy);
   return redactor.json(copy);
 }

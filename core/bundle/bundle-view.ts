@@ -158,7 +158,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     if (!checked.ok) throw new BundleContentError(`${c.result} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
     outcome = checked.outcome;
   }
-  const diagnosis = c.diagnosis === null ? null : diagnosisOf(jsonEntry(entries, c.diagnosis), c.diagnosis);
+  const diagnosis = c.diagnosis === null ? null : diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot);
   if (c.diagnosisSnapshot !== null && !entries.has(c.diagnosisSnapshot))
     throw new BundleContentError(`the manifest names ${c.diagnosisSnapshot}, which the bundle does not hold`);
   if (!plan && !diagnosis) notes.push('The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.');
@@ -276,8 +276,18 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   };
 }
 
-function diagnosisOf(value: unknown, name: string): DiagnosisReport {
-  const parsed = parseDiagnosisReport(value);
+/** A diagnosis entry past this is refused before it is parsed (a report's runs' output is bounded well below it). */
+export const MAX_BUNDLE_DIAGNOSIS_BYTES = 32 * 1024 ** 2;
+
+function diagnosisOf(entries: ReadonlyMap<string, Uint8Array>, name: string, snapshotEntry: string | null): DiagnosisReport {
+  const size = entries.get(name)?.byteLength ?? 0;
+  if (size > MAX_BUNDLE_DIAGNOSIS_BYTES)
+    throw new BundleContentError(
+      `${name} is ${Math.round(size / 1024 ** 2)} MiB: larger than any diagnosis report (at most ${MAX_BUNDLE_DIAGNOSIS_BYTES / 1024 ** 2} MiB)`,
+    );
+  const parsed = parseDiagnosisReport(jsonEntry(entries, name));
   if (!parsed.ok) throw new BundleContentError(`${name} is not a diagnosis report: ${parsed.error}`);
+  // The snapshot is the bundle's own entry, or none: a path the bundle names elsewhere is not followed.
+  for (const run of parsed.report.evidence.runs) if (run.oomPicture && run.oomPicture.snapshotPath !== snapshotEntry) run.oomPicture.snapshotPath = null;
   return parsed.report;
 }

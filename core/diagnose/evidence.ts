@@ -101,8 +101,10 @@ export interface RunEvidence {
   oomPicture: OomPicture | null;
   /** Processes that held GPU memory while it ran (NVML), or null when it was not monitored. */
   processes: MonitoredProcess[] | null;
-  /** The device's memory over the run, or why it was not watched. */
+  /** The device's memory over the run. */
   memory: { peakUsedBytes: number; baselineUsedBytes: number; totalBytes: number } | null;
+  /** What the monitor could not see of this run (it failed, NVML could not list processes…); empty when it saw it all. */
+  watchProblems: string[];
 }
 
 export interface MonitoredProcess {

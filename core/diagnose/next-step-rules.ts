@@ -1,5 +1,5 @@
 import { formatBytes } from '../format';
-import { firstRun, runsOf, tried, type Evidence, type RunEvidence, type RunKind } from './evidence';
+import { firstRun, tried, type Evidence, type RunEvidence, type RunKind } from './evidence';
 import { isCrashSignal, deathSignal } from './read-failure';
 
 /** A re-run the evidence calls for: what it changes, and why it was chosen (said to the user as it starts). */
@@ -129,6 +129,3 @@ export function nextStep(e: Evidence): NextStep | null {
   }
   return null;
 }
-
-/** A run of this kind exists and ended on its own (not stopped by the budget or the user). */
-export const completed = (e: Evidence, kind: RunKind): RunEvidence | null => runsOf(e, kind).find((r) => !r.exit.outOfBudget && !r.exit.cancelled) ?? null;

@@ -84,6 +84,7 @@ const run = z.object({
     .max(10_000)
     .nullable(),
   memory: z.object({ peakUsedBytes: z.number(), baselineUsedBytes: z.number(), totalBytes: z.number() }).nullable(),
+  watchProblems: z.array(text()).max(100).default([]),
 });
 
 const step = z.object({
@@ -93,7 +94,7 @@ const step = z.object({
   rule: text(200).nullable(),
   argv,
   envChanges,
-  status: z.enum(['running', 'done', 'could-not-run', 'not-run']),
+  status: z.enum(['running', 'done', 'stopped', 'could-not-run', 'not-run']),
   durationMs: z.number().min(0).nullable(),
   findings: z.array(text()).max(1000),
 });

@@ -1,11 +1,12 @@
 import { formatBytes, plural } from '../format';
-import type { Evidence, RunEvidence, RunKind } from './evidence';
+import type { EnvironmentEvidence, Evidence, RunEvidence, RunKind } from './evidence';
 import { placeOf, placeText, type Verdict } from './verdict';
 import { shortCommand } from './launch-line';
 import { durationText } from './diagnosis-view-text';
 
 export type StepKind = 'environment' | RunKind;
-export type StepStatus = 'running' | 'done' | 'could-not-run' | 'not-run';
+/** 'stopped': it started, and the budget or a cancel ended it before the program did. */
+export type StepStatus = 'running' | 'done' | 'stopped' | 'could-not-run' | 'not-run';
 
 /** One step of the evidence chain: what ran, what changed in its environment, why, how long, what it found. */
 export interface DiagnosisStep {
@@ -90,7 +91,27 @@ export function runFindings(run: RunEvidence): string[] {
       `PID ${p.pid} (${p.childOfProgram ? 'a child of the program' : 'another process'}${p.command ? `: ${shortCommand(p.command)}` : ''}) held up to ${formatBytes(p.peakBytes)}.`,
     );
   if (run.memory) out.push(`The device's memory in use peaked at ${formatBytes(run.memory.peakUsedBytes)} of ${formatBytes(run.memory.totalBytes)}.`);
+  out.push(...(run.watchProblems ?? []));
   out.push(`Took ${durationText(run.durationMs)}.`);
+  return out;
+}
+
+/** What the Before step found, in sentences: the GPUs and driver, the libraries, what already holds the GPUs, the checks. */
+export function environmentFindings(env: EnvironmentEvidence): string[] {
+  const out: string[] = [];
+  if (env.gpus)
+    out.push(
+      `${plural(env.gpus.length, 'GPU')}: ${env.gpus.map((g) => `${g.index} ${g.name}`).join(', ')}; driver ${env.driver?.version ?? '?'} (CUDA ${env.driver?.cuda ?? '?'}).`,
+    );
+  const lib = (name: string, l: { version: string | null; cuda: string | null } | null) => (l ? `, ${name} ${l.version ?? '?'} (CUDA ${l.cuda ?? '?'})` : '');
+  if (env.python) out.push(`Python ${env.python.version}${lib('PyTorch', env.python.torch)}${lib('CuPy', env.python.cupy)}.`);
+  for (const p of env.processes)
+    out.push(
+      `Already on GPU ${p.device}: PID ${p.pid}${p.command ? ` (${shortCommand(p.command)})` : ''}${p.usedBytes !== null ? `, ${formatBytes(p.usedBytes)}` : ''}.`,
+    );
+  for (const c of env.checks) out.push(`${c.status === 'fail' ? '✗' : '!'} ${c.title}: ${c.detail}`);
+  out.push(...env.problems);
+  if (!env.checks.length && env.gpus && !env.problems.length) out.push('Nothing in the environment stands in the way.');
   return out;
 }
 

@@ -76,6 +76,7 @@ const STATUS_SAID: Record<DiagnosisStep['status'], string> = {
   running: 'is running',
   done: 'finished',
   'could-not-run': 'could not run',
+  stopped: 'was stopped',
   'not-run': 'was not run',
 };
 
@@ -113,6 +114,7 @@ function stoppedRun(step: DiagnosisStep, output: StreamedOutput | undefined, dur
     oomPicture: null,
     processes: null,
     memory: null,
+    watchProblems: [],
   };
 }
 

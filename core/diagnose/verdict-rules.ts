@@ -256,22 +256,48 @@ function sanitizerFound(kind: 'leak' | 'race' | 'uninitialised-read', tool: 'mem
   };
 }
 
+/** Each sanitizer pass the evidence holds or asked for: clean, or why it says nothing (never "clean" when it could not look). */
+function passesOf(e: Evidence): { clean: string[]; incomplete: string[] } {
+  const clean: string[] = [];
+  const incomplete: string[] = [];
+  for (const r of e.runs) {
+    if (!r.sanitizer) continue;
+    if (r.sanitizer.unavailable) incomplete.push(`${r.kind} could not run (${r.sanitizer.unavailable.replace(/\.$/, '')})`);
+    else if (r.exit.outOfBudget) incomplete.push(`${r.kind} was stopped when the time budget ran out`);
+    else if (r.exit.cancelled) incomplete.push(`${r.kind} was cancelled`);
+    else if (r.sanitizer.verdict === 'clean') clean.push(r.kind);
+    else incomplete.push(`${r.kind} gave no verdict (${r.sanitizer.headline.replace(/\.$/, '')})`);
+  }
+  for (const n of e.notRun)
+    if (n.kind === 'memcheck' || n.kind === 'racecheck' || n.kind === 'initcheck') incomplete.push(`${n.kind} was not run (${n.reason})`);
+  return { clean, incomplete };
+}
+
 function clean(e: Evidence): Omit<Verdict, 'rule'> | null {
   const first = firstRun(e);
   if (first?.failure.category !== 'clean') return null;
-  const passes = e.runs.filter((r) => r.sanitizer && !r.sanitizer.unavailable && r.sanitizer.verdict === 'clean').map((r) => r.kind);
+  const { clean: passes, incomplete } = passesOf(e);
+  const asked = passes.length + incomplete.length > 0;
+  const found = passes.length ? `, and ${passes.join(', ')} found nothing` : '';
+  const missing = incomplete.length ? `; ${incomplete.join('; ')}` : '';
   return {
     kind: 'clean',
-    sentence: passes.length
-      ? `The program exited cleanly, and ${passes.join(', ')} found nothing.`
+    sentence: asked
+      ? `The program exited cleanly${found}${missing}.`
       : 'The program exited cleanly and printed no CUDA error; the sanitizer passes were not run.',
     userLine: null,
     misleadingLine: null,
     kernel: null,
     cause: passes.length
-      ? `Checked by: ${passes.join(', ')}.`
+      ? `Checked by: ${passes.join(', ')}.${incomplete.length ? ' Not checked by the others: what they look for is not ruled out.' : ''}`
       : 'Only the run itself was watched: races, out-of-bounds accesses that did not crash and leaks are invisible to it.',
-    whatToDo: passes.length ? [] : ['Run it again with --thorough for memcheck (with its leak check), racecheck and initcheck.'],
+    whatToDo: !asked
+      ? ['Run it again with --thorough for memcheck (with its leak check), racecheck and initcheck.']
+      : incomplete.length
+        ? [
+            'Give the passes that did not finish what they lack (a longer --budget, compute-sanitizer installed), or run them alone: gpu-workbench sanitize --tool <tool> -- <command>.',
+          ]
+        : [],
   };
 }
 

@@ -128,7 +128,16 @@ export function judgeSanitizeRun(f: SanitizeFacts): Pick<SanitizeReport, 'verdic
         ...f.problems,
       ],
     };
-  // The tool counts the blocks held at exit as errors, and exits with its "found" code for them alone.
+  // The tool counts the blocks held at exit as errors, and exits with its "found" code for them alone — but only when
+  // every error it counted was printed and is one of those blocks: an unprinted error may be anything.
+  const heldBlocks = held.reduce((n, h) => n + h.blocks, 0);
+  const allHeld = f.summary.notPrinted === 0 && (f.summary.errorsReported === null || f.summary.errorsReported <= heldBlocks);
+  if (held.length > 0 && !allHeld)
+    return {
+      verdict: 'tool-failed',
+      headline: `${f.tool} counted ${plural(f.summary.errorsReported ?? heldBlocks + f.summary.notPrinted, 'error')}, of which ${plural(heldBlocks, 'block')} held at exit by an allocator; the rest were not printed, so they cannot be told apart: no verdict.`,
+      details: [...cut, ...heldDetails(held), 'Run it again with --print-limit 0 to see every error.', ...f.problems],
+    };
   const foundHeld = held.length > 0 && f.exitCode === FOUND_EXIT_CODE;
   if (f.exitCode === FOUND_EXIT_CODE && !foundHeld)
     return {

@@ -132,7 +132,10 @@ export function registerDiagnoseCommand(program: Command): void {
     .option('--cwd <dir>', 'run the program in this folder (default: here)')
     .option('--save-snapshot <file>', "keep the allocator history's snapshot (a PyTorch pickle: open it with gpu-workbench memory or in the Memory tab)")
     .option('--bundle <file.zip>', 'write the diagnosis as a bundle a colleague can open (the report, every run’s output, the snapshot, the doctor)')
-    .option('--no-redact', 'keep user and host names, home folders and your own variables in the bundle (hidden by default)')
+    .option(
+      '--no-redact',
+      "keep user and host names, home folders, your own variables' values, credentials in the command line and other processes' command lines in the bundle (all hidden by default)",
+    )
     .option('--json', "machine-readable report on standard output; the program's output and the steps go to standard error")
     .action(async (args: string[], opts: DiagnoseOptions, command: Command) => {
       const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];

@@ -28,8 +28,9 @@ const isFile = async (path: string) => (await stat(path).catch(() => null))?.isF
 
 /**
  * A diagnosis saved as JSON, read (a regular file, bounded), parsed and checked in a child process of its own
- * (main/readers/diagnosis-reader-child.ts), so a hostile file costs that child, never the host. Its snapshot is looked for where the
- * report names it, else beside the report under the same name: a report and its snapshot travel together.
+ * (main/readers/diagnosis-reader-child.ts), so a hostile file costs that child, never the host. Its snapshot is looked
+ * for beside the report only — by the name the report gives it, else the report's own name — never where the file
+ * points: a report and its snapshot travel together.
  */
 export async function openDiagnosisFile(path: string): Promise<DiagnosisReport> {
   const answer = await readInChild<{ ok: true; report: DiagnosisReport } | { ok: false; error: string }>(
@@ -47,8 +48,9 @@ export async function openDiagnosisFile(path: string): Promise<DiagnosisReport> 
   for (const run of parsed.report.evidence.runs) {
     const picture = run.oomPicture;
     if (!picture) continue;
+    // Only beside the report: the file does not choose a path the user did not open.
     const named = picture.snapshotPath;
-    const candidates = [named, named ? join(dirname(path), basename(named)) : null, path.replace(/\.json$/i, '.pickle')].filter((p): p is string => !!p);
+    const candidates = [named ? join(dirname(path), basename(named)) : null, path.replace(/\.json$/i, '.pickle')].filter((p): p is string => !!p);
     let found: string | null = null;
     for (const candidate of candidates) if (!found && (await isFile(candidate))) found = candidate;
     picture.snapshotPath = found;

@@ -6,19 +6,23 @@ import type { EnvironmentEvidence, Evidence, RunEvidence, RunKind } from '../../
 import { isSanitizerRun } from '../../core/diagnose/evidence';
 import { nextStep, OFFERED_PASSES } from '../../core/diagnose/next-step-rules';
 import { readFailure } from '../../core/diagnose/read-failure';
-import { runFindings, STEP_TITLES, type DiagnoseEvent, type DiagnosisReport, type DiagnosisStep } from '../../core/diagnose/report';
+import { environmentFindings, runFindings, STEP_TITLES, type DiagnoseEvent, type DiagnosisReport, type DiagnosisStep } from '../../core/diagnose/report';
 import { judge } from '../../core/diagnose/verdict-rules';
 import { locateProgram } from '../memory/monitored-command';
 import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from '../memory/nvml-source';
 import { isPythonProgram, gatherProgramEnvironment } from './program-environment';
 import { makePrivateFolder } from './private-folder';
 import { runProgramOnce } from './program-process';
-import { monitorWhileRunning } from './monitor-run';
+import { monitorWhileRunning, type Watched } from './monitor-run';
+import { within } from './time-bound';
+import { OutputStreamer } from './output-streamer';
 import { readOomPicture } from './oom-history';
 import { runSanitizerStep } from './sanitizer-step';
 import SHIM from './python/sitecustomize.py';
 
 export const DEFAULT_BUDGET_MS = 10 * 60_000;
+/** How long the report waits, after the last step, for the first run's monitor to finish. */
+const MONITOR_SETTLE_MS = 5_000;
 
 /** NVML, opened while the environment is looked at, or why it could not be. */
 export interface OpenedNvml {
@@ -71,6 +75,8 @@ class Diagnosis {
   nvml: NvmlSource | null = null;
   /** The first run's monitor, finishing (its tail, the names still being read) while the next step already runs. */
   private watching: Promise<void> = Promise.resolve();
+  /** Ends the first run's monitor once another step starts: that step's processes are not the first run's. */
+  private stopWatching: () => void = () => undefined;
 
   constructor(
     readonly request: DiagnoseRequest,
@@ -127,40 +133,49 @@ class Diagnosis {
 
   async run(kind: RunKind, why: string, rule: string | null): Promise<void> {
     const envChanges = envChangesFor(kind, this.folder, this.programEnv);
+    if (kind !== 'as-is') this.stopWatching();
     const index = this.begin({ kind, title: STEP_TITLES[kind], why, rule, argv: this.request.argv, envChanges });
     if (kind === 'allocator-history') await this.writeShim();
     const env = { ...this.programEnv, ...envChanges };
     const evidence = isSanitizerRun(kind) ? await runSanitizerStep(kind, this, env) : await this.runProgram(kind, index, env, envChanges);
     this.evidence.runs.push(evidence);
-    const couldNot = evidence.sanitizer?.unavailable ? 'could-not-run' : 'done';
+    const couldNot = evidence.sanitizer?.unavailable ? 'could-not-run' : evidence.exit.outOfBudget || evidence.exit.cancelled ? 'stopped' : 'done';
     const unwatched = kind === 'as-is' && !this.nvml ? ['Not monitored: NVML is not available here, so no process’s GPU memory was watched.'] : [];
     this.end(index, { status: couldNot, durationMs: evidence.durationMs, findings: [...runFindings(evidence), ...unwatched] });
   }
 
   /** The monitor's picture of a run, once it has finished: the run's findings are said again with it. */
-  private attachWatch(index: number, evidence: RunEvidence, finishing: Promise<Pick<RunEvidence, 'processes' | 'memory'> | null>): void {
+  private attachWatch(index: number, evidence: RunEvidence, finishing: Promise<Watched>): void {
     this.watching = finishing.then((watched) => {
-      if (!watched) return;
       evidence.processes = watched.processes;
       evidence.memory = watched.memory;
+      evidence.watchProblems = watched.watchProblems;
       if (this.steps[index]!.status !== 'running') this.end(index, { findings: runFindings(evidence) });
     });
   }
 
-  /** Waits for what still finishes in the background (the first run's monitor) before the report is made. */
-  settled = () => this.watching;
+  /** Waits for what still finishes in the background (the first run's monitor) before the report is made; not past a hung driver. */
+  settled = () =>
+    within(this.watching, MONITOR_SETTLE_MS, () => {
+      const first = this.evidence.runs.find((r) => r.kind === 'as-is');
+      first?.watchProblems.push(
+        `The monitor did not finish within ${MONITOR_SETTLE_MS / 1000} s of the run (NVML did not answer): what it saw is not in this report.`,
+      );
+    });
 
   private async runProgram(kind: RunKind, index: number, env: NodeJS.ProcessEnv, envChanges: Record<string, string>): Promise<RunEvidence> {
     const monitor = kind === 'as-is' && this.nvml ? monitorWhileRunning(this.nvml, this.request.signal) : null;
+    const streamer = new OutputStreamer((text, stream) => this.request.onEvent?.({ kind: 'output', index, stream, text }));
     const result = await runProgramOnce({
       argv: this.request.argv,
       cwd: this.request.cwd,
       env,
       timeoutMs: this.remaining(),
       signal: this.request.signal,
-      onOutput: (text, stream) => this.request.onEvent?.({ kind: 'output', index, stream, text }),
+      onOutput: (text, stream) => streamer.push(text, stream),
       onStart: (pid) => monitor?.follow(pid),
     });
+    streamer.flush();
     const output = result.spawnError ? `${result.output}\n${result.spawnError}` : result.output;
     const evidence: RunEvidence = {
       kind,
@@ -175,8 +190,12 @@ class Diagnosis {
       oomPicture: kind === 'allocator-history' ? await readOomPicture(this.folder, envChanges) : null,
       processes: null,
       memory: null,
+      watchProblems: [],
     };
-    if (monitor) this.attachWatch(index, evidence, monitor.finish());
+    if (monitor) {
+      this.stopWatching = monitor.stop;
+      this.attachWatch(index, evidence, monitor.finish());
+    }
     return evidence;
   }
 
@@ -184,8 +203,13 @@ class Diagnosis {
   async keepSnapshot(path: string): Promise<void> {
     for (const run of this.evidence.runs) {
       if (!run.oomPicture?.snapshotPath) continue;
-      await copyFile(run.oomPicture.snapshotPath, path);
-      run.oomPicture.snapshotPath = path;
+      try {
+        await copyFile(run.oomPicture.snapshotPath, path);
+        run.oomPicture.snapshotPath = path;
+      } catch (error) {
+        // The diagnosis stands without it: said, not thrown.
+        run.oomPicture.missing = `the snapshot was recorded but could not be kept at ${path}: ${error instanceof Error ? error.message : String(error)}.`;
+      }
     }
   }
 
@@ -236,26 +260,6 @@ class Diagnosis {
 }
 
 const emptyEnvironment = (): EnvironmentEvidence => ({ checks: [], gpus: null, driver: null, python: null, processes: [], problems: [] });
-
-function environmentFindings(env: EnvironmentEvidence): string[] {
-  const out: string[] = [];
-  if (env.gpus)
-    out.push(
-      `${env.gpus.length} GPU${env.gpus.length === 1 ? '' : 's'}: ${env.gpus.map((g) => `${g.index} ${g.name}`).join(', ')}; driver ${env.driver?.version ?? '?'} (CUDA ${env.driver?.cuda ?? '?'}).`,
-    );
-  if (env.python)
-    out.push(
-      `Python ${env.python.version}${env.python.torch ? `, PyTorch ${env.python.torch.version ?? '?'} (CUDA ${env.python.torch.cuda ?? '?'})` : ''}${env.python.cupy ? `, CuPy ${env.python.cupy.version ?? '?'} (CUDA ${env.python.cupy.cuda ?? '?'})` : ''}.`,
-    );
-  for (const p of env.processes)
-    out.push(
-      `Already on GPU ${p.device}: PID ${p.pid}${p.command ? ` (${p.command.slice(0, 80)})` : ''}${p.usedBytes !== null ? `, ${(p.usedBytes / 2 ** 30).toFixed(1)} GiB` : ''}.`,
-    );
-  for (const c of env.checks) out.push(`${c.status === 'fail' ? '✗' : '!'} ${c.title}: ${c.detail}`);
-  out.push(...env.problems);
-  if (!env.checks.length && env.gpus) out.push('Nothing in the environment stands in the way.');
-  return out;
-}
 
 /**
  * Diagnoses a program the user did not write: the environment, a monitored run as it is, the failure read from its

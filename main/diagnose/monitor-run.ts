@@ -10,10 +10,14 @@ const PROCESS_INTERVAL_MS = 100;
 /** Watched this long after the program ends: enough to see its memory come back, short beside the run. */
 const TAIL_MS = 200;
 
-/** What the monitor saw of one run: each process's peak (the program's children marked), and the device's. */
-export function watchedOf(report: MonitorReport): Pick<RunEvidence, 'processes' | 'memory'> {
+export type Watched = Pick<RunEvidence, 'processes' | 'memory' | 'watchProblems'>;
+
+/** What the monitor saw of one run: each process's peak (the program's children marked), the device's, what it could not see. */
+export function watchedOf(report: MonitorReport): Watched {
   const byPid = new Map<number, MonitoredProcess>();
   for (const p of report.processes) {
+    // The workbench's own processes (its runners, a re-run that began as this one ended) are not the program's story.
+    if (p.relation === 'workbench') continue;
     const seen = byPid.get(p.pid);
     const peak = (seen?.peakBytes ?? 0) + (p.peakBytes ?? 0);
     byPid.set(p.pid, {
@@ -28,12 +32,18 @@ export function watchedOf(report: MonitorReport): Pick<RunEvidence, 'processes' 
   return {
     processes: [...byPid.values()].sort((a, b) => b.peakBytes - a.peakBytes),
     memory: device ? { peakUsedBytes: device.peakUsedBytes, baselineUsedBytes: device.baselineUsedBytes, totalBytes: device.totalBytes } : null,
+    watchProblems: report.problems,
   };
 }
 
-/** Watches the GPUs while a program runs: given its pid once it has started, the report once it has ended. */
+/**
+ * Watches the GPUs while a program runs: given its pid once it has started, the report once it has ended. `stop`
+ * ends the sampling (the next step is starting: its processes are not this run's); a cancel ends it too.
+ */
 export function monitorWhileRunning(nvml: NvmlSource, signal?: AbortLike) {
-  let session: Promise<Pick<RunEvidence, 'processes' | 'memory'> | null> = Promise.resolve(null);
+  const stopped = new AbortController();
+  signal?.addEventListener('abort', () => stopped.abort(), { once: true });
+  let session: Promise<Watched> = Promise.resolve({ processes: null, memory: null, watchProblems: ['The monitor did not start: the program never started.'] });
   return {
     follow(pid: number) {
       session = runMonitorSession(nvml, {
@@ -41,11 +51,16 @@ export function monitorWhileRunning(nvml: NvmlSource, signal?: AbortLike) {
         intervalMs: INTERVAL_MS,
         processIntervalMs: PROCESS_INTERVAL_MS,
         tailMs: TAIL_MS,
-        signal,
+        signal: stopped.signal,
       })
         .then((outcome) => watchedOf(outcome.report))
-        .catch(() => null);
+        .catch((error: unknown) => ({
+          processes: null,
+          memory: null,
+          watchProblems: [`The monitor failed (${error instanceof Error ? error.message : String(error)}), so this run’s GPU memory was not watched.`],
+        }));
     },
+    stop: () => stopped.abort(),
     finish: () => session,
   };
 }

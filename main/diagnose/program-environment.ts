@@ -1,5 +1,3 @@
-import { basename } from 'node:path';
-
 import type { EnvironmentEvidence } from '../../core/diagnose/evidence';
 import { pickDoctorEnvironment, programEnvironmentChecks } from '../../core/diagnose/environment-rules';
 import { formatCudaVersion } from '../../core/format';
@@ -8,11 +6,15 @@ import type { NvmlSource } from '../memory/nvml-source';
 import { discoverLibraries } from '../services/discovery-service';
 import PROBE from './python/probe.py';
 import { runProgramOnce } from './program-process';
+import { pythonCommandOf } from '../../core/diagnose/python-command';
+import { within } from './time-bound';
 
+/** How long NVML may take to open and answer before the diagnosis goes on without it. */
+const NVML_WAIT_MS = 10_000;
 /** How long the Python probe may take (it imports nothing heavy). */
 const PROBE_TIMEOUT_MS = 15_000;
 
-export const isPythonProgram = (argv: string[]): boolean => /^python[\d.]*$/.test(basename(argv[0] ?? '')) || /\.py$/.test(argv[0] ?? '');
+export const isPythonProgram = (argv: string[]): boolean => pythonCommandOf(argv) !== null;
 
 interface ProbeAnswer {
   python: string;
@@ -39,9 +41,6 @@ export function parseProbe(text: string): ProbeAnswer | null {
   }
 }
 
-/** The interpreter the program runs: `python3 x.py` → python3; `./x.py` → python3 on PATH. */
-const interpreterOf = (argv: string[]) => (/\.py$/.test(argv[0] ?? '') ? 'python3' : argv[0]!);
-
 /**
  * The Before step: the environment as the program will see it — the GPUs NVML lists and what holds them now, the
  * driver, PyTorch's and CuPy's CUDA (read without importing them), and the program's CUDA variables, judged.
@@ -56,9 +55,10 @@ export async function gatherProgramEnvironment(options: {
 }): Promise<EnvironmentEvidence> {
   const problems: string[] = [];
   // The probe starts Python (slow) while NVML is read: the two do not wait on each other.
-  const probe = isPythonProgram(options.argv)
+  const pythonCommand = pythonCommandOf(options.argv);
+  const probe = pythonCommand
     ? runProgramOnce({
-        argv: [interpreterOf(options.argv), '-c', PROBE],
+        argv: [...pythonCommand, '-c', PROBE],
         cwd: options.cwd,
         env: options.env,
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, Math.max(0, options.deadlineMs - performance.now())),
@@ -68,12 +68,24 @@ export async function gatherProgramEnvironment(options: {
   const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
   let gpus: EnvironmentEvidence['gpus'] = null;
   const processes: EnvironmentEvidence['processes'] = [];
-  const { source: nvml, problem: nvmlProblem } = await options.nvml;
+  const left = () => Math.min(NVML_WAIT_MS, options.deadlineMs - performance.now());
+  const { source: nvml, problem: nvmlProblem } = await within(options.nvml, left(), () => ({
+    source: null,
+    problem: `NVML did not answer within ${NVML_WAIT_MS / 1000} s (a wedged driver, or a GPU that fell off the bus: check nvidia-smi and dmesg for Xid errors): the GPUs are not watched.`,
+  }));
   if (nvml) {
-    const taken = await nvml.take(true).catch((error: unknown) => {
-      problems.push(`NVML could not be read: ${error instanceof Error ? error.message : String(error)}`);
-      return null;
-    });
+    const taken = await within(
+      nvml.take(true).catch((error: unknown) => {
+        problems.push(`NVML could not be read: ${error instanceof Error ? error.message : String(error)}`);
+        return null;
+      }),
+      left(),
+      () => {
+        problems.push(`NVML did not answer within ${NVML_WAIT_MS / 1000} s: the GPUs' memory and processes were not read.`);
+        return null;
+      },
+    );
+    if (taken === null && !problems.length) problems.push('NVML was busy with another call: the processes already on the GPUs were not listed.');
     const used = new Map(taken?.sample.devices.map((d) => [d.index, d.usedBytes]) ?? []);
     gpus = nvml.devices.map((d) => ({ index: d.index, name: d.name, totalBytes: d.totalBytes, usedBytes: used.get(d.index) ?? null }));
     const proc = new ProcReader();

@@ -29,7 +29,7 @@ const toolNeverWatched = (report: SanitizeReport) => report.verdict === 'tool-fa
 /** The program under one compute-sanitizer tool, through the same service `gpu-workbench sanitize` uses. */
 export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env: NodeJS.ProcessEnv): Promise<RunEvidence> {
   const started = performance.now();
-  const base = { kind, argv: d.request.argv, envChanges: {}, oomPicture: null, processes: null, memory: null };
+  const base = { kind, argv: d.request.argv, envChanges: {}, oomPicture: null, processes: null, memory: null, watchProblems: [] };
   try {
     const report = await sanitizeProgram({
       tool: kind,

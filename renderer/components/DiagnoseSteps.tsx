@@ -10,6 +10,7 @@ const STATUS: Record<DiagnosisStep['status'], { text: string; className: string 
   running: { text: 'running…', className: 'status-warn' },
   done: { text: 'done', className: 'status-ok' },
   'could-not-run': { text: 'could not run', className: 'status-fail' },
+  stopped: { text: 'stopped', className: 'status-warn' },
   'not-run': { text: 'not run', className: 'muted' },
 };
 

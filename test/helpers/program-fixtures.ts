@@ -27,6 +27,7 @@ export function recordedRun(name: string, kind: RunKind = 'as-is', envChanges: R
     oomPicture: null,
     processes: null,
     memory: null,
+    watchProblems: [],
   };
 }
 

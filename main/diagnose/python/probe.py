@@ -43,8 +43,11 @@ except Exception:
     pass
 for name in sorted(names):
     if re.fullmatch(r"cupy(-cuda\d+x?|-rocm.*)?", name):
-        built = re.search(r"cuda(\d+)", name)
-        facts["packages"]["cupy"] = {"version": version_of(name), "cuda": built.group(1) if built else None, "distribution": name}
+        # cupy-cuda12x: any CUDA 12; cupy-cuda117: CUDA 11.7; cupy-cuda110: 11.0
+        major = re.search(r"cuda(\d+)x$", name)
+        exact = re.search(r"cuda(\d\d)(\d)$", name)
+        cuda = major.group(1) if major else ("%s.%s" % (exact.group(1), exact.group(2)) if exact else None)
+        facts["packages"]["cupy"] = {"version": version_of(name), "cuda": cuda, "distribution": name}
     elif re.fullmatch(r"nvidia-cuda-runtime(-cu\d+)?", name):
         facts["packages"]["cuda-runtime"] = {"version": version_of(name), "distribution": name}
 print(json.dumps(facts))

@@ -16,7 +16,6 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _SNAPSHOT = os.environ.get("GPU_WORKBENCH_SNAPSHOT", "")
 _NOTES = os.environ.get("GPU_WORKBENCH_SHIM_NOTES", "")
 _ENTRIES = int(os.environ.get("GPU_WORKBENCH_HISTORY_ENTRIES", "100000"))
-_MAX_DUMPS = 3
 
 
 def _note(kind, **fields):
@@ -35,14 +34,13 @@ def _arm(torch):
     except Exception as error:  # an old PyTorch, or no CUDA: the program runs as it is
         _note("history-unavailable", error=repr(error)[:500])
         return
-    dumps = [0]
-
     def on_out_of_memory(device, requested, device_allocated, device_free):
-        if dumps[0] >= _MAX_DUMPS:
-            return
-        dumps[0] += 1
+        # Every out-of-memory replaces the last (a program that catches them ends on the one that mattered); written
+        # beside and renamed, so another process of the program (a DDP rank) never leaves a torn file.
+        part = "%s.%d.part" % (_SNAPSHOT, os.getpid())
         try:
-            torch.cuda.memory._dump_snapshot(_SNAPSHOT)
+            torch.cuda.memory._dump_snapshot(part)
+            os.replace(part, _SNAPSHOT)
             _note("snapshot", device=device, requested=requested, allocated=device_allocated, free=device_free, path=_SNAPSHOT)
         except Exception as error:
             _note("snapshot-failed", error=repr(error)[:500])

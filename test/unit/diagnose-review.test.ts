@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { HIDDEN_VALUE, shareableDiagnosis } from '../../core/bundle/bundle-diagnosis';
+import { NO_REDACTION, makeRedactor } from '../../core/bundle/redact';
+import type { RunEvidence } from '../../core/diagnose/evidence';
+import { pythonCommandOf } from '../../core/diagnose/python-command';
+import type { DiagnosisReport } from '../../core/diagnose/report';
+import { HIDDEN_SECRET, maskSecretWords } from '../../core/diagnose/secrets';
+import { judge } from '../../core/diagnose/verdict-rules';
+import { judgeSanitizeRun } from '../../core/sanitizer/sanitize-report';
+import { OutputStreamer, OUTPUT_TICK_MS } from '../../main/diagnose/output-streamer';
+import { evidenceOf, recordedRun } from '../helpers/program-fixtures';
+
+const ROOT = join(__dirname, '../../..');
+const fixture = (name: string) => JSON.parse(readFileSync(join(ROOT, 'test/fixtures/diagnoses', `${name}.json`), 'utf8')) as DiagnosisReport;
+
+test('the program is Python whichever way it is started, and its own Python is the one probed', () => {
+  assert.deepEqual(pythonCommandOf(['python3.12', 'x.py']), ['python3.12']);
+  assert.deepEqual(pythonCommandOf(['./train.py']), ['python3']);
+  assert.deepEqual(pythonCommandOf(['/usr/bin/env', 'PYTHONUNBUFFERED=1', 'python3', 'x.py']), ['python3']);
+  assert.deepEqual(pythonCommandOf(['uv', 'run', '--with', 'torch', 'train.py']), ['uv', 'run', '--with', 'torch', 'python']);
+  assert.deepEqual(pythonCommandOf(['conda', 'run', '-n', 'ml', 'python', 'x.py']), ['conda', 'run', '-n', 'ml', 'python']);
+  assert.deepEqual(pythonCommandOf(['torchrun', '--nproc-per-node', '8', 'train.py']), ['python3']);
+  assert.equal(pythonCommandOf(['./a.out']), null);
+  assert.equal(pythonCommandOf(['node', 'x.js']), null);
+  assert.equal(pythonCommandOf([]), null);
+});
+
+test('credentials in a command line are hidden, the rest kept as typed', () => {
+  assert.deepEqual(
+    maskSecretWords([
+      'python3',
+      'serve.py',
+      '--token=abc',
+      '--api-key',
+      'sk-0123456789abcdef',
+      '--lr',
+      '0.1',
+      'HF_TOKEN=x',
+      'hf_abcdefghijkl',
+      '--auth',
+      '--verbose',
+    ]),
+    [
+      'python3',
+      'serve.py',
+      `--token=${HIDDEN_SECRET}`,
+      '--api-key',
+      HIDDEN_SECRET,
+      '--lr',
+      '0.1',
+      `HF_TOKEN=${HIDDEN_SECRET}`,
+      HIDDEN_SECRET,
+      '--auth',
+      '--verbose',
+    ],
+  );
+});
+
+test('a redacted bundle’s diagnosis: no credential, no other process’s command line, sentences made again from what is kept', () => {
+  const report = fixture('pytorch-oom-other-process');
+  report.program.argv = ['python3', 'hog.py', '--token=SECRET3'];
+  report.evidence.runs[0]!.processes = [
+    {
+      pid: 4462,
+      command: '/opt/torch/.venv/bin/python3 -c import torch --api-key sk-SECRET1abcdefgh cache-server',
+      peakBytes: 72_000_000_000,
+      isProgram: false,
+      childOfProgram: true,
+    },
+  ];
+  report.evidence.environment.processes = [{ pid: 7, command: 'python serve.py --token=SECRET2', usedBytes: 1, device: 0 }];
+  report.program.envChanges = { WANDB_API_KEY: 'SECRET4', CUDA_VISIBLE_DEVICES: '0' };
+  report.verdict = judge(report.evidence);
+  assert.match(report.verdict.sentence, /SECRET1|cache-server/);
+  const redactor = makeRedactor({ userNames: [], hostNames: [], homeDirs: [] });
+  const shared = JSON.stringify(shareableDiagnosis(report, redactor, null));
+  for (const secret of ['SECRET1', 'SECRET2', 'SECRET3', 'SECRET4']) assert.ok(!shared.includes(secret), secret);
+  const parsed = JSON.parse(shared) as DiagnosisReport;
+  assert.match(parsed.verdict.sentence, /process 4462 \(a child of the program: python3 …\)/);
+  assert.equal(parsed.program.envChanges['WANDB_API_KEY'], HIDDEN_VALUE);
+  assert.equal(parsed.id, undefined);
+  const kept = JSON.stringify(shareableDiagnosis(report, NO_REDACTION, null));
+  assert.ok(kept.includes('SECRET4') && kept.includes('SECRET3'), '--no-redact keeps what it says it keeps');
+});
+
+test('a clean run with --thorough names the passes that did not finish; it is never clean by their silence', () => {
+  const clean = recordedRun('cupy-race.as-is');
+  const pass = (kind: 'memcheck' | 'racecheck', outOfBudget = false): RunEvidence => ({
+    ...recordedRun('cupy-race.as-is', kind),
+    exit: { code: 0, signal: null, outOfBudget, cancelled: false },
+    sanitizer: { verdict: outOfBudget ? 'timed-out' : 'clean', headline: '', groups: [], unavailable: null, launchLines: [] },
+  });
+  const v = judge(
+    evidenceOf([clean, pass('memcheck'), pass('racecheck', true)], {
+      thorough: true,
+      notRun: [{ kind: 'initcheck', why: '', reason: 'the time budget ran out before it could start' }],
+    }),
+  );
+  assert.equal(v.kind, 'clean');
+  assert.match(v.sentence, /memcheck found nothing; racecheck was stopped when the time budget ran out; initcheck was not run \(the time budget ran out/);
+  assert.match(v.cause, /Not checked by the others/);
+  assert.equal(v.whatToDo.length, 1);
+});
+
+test('memory held by an allocator explains a "found" exit only when every error the tool counted was printed and is one of those blocks', () => {
+  const held = [{ holder: 'cupy-memory-pool' as const, bytes: 1000, blocks: 2, groups: [] }];
+  const facts = (notPrinted: number, errorsReported: number) =>
+    judgeSanitizeRun({
+      tool: 'memcheck',
+      exitCode: 86,
+      signal: null,
+      timedOut: null,
+      cancelled: false,
+      findings: 0,
+      groups: [],
+      summary: {
+        errorsReported,
+        warningsReported: null,
+        hazardsDisplayed: null,
+        notPrinted,
+        leakedBytes: 1000,
+        leakedAllocations: 2,
+        targetReturnedError: false,
+        toolErrors: [],
+      },
+      xmlFiles: 1,
+      problems: [],
+      held,
+    } as never);
+  assert.equal(facts(0, 2).verdict, 'clean');
+  const cut = facts(350, 352);
+  assert.equal(cut.verdict, 'tool-failed');
+  assert.match(cut.headline, /the rest were not printed/);
+  assert.equal(facts(0, 5).verdict, 'tool-failed');
+});
+
+test('output streams at once after a quiet spell, batched within a tick, in order, and says once when it stops being sent', async () => {
+  const sent: [string, string][] = [];
+  const s = new OutputStreamer((text, stream) => sent.push([text, stream]));
+  s.push('a\n', 'stdout');
+  assert.deepEqual(sent, [['a\n', 'stdout']], 'the first line at once');
+  s.push('b\n', 'stdout');
+  s.push('c\n', 'stdout');
+  s.push('E\n', 'stderr');
+  assert.deepEqual(sent.slice(1), [['b\nc\n', 'stdout']], 'a change of stream sends what came before it');
+  await new Promise((r) => setTimeout(r, OUTPUT_TICK_MS + 20));
+  assert.deepEqual(sent.at(-1), ['E\n', 'stderr']);
+  const big = new OutputStreamer((text, stream) => sent.push([text, stream]));
+  big.push('x'.repeat(16 * 2 ** 20 + 1), 'stdout');
+  big.push('more', 'stdout');
+  assert.match(sent.at(-1)![0], /passed 16 MiB; the rest is not shown as it comes/);
+  big.flush();
+});

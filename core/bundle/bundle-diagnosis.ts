@@ -1,6 +1,6 @@
 import { maskSecretWords, programNameOnly } from '../diagnose/secrets';
-import { environmentFindings, runFindings, type DiagnosisReport } from '../diagnose/report';
-import { judge } from '../diagnose/verdict-rules';
+import type { DiagnosisReport } from '../diagnose/report';
+import { shortCommand } from '../diagnose/launch-line';
 import { BUNDLE_ENV_VARIABLES, type Redactor } from './redact';
 
 /** Where a diagnosis goes in a bundle: the report, and the allocator history's snapshot when one was recorded. */
@@ -18,10 +18,18 @@ function shareableEnv(env: Record<string, string>): Record<string, string> {
 
 /** The evidence with what a redacted bundle leaves out: the user's own variables, credentials in the command, other processes' command lines. */
 function scrub(copy: DiagnosisReport): void {
+  // What the sentences quote of other processes' command lines, and what each becomes.
+  const quoted = new Map<string, string>();
+  const named = (command: string | null, program: boolean): string | null => {
+    if (command === null) return null;
+    const kept = program ? maskSecretWords(command.split(' ')).join(' ') : programNameOnly(command);
+    for (const said of [command, shortCommand(command)]) if (said !== kept) quoted.set(said, program ? shortCommand(kept) : kept);
+    return kept;
+  };
   copy.program.envChanges = shareableEnv(copy.program.envChanges);
   copy.program.argv = maskSecretWords(copy.program.argv);
   copy.evidence.argv = maskSecretWords(copy.evidence.argv);
-  for (const p of copy.evidence.environment.processes) p.command = p.command === null ? null : programNameOnly(p.command);
+  for (const p of copy.evidence.environment.processes) p.command = named(p.command, false);
   for (const step of copy.steps) {
     step.envChanges = shareableEnv(step.envChanges);
     step.argv = maskSecretWords(step.argv);
@@ -29,16 +37,15 @@ function scrub(copy: DiagnosisReport): void {
   for (const run of copy.evidence.runs) {
     run.envChanges = shareableEnv(run.envChanges);
     run.argv = maskSecretWords(run.argv);
-    for (const p of run.processes ?? [])
-      p.command = p.command === null ? null : p.isProgram ? maskSecretWords(p.command.split(' ')).join(' ') : programNameOnly(p.command);
+    for (const p of run.processes ?? []) p.command = named(p.command, p.isProgram);
   }
-  // The sentences quote what was scrubbed: they are made again from the scrubbed evidence, by the same rules.
-  const runs = [...copy.evidence.runs];
-  for (const step of copy.steps) {
-    if (step.kind === 'environment') step.findings = environmentFindings(copy.evidence.environment);
-    else if (step.status !== 'not-run' && runs.length) step.findings = runFindings(runs.shift()!);
-  }
-  copy.verdict = judge(copy.evidence);
+  // The sentences were made from what is now scrubbed: each quotation is replaced by what the bundle keeps.
+  const unquote = (text: string) => [...quoted].reduce((t, [said, kept]) => t.split(said).join(kept), text);
+  for (const step of copy.steps) step.findings = step.findings.map(unquote);
+  const v = copy.verdict;
+  v.sentence = unquote(v.sentence);
+  v.cause = unquote(v.cause);
+  v.whatToDo = v.whatToDo.map(unquote);
 }
 
 /**

@@ -36,6 +36,7 @@ import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-pro
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
+import { fullPathToWrite } from './services/write-path';
 import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from './bundle/bundle-service';
@@ -78,18 +79,6 @@ async function userFile<T>(work: () => Promise<T>): Promise<T> {
     if (e.code) throw new ApiError(`${e.message}`, e.code);
     throw error;
   }
-}
-
-/**
- * A write from the UI names its full path: a relative one would land in whatever folder the host was
- * started in, which the person at the browser cannot see.
- */
-function fullPathToWrite(path: string): string {
-  if (isAbsolute(path)) return path;
-  throw new ApiError(
-    `Give a full path to save to (starting with /): "${path}" is relative, and would be written into the folder the workbench host was started in (${process.cwd()}).`,
-    'RELATIVE_PATH',
-  );
 }
 
 type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>> };

@@ -158,11 +158,8 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     if (!checked.ok) throw new BundleContentError(`${c.result} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
     outcome = checked.outcome;
   }
-  const diagnosis = c.diagnosis === null ? null : diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot);
-  if (c.diagnosisSnapshot !== null && !entries.has(c.diagnosisSnapshot))
-    throw new BundleContentError(`the manifest names ${c.diagnosisSnapshot}, which the bundle does not hold`);
-  if (!plan && !diagnosis) notes.push('The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.');
-  if (!outcome && !diagnosis) notes.push('The bundle holds no run result: there is no diagnosis, memory timeline or validator context from a run.');
+  const diagnosis = diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot);
+  notes.push(...missingNotes(plan, outcome, diagnosis));
 
   // Sources: the plan's own text (what would run), one document per distinct text.
   const sources: BundleSource[] = [];
@@ -196,11 +193,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   if (manifest.schema < 2)
     notes.push(`This bundle was made with bundle schema ${manifest.schema}: it has no PTX, compile options, validator findings or NVML samples.`);
 
-  // Devices.
-  const devicesValue = jsonEntry(entries, c.devices);
-  const devices = devicesValue === undefined ? [] : profilesFromDevicesEntry(devicesValue);
-  if (c.devices !== null && devices.length === 0) notes.push(`${c.devices} holds no device profile this version can read.`);
-  if (c.devices === null) notes.push('The bundle holds no profile of the device the run was on.');
+  const devices = devicesOf(entries, c.devices, diagnosis, notes);
 
   // Validator findings: as the exporter made them, or (a schema 1 bundle with a profile) made now from the bundle's own profile.
   let validation: BundleView['validation'] = null;
@@ -279,7 +272,28 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
 /** A diagnosis entry past this is refused before it is parsed (a report's runs' output is bounded well below it). */
 export const MAX_BUNDLE_DIAGNOSIS_BYTES = 32 * 1024 ** 2;
 
-function diagnosisOf(entries: ReadonlyMap<string, Uint8Array>, name: string, snapshotEntry: string | null): DiagnosisReport {
+/** The device profiles a bundle holds; what it lacks of them said (a program's diagnosis carries its GPUs itself). */
+function devicesOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null, diagnosis: DiagnosisReport | null, notes: string[]): DeviceProfile[] {
+  const value = jsonEntry(entries, name);
+  const devices = value === undefined ? [] : profilesFromDevicesEntry(value);
+  if (name !== null && devices.length === 0) notes.push(`${name} holds no device profile this version can read.`);
+  if (name === null && !diagnosis) notes.push('The bundle holds no profile of the device the run was on.');
+  return devices;
+}
+
+/** What a bundle without a plan or a result lacks; a program's diagnosis has neither, and lacks nothing for it. */
+function missingNotes(plan: LaunchPlan | null, outcome: RunOutcome | null, diagnosis: DiagnosisReport | null): string[] {
+  if (diagnosis) return [];
+  return [
+    ...(plan ? [] : ['The bundle holds no launch plan: the launch panel has nothing to show, and nothing can be run again from it.']),
+    ...(outcome ? [] : ['The bundle holds no run result: there is no diagnosis, memory timeline or validator context from a run.']),
+  ];
+}
+
+function diagnosisOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null, snapshotEntry: string | null): DiagnosisReport | null {
+  if (name === null) return null;
+  if (snapshotEntry !== null && !entries.has(snapshotEntry))
+    throw new BundleContentError(`the manifest names ${snapshotEntry}, which the bundle does not hold`);
   const size = entries.get(name)?.byteLength ?? 0;
   if (size > MAX_BUNDLE_DIAGNOSIS_BYTES)
     throw new BundleContentError(

@@ -23,6 +23,8 @@ export interface DiagnosisBundleOptions {
   signal?: AbortLike;
   /** The doctor's time limit (the bundle carries this machine's doctor beside the diagnosis). */
   doctorLimitMs?: number;
+  /** The diagnosis ran on this machine (default): its doctor and CUDA variables go beside it. A report opened from a file was recorded elsewhere: they would describe another machine, and stay out. */
+  withDoctor?: boolean;
 }
 
 /**
@@ -51,8 +53,11 @@ export async function exportDiagnosisBundle(
   }
   const files = new Map<string, Uint8Array>([[DIAGNOSIS_ENTRY, encode(shareableDiagnosis(report, redactor, snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null))]]);
   if (snapshot) files.set(DIAGNOSIS_SNAPSHOT_ENTRY, snapshot);
-  files.set('environment.json', encode({ redacted: redactor.enabled, variables: bundleEnvironment(process.env, redactor) }));
-  files.set('doctor.json', encode(redactor.json(await doctorReport(options.doctorLimitMs ?? 10_000, options.redact))));
+  const here = options.withDoctor ?? true;
+  if (here) {
+    files.set('environment.json', encode({ redacted: redactor.enabled, variables: bundleEnvironment(process.env, redactor) }));
+    files.set('doctor.json', encode(redactor.json(await doctorReport(options.doctorLimitMs ?? 10_000, options.redact))));
+  } else notes.push('The diagnosis was recorded on another machine (opened from a file): this machine’s doctor and environment stay out of the bundle.');
   const manifest: BundleManifest = {
     schema: BUNDLE_SCHEMA,
     createdAt: new Date().toISOString(),
@@ -63,8 +68,8 @@ export async function exportDiagnosisBundle(
       plan: null,
       result: null,
       sources: [],
-      environment: 'environment.json',
-      doctor: 'doctor.json',
+      environment: here ? 'environment.json' : null,
+      doctor: here ? 'doctor.json' : null,
       devices: null,
       sanitizer: null,
       repro: [],

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { ApiError, type CallContext, type ChannelEvent, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { BoundedLru } from '../bounded-lru';
+import { fullPathToWrite } from '../services/write-path';
 import { exportDiagnosisBundle } from '../bundle/diagnosis-bundle';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { CommandNotFoundError } from '../memory/monitored-command';
@@ -21,10 +22,13 @@ const PROGRAMS_OFF =
 
 /** The diagnosis's channels, registered by feature: the same service the CLI's `diagnose` calls. */
 export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel]: Handler<C> } {
-  const held = new BoundedLru<string, DiagnosisReport>(HELD_BYTES, (r) => r.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024));
-  const hold = (report: DiagnosisReport): DiagnosisReport => {
+  // Each report with whether it ran here: only then does this machine's doctor belong beside it in a bundle.
+  const held = new BoundedLru<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) =>
+    report.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024),
+  );
+  const hold = (report: DiagnosisReport, ranHere: boolean): DiagnosisReport => {
     const id = randomUUID();
-    held.set(id, report);
+    held.set(id, { report, ranHere });
     return { ...report, id };
   };
   return {
@@ -43,7 +47,7 @@ export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel
           onEvent: (event) => emit(event),
           keepSnapshot: await snapshotKeepPath(),
         });
-        return hold(report);
+        return hold(report, true);
       } catch (error) {
         if (error instanceof CommandNotFoundError) throw new ApiError(error.message, 'FILE');
         throw error;
@@ -51,18 +55,18 @@ export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel
     },
     'diagnose.open': async ({ path }) => {
       try {
-        return hold(await openDiagnosisFile(path));
+        return hold(await openDiagnosisFile(path), false);
       } catch (error) {
         if (error instanceof DiagnosisFileError) throw new ApiError(error.message, 'FILE');
         throw error;
       }
     },
     'diagnose.export': async ({ id, path, redact }, { signal }) => {
-      const report = held.get(id);
-      if (!report)
+      const entry = held.get(id);
+      if (!entry)
         throw new ApiError('That diagnosis is no longer held by the workbench (it keeps the newest ones): open or run it again, then export.', 'FILE');
       try {
-        return await exportDiagnosisBundle(report, path, { redact: redact ?? true, signal });
+        return await exportDiagnosisBundle(entry.report, fullPathToWrite(path), { redact: redact ?? true, signal, withDoctor: entry.ranHere });
       } catch (error) {
         if (error instanceof BundleWriteError || error instanceof BundleCancelledError) throw new ApiError(error.message, 'FILE');
         throw error;

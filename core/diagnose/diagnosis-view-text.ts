@@ -14,9 +14,13 @@ export const DIAGNOSE_PROGRAMS_OFF =
 /** The line the first run blamed, set beside the real one. */
 export const MISLEADING_LINE_NOTE = 'a later call, where the error was only reported: CUDA reports a kernel’s failure at the next call that waits for the GPU.';
 
-/** What an opened, run or cancelled report is, above it. */
-export function reportOriginText(origin: { kind: 'file'; path: string } | { kind: 'run' } | { kind: 'cancelled' }): string {
+/** Where the report on screen came from: a run here, a file opened, a run cancelled here (built from what streamed), or an opened bundle. */
+export type ReportOrigin = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'cancelled' } | { kind: 'bundle'; path: string };
+
+/** What an opened, run, cancelled or bundled report is, above it. */
+export function reportOriginText(origin: ReportOrigin): string {
   if (origin.kind === 'file') return `Opened from ${origin.path}: read, never run.`;
+  if (origin.kind === 'bundle') return `Opened from the bundle ${origin.path}: read, never run here; the program was diagnosed where the bundle was made.`;
   if (origin.kind === 'run') return 'Diagnosed here, just now.';
   return 'Cancelled: the program was stopped, with every process it started. This is what the diagnosis had found when it stopped.';
 }

@@ -27,6 +27,11 @@ export function App({ store }: { store: WorkbenchStore }) {
     ) as View,
   );
   const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  // The Diagnose view was opened to show a bundle's report (Open in Diagnose): its verdict takes the focus there.
+  const [diagnoseToShow, setDiagnoseToShow] = useState(false);
+  useEffect(() => {
+    if (view !== 'diagnose') setDiagnoseToShow(false);
+  }, [view]);
   const state = useStore(store);
   const { loadDevices, loadInfo, loadProfiles } = state;
   useEffect(() => {
@@ -40,6 +45,12 @@ export function App({ store }: { store: WorkbenchStore }) {
   useCommand('showShortcuts', () => setShortcutsOpen(true));
   useCommand('nextRegion', () => focusNextRegion(1));
   useCommand('previousRegion', () => focusNextRegion(-1));
+
+  // A bundle that holds a program's diagnosis and no run has nothing for the editor: it opens on the Bundle view.
+  const showOpenedBundle = () => {
+    const opened = store.getState().bundle?.view;
+    setView(opened?.diagnosis && !opened.plan ? 'bundle' : 'editor');
+  };
 
   const devices = state.devices;
   const selected = devices?.ok ? (devices.devices.find((d) => d.ordinal === state.selectedOrdinal) ?? devices.devices[0]) : undefined;
@@ -73,11 +84,20 @@ export function App({ store }: { store: WorkbenchStore }) {
       )}
       <NoGpuBanner store={store} onShowDevices={() => setView('devices')} />
       <BundleBanner store={store} onShow={() => setView('bundle')} />
-      {view === 'editor' && <EditorView store={store} />}
+      {view === 'editor' && <EditorView store={store} onBundleOpened={showOpenedBundle} />}
       {view === 'explain' && <ExplainView store={store} />}
-      {view === 'diagnose' && <DiagnoseView store={store} onEditor={() => setView('editor')} />}
+      {view === 'diagnose' && <DiagnoseView store={store} onEditor={() => setView('editor')} focusReport={diagnoseToShow} />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}
-      {view === 'bundle' && <BundleView store={store} onEditor={() => setView('editor')} />}
+      {view === 'bundle' && (
+        <BundleView
+          store={store}
+          onEditor={() => setView('editor')}
+          onDiagnose={() => {
+            setDiagnoseToShow(true);
+            setView('diagnose');
+          }}
+        />
+      )}
       <main className="devices-view" hidden={view !== 'devices'}>
         <aside aria-label="Devices and environment">
           <h2>Devices</h2>
@@ -109,7 +129,7 @@ export function App({ store }: { store: WorkbenchStore }) {
         </section>
       </main>
       {shortcutsOpen && <ShortcutsDialog onClose={() => setShortcutsOpen(false)} />}
-      {state.bundleDialog === 'open' && <OpenBundleDialog store={store} onOpened={() => setView('editor')} />}
+      {state.bundleDialog === 'open' && <OpenBundleDialog store={store} onOpened={showOpenedBundle} />}
       {state.bundleDialog === 'export' && <ExportBundleDialog store={store} />}
     </div>
   );

@@ -1,8 +1,14 @@
 import { useStore } from 'zustand';
 
+import type { BundleView as OpenedBundleView } from '../../core/bundle/bundle-view';
 import type { DeviceInfo } from '../../core/devices';
+import { bundleDiagnosisNote, bundleDiagnosisText } from '../../core/diagnose/diagnosis-bundle-text';
+import { ranText } from '../../core/diagnose/diagnosis-view-text';
+import type { DiagnosisReport } from '../../core/diagnose/report';
 import { formatBytes } from '../../core/format';
+import type { Timeline } from '../../core/memory/timeline';
 import type { WorkbenchStore } from '../store/store';
+import { CommandWords } from './DiagnoseSteps';
 import { DevicePanel } from './DevicePanel';
 import { DoctorChecks } from './DoctorChecks';
 import { Prose } from './Prose';
@@ -28,18 +34,31 @@ export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow:
       <span>
         Opened from bundle <strong className="mono">{name}</strong> (recorded on {view.recorded.device ?? 'an unknown device'} at {bundleTime(view.recorded.at)}
         ), read-only.
+        {view.diagnosis && (
+          <>
+            {' '}
+            <span data-testid="bundle-banner-diagnosis">
+              <Prose text={bundleDiagnosisText(view.diagnosis)} />
+            </span>
+          </>
+        )}
       </span>{' '}
       <button onClick={onShow} data-testid="bundle-show">
         Bundle details
       </button>{' '}
-      <button
-        onClick={again}
-        disabled={!view.plan || running}
-        data-testid="bundle-banner-run-again"
-        title="A copy of the plan, checked on this machine like any plan"
-      >
-        Run this plan again
-      </button>{' '}
+      {/* A bundle of a program's diagnosis has no plan: nothing to run again, so no button that is always off. */}
+      {(view.plan || !view.diagnosis) && (
+        <>
+          <button
+            onClick={again}
+            disabled={!view.plan || running}
+            data-testid="bundle-banner-run-again"
+            title="A copy of the plan, checked on this machine like any plan"
+          >
+            Run this plan again
+          </button>{' '}
+        </>
+      )}
       <button onClick={() => store.getState().closeBundle()} data-testid="bundle-close">
         Close bundle
       </button>
@@ -50,15 +69,17 @@ export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow:
 /**
  * The bundle's own picture of where it was made: what it holds and lacks, the run's devices and doctor (judged
  * again by this version's rules from the facts it recorded), the environment as it went in, the validator's
- * findings, each kernel's compile, and the memory timeline's markers. Never this machine's devices or doctor.
+ * findings, each kernel's compile, and the memory timeline's markers — or the program's diagnosis it holds, with the
+ * way into the Diagnose view. Never this machine's devices or doctor.
  */
-export function BundleView({ store, onEditor }: { store: WorkbenchStore; onEditor: () => void }) {
+export function BundleView({ store, onEditor, onDiagnose }: { store: WorkbenchStore; onEditor: () => void; onDiagnose: () => void }) {
   const bundle = useStore(store, (s) => s.bundle);
   if (!bundle) return <main className="bundle-view pad muted">No bundle is open: Open bundle… in the top bar.</main>;
   const { view, name, timelines } = bundle;
   const m = view.manifest;
   const d = view.outcome?.diagnosis;
-  const summary = view.timelineSummary[0];
+  // A bundle of a program's diagnosis holds no run: no timeline, launches, kernels or devices to show empty.
+  const run = view.plan !== null || view.outcome !== null || !view.diagnosis;
   return (
     <main className="bundle-view" data-testid="bundle-view">
       <section aria-label="The bundle">
@@ -91,6 +112,90 @@ export function BundleView({ store, onEditor }: { store: WorkbenchStore; onEdito
         )}
       </section>
 
+      {view.diagnosis && <BundleDiagnosis store={store} report={view.diagnosis} hasSnapshot={view.diagnosisSnapshot !== null} onDiagnose={onDiagnose} />}
+      {run && <BundleRunSections view={view} timelines={timelines} />}
+
+      <section aria-label="Doctor" data-testid="bundle-doctor">
+        <h3>Doctor</h3>
+        <p className="muted">
+          {view.doctor.from === 'facts'
+            ? `Judged again by this version's rules from the facts gathered ${view.doctor.gatheredAt ? bundleTime(view.doctor.gatheredAt) : ''} where the bundle was made.`
+            : view.doctor.from === 'saved'
+              ? 'The checks as the exporting workbench made them.'
+              : 'No doctor report in this bundle.'}
+        </p>
+        {view.doctor.checks.length > 0 && <DoctorChecks checks={view.doctor.checks} />}
+      </section>
+
+      <section aria-label="Environment" data-testid="bundle-environment">
+        <h3>Environment{view.environment ? ` (${view.environment.redacted ? 'redacted' : 'NOT redacted'})` : ''}</h3>
+        <pre className="mono">
+          {view.environment
+            ? Object.entries(view.environment.variables)
+                .map(([k, v]) => `${k}=${v}`)
+                .join('\n') || '(none of the variables a bundle carries was set)'
+            : '(not in the bundle)'}
+        </pre>
+      </section>
+
+      <section aria-label="Files in the bundle" data-testid="bundle-files">
+        <h3>Files</h3>
+        <table>
+          <tbody>
+            {view.entries.map((e) => (
+              <tr key={e.name}>
+                <td className="mono">{e.name}</td>
+                <td>{formatBytes(e.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+    </main>
+  );
+}
+
+/** A program's diagnosis in the bundle: its verdict, the program as it was run, and Open in Diagnose. */
+function BundleDiagnosis({
+  store,
+  report,
+  hasSnapshot,
+  onDiagnose,
+}: {
+  store: WorkbenchStore;
+  report: DiagnosisReport;
+  hasSnapshot: boolean;
+  onDiagnose: () => void;
+}) {
+  const v = report.verdict;
+  const severity = v.kind === 'clean' ? 'status-ok' : v.kind === 'stopped' ? 'status-warn' : 'status-fail';
+  // Refused only for a bundle with no diagnosis, which this section is never shown for.
+  const open = () => store.getState().showBundleDiagnosis() === null && onDiagnose();
+  return (
+    <section aria-labelledby="bundle-program-diagnosis-heading" data-testid="bundle-program-diagnosis">
+      <h3 id="bundle-program-diagnosis-heading">A program’s diagnosis</h3>
+      <p className={severity} data-testid="bundle-diagnosis-verdict">
+        <Prose text={bundleDiagnosisText(report)} />
+      </p>
+      <p>
+        <CommandWords argv={report.program.argv} env={report.program.envChanges} /> <span className="muted mono place-path">in {report.program.cwd}</span>
+      </p>
+      <p className="muted">{ranText(report)}</p>
+      <p className="muted">
+        <Prose text={bundleDiagnosisNote(hasSnapshot)} />
+      </p>
+      <button type="button" onClick={open} data-testid="bundle-open-in-diagnose">
+        Open in Diagnose
+      </button>
+    </section>
+  );
+}
+
+/** What a bundle of a run holds of it: the memory timeline's markers, the launches checked, the kernels, the devices. */
+function BundleRunSections({ view, timelines }: { view: OpenedBundleView; timelines: Timeline[] }) {
+  const summary = view.timelineSummary[0];
+  return (
+    <>
       <section aria-label="Memory timeline" data-testid="bundle-memory">
         <h3>Memory timeline</h3>
         {timelines.length === 0 ? (
@@ -166,43 +271,6 @@ export function BundleView({ store, onEditor }: { store: WorkbenchStore; onEdito
           <DevicePanel key={`${p.device.uuid}-${p.device.ordinal}`} device={p.device as DeviceInfo} memory={undefined} />
         ))}
       </section>
-
-      <section aria-label="Doctor" data-testid="bundle-doctor">
-        <h3>Doctor</h3>
-        <p className="muted">
-          {view.doctor.from === 'facts'
-            ? `Judged again by this version's rules from the facts gathered ${view.doctor.gatheredAt ? bundleTime(view.doctor.gatheredAt) : ''} where the bundle was made.`
-            : view.doctor.from === 'saved'
-              ? 'The checks as the exporting workbench made them.'
-              : 'No doctor report in this bundle.'}
-        </p>
-        {view.doctor.checks.length > 0 && <DoctorChecks checks={view.doctor.checks} />}
-      </section>
-
-      <section aria-label="Environment" data-testid="bundle-environment">
-        <h3>Environment{view.environment ? ` (${view.environment.redacted ? 'redacted' : 'NOT redacted'})` : ''}</h3>
-        <pre className="mono">
-          {view.environment
-            ? Object.entries(view.environment.variables)
-                .map(([k, v]) => `${k}=${v}`)
-                .join('\n') || '(none of the variables a bundle carries was set)'
-            : '(not in the bundle)'}
-        </pre>
-      </section>
-
-      <section aria-label="Files in the bundle" data-testid="bundle-files">
-        <h3>Files</h3>
-        <table>
-          <tbody>
-            {view.entries.map((e) => (
-              <tr key={e.name}>
-                <td className="mono">{e.name}</td>
-                <td>{formatBytes(e.bytes)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-    </main>
+    </>
   );
 }

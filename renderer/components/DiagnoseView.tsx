@@ -12,15 +12,25 @@ import './diagnose.css';
  * Diagnose a program (as `gpu-workbench diagnose -- <command>` does): the form beside what it does — each step as it
  * starts and ends, with the program's output as it comes — then the report. A saved report opens here too.
  */
-export function DiagnoseView({ store, onEditor }: { store: WorkbenchStore; onEditor: () => void }) {
+export function DiagnoseView({
+  store,
+  onEditor,
+  focusReport = false,
+}: {
+  store: WorkbenchStore;
+  onEditor: () => void;
+  /** The view was opened to show the report on screen (Open in Diagnose): its verdict takes the focus. */
+  focusReport?: boolean;
+}) {
   const live = useStore(store, (s) => s.diagnoseLive);
   const running = useStore(store, (s) => s.diagnoseRunning);
   const report = useStore(store, (s) => s.diagnoseReport);
   const status = useStore(store, (s) => s.diagnoseStatus);
   const error = useStore(store, (s) => s.diagnoseError);
   const origin = useStore(store, (s) => s.diagnoseOrigin);
-  // A report that was on screen before this view was: no focus moves for it (one that arrives while here takes it).
-  const shownBefore = useRef(report);
+  // A report that was on screen before this view was: no focus moves for it (one that arrives while here takes it),
+  // unless the view was opened to show it.
+  const shownBefore = useRef(focusReport ? null : report);
   const liveIsReport = origin?.kind === 'run' || origin?.kind === 'cancelled';
   return (
     <main className="diagnose-view" data-testid="diagnose-view">

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
+import { diagnosisExportBlocker } from '../../core/diagnose/diagnosis-bundle-text';
 import {
   environmentChecksText,
   MISLEADING_LINE_NOTE,
@@ -9,6 +10,7 @@ import {
   ranText,
   reportOriginText,
   SNAPSHOT_NOT_HERE,
+  type ReportOrigin,
 } from '../../core/diagnose/diagnosis-view-text';
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { STEP_TITLES, type DiagnosisReport } from '../../core/diagnose/report';
@@ -18,6 +20,7 @@ import { formatBytes, thousands } from '../../core/format';
 import { basenameOf } from '../../core/workspace/paths';
 import type { WorkbenchStore } from '../store/store';
 import { DiagnoseSteps, CommandWords, type StepOutput } from './DiagnoseSteps';
+import { DiagnosisExportDialog } from './DiagnosisExportDialog';
 import { DoctorChecks } from './DoctorChecks';
 import { Prose } from './Prose';
 
@@ -194,6 +197,36 @@ function ProgramFacts({ report }: { report: DiagnosisReport }) {
   );
 }
 
+/**
+ * What can be done with the report as a whole: Export bundle… for one the host holds; for one it does not (a cancelled
+ * diagnosis, built here; a bundle's, already the file to send), the button is off and says why beside it.
+ */
+function ReportActions({ store, report, origin }: { store: WorkbenchStore; report: DiagnosisReport; origin: ReportOrigin | null }) {
+  // The report as it was when Export bundle… was pressed: a diagnosis that ends meanwhile does not change what is exported.
+  const [exporting, setExporting] = useState<(DiagnosisReport & { id: string }) | null>(null);
+  const blocker = diagnosisExportBlocker(report, origin);
+  const id = report.id;
+  return (
+    <div className="diagnosis-actions">
+      <button
+        type="button"
+        onClick={() => id && setExporting({ ...report, id })}
+        disabled={blocker !== null}
+        aria-describedby={blocker ? 'diagnosis-export-blocked' : undefined}
+        data-testid="diagnosis-export"
+      >
+        Export bundle…
+      </button>
+      {blocker && (
+        <span id="diagnosis-export-blocked" className="muted" data-testid="diagnosis-export-blocked">
+          <Prose text={blocker} />
+        </span>
+      )}
+      {exporting && <DiagnosisExportDialog store={store} report={exporting} onClose={() => setExporting(null)} />}
+    </div>
+  );
+}
+
 function NotDone({ report }: { report: DiagnosisReport }) {
   const offered = offeredText(report.offered);
   const notRun = report.evidence.notRun;
@@ -269,6 +302,7 @@ export function DiagnosisReportView({
           {reportOriginText(origin)}
         </p>
       )}
+      <ReportActions store={store} report={report} origin={origin} />
       <h2 id="diagnosis-verdict" ref={heading} tabIndex={-1} className={`diagnosis-verdict ${severity}`} data-testid="diagnosis-verdict">
         <span aria-hidden="true">{v.kind === 'clean' ? '✓' : v.kind === 'stopped' ? '■' : '✗'} </span>
         <Prose text={v.sentence} />

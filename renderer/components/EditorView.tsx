@@ -33,9 +33,10 @@ function showProblems() {
 /**
  * The editor's window: the file and its output on the left, kernels, launch and run on the right. Every
  * split can be dragged (or moved with the arrow keys on its separator), each panel can be hidden, the
- * output can take the whole height, and the sizes are remembered.
+ * output can take the whole height, and the sizes are remembered. A bundle opened through Open… goes where the app
+ * shows it (onBundleOpened).
  */
-export function EditorView({ store }: { store: WorkbenchStore }) {
+export function EditorView({ store, onBundleOpened }: { store: WorkbenchStore; onBundleOpened?: () => void }) {
   const [dialog, setDialog] = useState<'open' | 'save' | null>(null);
   const activeId = useStore(store, (s) => s.activeId);
   const compile = useStore(store, (s) => (s.activeId ? s.compiles[s.activeId] : undefined));
@@ -273,7 +274,7 @@ export function EditorView({ store }: { store: WorkbenchStore }) {
         onToggleOutput={toggleOutput}
         onToggleSide={toggleSide}
       />
-      {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} />}
+      {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} onBundleOpened={onBundleOpened} />}
       {dialog === 'save' && <SaveAsDialog store={store} onClose={() => setDialog(null)} />}
       <LocateFileDialog store={store} />
     </main>

@@ -9,7 +9,7 @@ import { Modal } from './Modal';
 type Listing = { dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] };
 
 /** Open a sample or any .cu file on the host (the GPU server, in serve mode), or a diagnostic bundle (.zip). */
-export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
+export function OpenDialog({ store, onClose, onBundleOpened }: { store: WorkbenchStore; onClose: () => void; onBundleOpened?: () => void }) {
   const api = useStore(store, (s) => s.api);
   const openPath = useStore(store, (s) => s.openPath);
   const [samples, setSamples] = useState<{ name: string; path: string }[]>([]);
@@ -36,7 +36,10 @@ export function OpenDialog({ store, onClose }: { store: WorkbenchStore; onClose:
     if (/\.zip$/i.test(p)) {
       const failed = await openBundle(p);
       if (failed) return setError(failed);
-    } else await openPath(p);
+      onClose();
+      return onBundleOpened?.();
+    }
+    await openPath(p);
     onClose();
   };
 

@@ -67,17 +67,21 @@ function bundleProfile(view: BundleView, name: string): ProfileEntry | null {
 }
 
 export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice> = (set, get) => {
-  /** Takes every view of the open bundle away: its documents, its outcome, its sanitizer report. */
+  /** Takes every view of the open bundle away: its documents, its outcome, its sanitizer report, its diagnosis and its snapshot. */
   const dropBundle = () => {
     const open = get().bundle;
     if (!open) return;
     for (const id of Object.values(open.documents)) void get().close(id);
+    const snapshots = new Set(open.view.diagnosis?.evidence.runs.map((r) => r.oomPicture?.snapshotPath).filter((p): p is string => !!p));
     set((s) => ({
       bundle: null,
       ...(s.outcomeOrigin?.bundle === open.view.path ? { outcome: null, outcomeOrigin: null, pages: {} } : {}),
       ...(s.sanitizeOrigin?.kind === 'bundle' ? { sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeFiles: {} } : {}),
-      ...(s.memoryFile?.path === open.view.path
+      ...(s.memoryFile?.path === open.view.path || (s.memoryFile && snapshots.has(s.memoryFile.path))
         ? { memoryFile: null, memoryCompare: null, memorySource: 'run' as const, memorySelection: null, memoryAliveAt: null }
+        : {}),
+      ...(s.diagnoseOrigin?.kind === 'bundle' && s.diagnoseOrigin.path === open.view.path
+        ? { diagnoseReport: null, diagnoseOrigin: null, diagnoseStatus: `Closed the bundle ${open.name}: its diagnosis is no longer shown.` }
         : {}),
     }));
   };

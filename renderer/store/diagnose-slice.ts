@@ -1,6 +1,8 @@
 import type { StateCreator } from 'zustand';
 
 import type { ChannelResponse } from '../../core/api/channels';
+import { bundleSnapshotName, diagnosisExportFailedText } from '../../core/diagnose/diagnosis-bundle-text';
+import type { ReportOrigin } from '../../core/diagnose/diagnosis-view-text';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { applyDiagnoseEvent, cancelledReport, startStreamed, stepAnnouncement, type StreamedDiagnosis } from '../../core/diagnose/streamed-diagnosis';
 import { parseEnvironmentLines, splitCommandLine } from '../../core/text/split-command';
@@ -18,8 +20,11 @@ export interface DiagnoseForm {
   budgetMinutes: string;
 }
 
-/** Where the report on screen came from: a run here, a file opened, or a run cancelled here (built from what streamed). */
-export type DiagnoseOrigin = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'cancelled' };
+/** Where the report on screen came from: a run here, a file opened, a run cancelled here (built from what streamed), or the open bundle. */
+export type DiagnoseOrigin = ReportOrigin;
+
+/** What diagnose.export answers: the bundle written, its size, and what it lacks. */
+export type DiagnosisExport = ChannelResponse<'diagnose.export'>;
 
 export type FolderListing = ChannelResponse<'files.list'>;
 
@@ -40,6 +45,21 @@ export interface DiagnoseSlice {
   cancelDiagnosis(): void;
   /** Opens a diagnosis saved as JSON; null when shown, else what went wrong (the report on screen stays). */
   openDiagnosis(path: string): Promise<string | null>;
+  /**
+   * The open bundle's diagnosis in this view (marked as opened from the bundle): null when shown, else why not. Its
+   * snapshot's path is the host's copy of the bundle's entry, so Open in the Memory tab works as for any report.
+   */
+  showBundleDiagnosis(): string | null;
+  /**
+   * Writes the report the host holds by `id` as a bundle at `path` (a full path), redacted unless asked not to: what
+   * was written, or what went wrong in words. Cancelled through `signal`, nothing is left behind.
+   */
+  exportDiagnosis(
+    id: string,
+    path: string,
+    redact: boolean,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; written: DiagnosisExport } | { ok: false; error: string }>;
   /** Opens the allocator's snapshot a run recorded in the Memory tab; null when shown, else what went wrong. */
   openDiagnosisSnapshot(path: string): Promise<string | null>;
   /** Opens a file the report names at its line (asking where, when it cannot be told): relative names go against the program's folder. */
@@ -144,7 +164,33 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
     }
   },
 
-  openDiagnosisSnapshot: (path) => get().openMemoryFile(path, 'file'),
+  showBundleDiagnosis: () => {
+    const view = get().bundle?.view;
+    if (!view?.diagnosis) return 'The open bundle holds no program’s diagnosis.';
+    const report = view.diagnosis;
+    set({
+      diagnoseReport: report,
+      diagnoseOrigin: { kind: 'bundle', path: view.path },
+      diagnoseError: null,
+      ...(get().diagnoseRunning ? {} : { diagnoseLive: null }),
+      diagnoseStatus: `Opened the diagnosis in ${view.path}: ${report.verdict.sentence}`,
+    });
+    return null;
+  },
+
+  exportDiagnosis: async (id, path, redact, signal) => {
+    try {
+      return { ok: true, written: await get().api.invoke('diagnose.export', { id, path, redact }, { signal }) };
+    } catch (error) {
+      return { ok: false, error: diagnosisExportFailedText(message(error), { cancelled: signal.aborted || codeOf(error) === 'CANCELLED', path }) };
+    }
+  },
+
+  openDiagnosisSnapshot: (path) => {
+    // A bundle's snapshot is kept on the host under a name of its content: the Memory tab names it after the bundle.
+    const origin = get().diagnoseOrigin;
+    return get().openMemoryFile(path, 'file', origin?.kind === 'bundle' ? bundleSnapshotName(origin.path) : undefined);
+  },
 
   revealDiagnosisLine: (at) => {
     const program = get().diagnoseReport?.program;

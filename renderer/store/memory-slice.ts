@@ -23,6 +23,8 @@ export interface OpenedMemory {
   notes: string[];
   /** The one shown. */
   index: number;
+  /** What to call it, where its file's name says nothing (a bundle's snapshot, kept under a name of its content). */
+  label?: string;
 }
 
 export interface MonitorState {
@@ -60,7 +62,7 @@ export interface MemorySlice {
   setSampleRuns(ms: number | null): void;
   showMemorySource(source: MemorySource): void;
   /** Reads a snapshot or a saved run result; null when shown, else what went wrong. */
-  openMemoryFile(path: string, as: 'file' | 'compare'): Promise<string | null>;
+  openMemoryFile(path: string, as: 'file' | 'compare', label?: string): Promise<string | null>;
   cancelMemoryOpen(): void;
   closeMemoryCompare(): void;
   chooseMemoryTimeline(which: 'file' | 'compare', index: number): void;
@@ -95,7 +97,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
 
   showMemorySource: (source) => set({ memorySource: source, memorySelection: null, memoryAliveAt: null }),
 
-  openMemoryFile: async (path, as) => {
+  openMemoryFile: async (path, as, label) => {
     openAbort?.abort();
     const controller = new AbortController();
     openAbort = controller;
@@ -111,7 +113,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
       );
       const timelines = result.timelines.map((wire) => decodeTimeline(wire));
       if (timelines.length === 0) return `${path} holds no memory timeline: ${result.notes.join(' ') || 'no device has allocations or segments in it.'}`;
-      const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0 };
+      const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0, label };
       if (as === 'compare') set({ memoryCompare: opened, memoryAliveAt: null });
       else
         set((s) => ({

@@ -4,44 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
-import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
+import { assertAccessible, diagnosePage, openSaved } from '../helpers/diagnose-ui';
 import { serveWithBrowser } from '../helpers/serve';
-import { activeTab, markedLine, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
+import { activeTab, markedLine, sizeName, VIEWPORTS } from '../helpers/ui';
 import { assertInsideWindow } from '../helpers/viewports';
 
 // "Diagnose a program…" in the app: the same diagnosis as `gpu-workbench diagnose --`, its steps and the program's
 // output as they come, then the report. Recorded reports are the H100's (test/fixtures/diagnoses: real GPU runs of
 // samples/programs/*, whose paths are this checkout's); a real diagnosis here runs programs that need no GPU.
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-diagnose-'));
-const FIXTURES = join(ROOT, 'test/fixtures/diagnoses');
 const SHOTS = join(ROOT, 'test-results');
 mkdirSync(SHOTS, { recursive: true });
-
-async function diagnosePage(browser: Browser, url: string, viewport: Viewport, theme: 'dark' | 'light' = 'dark') {
-  // The page's CSP refuses inline scripts, axe's included: this context alone bypasses it.
-  const context = await browser.newContext({ viewport, colorScheme: theme, bypassCSP: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${url}&view=diagnose`);
-  await page.getByRole('heading', { name: 'Diagnose a program' }).waitFor();
-  return { page, errors, close: () => context.close() };
-}
-
-/** Opens a saved report through the file browser: its folder typed (the listing goes there), then the file clicked. */
-async function openSaved(page: Page, name: string) {
-  await page.getByRole('button', { name: 'Open a saved diagnosis…' }).click();
-  const dialog = page.getByTestId('diagnose-open-dialog');
-  await dialog.getByLabel('File path').fill(FIXTURES);
-  await dialog.getByLabel('File path').press('Enter');
-  await dialog.getByRole('list', { name: `In ${FIXTURES}` }).waitFor();
-  await dialog.getByRole('button', { name, exact: true }).click();
-  await dialog.waitFor({ state: 'detached' });
-  await page.getByTestId('diagnosis-verdict').waitFor();
-}
 
 /** The page never scrolls sideways, nor does the report inside it. */
 async function assertNoSidewaysScroll(page: Page, what: string) {
@@ -51,11 +27,6 @@ async function assertNoSidewaysScroll(page: Page, what: string) {
   });
   assert.ok(widths.page[0]! <= widths.page[1]!, `${what}: the page is ${widths.page[0]} px wide in a ${widths.page[1]} px window`);
   assert.ok(widths.results[0]! <= widths.results[1]! + 1, `${what}: the report is ${widths.results[0]} px wide in ${widths.results[1]} px`);
-}
-
-async function assertAccessible(page: Page, what: string) {
-  assert.deepEqual(await seriousViolations(page), [], what);
-  assert.deepEqual(await unnamedOrDuplicateControls(page), [], what);
 }
 
 describe('a host started without --allow-programs: recorded diagnoses', () => {
@@ -194,6 +165,8 @@ describe('a host started with --allow-programs: real diagnoses of programs that 
     assert.deepEqual(await asIs.locator('.command-word').allInnerTexts(), ['python3', 'fail.py']);
     assert.match(await page.getByTestId('diagnosis-program').innerText(), /DIAGNOSE_E2E=1\s*python3\s*fail\.py/);
     assert.match(await asIs.innerText(), /ZeroDivisionError: division by zero — it exited with code 1 at fail\.py:8/);
+    // The host holds what it ran: it can be exported as a bundle.
+    assert.equal(await page.getByRole('button', { name: 'Export bundle…' }).isDisabled(), false);
     await assertNoSidewaysScroll(page, 'a real diagnosis');
     await page.getByTestId('diagnosis-your-line-link').click();
     assert.equal((await markedLine(page, 8)).line, 8);
@@ -220,6 +193,14 @@ describe('a host started with --allow-programs: real diagnoses of programs that 
     // What it printed before it was stopped, kept with the step (folded, as every finished step's output).
     assert.match((await asIs.locator('pre').textContent()) ?? '', /waiting/);
     assert.equal(await page.getByRole('button', { name: 'Cancel' }).count(), 0);
+    // Built here from what streamed: the host holds no report of it, so Export bundle… is off and says why beside it.
+    const exportButton = page.getByRole('button', { name: 'Export bundle…' });
+    assert.equal(await exportButton.isDisabled(), true);
+    assert.equal(await exportButton.getAttribute('aria-describedby'), 'diagnosis-export-blocked');
+    assert.equal(
+      await page.getByTestId('diagnosis-export-blocked').innerText(),
+      'A cancelled diagnosis cannot be exported: the workbench keeps only the diagnoses that finished. Diagnose the program again and let it finish, then export.',
+    );
     for (const started = Date.now(); running(marker).length && Date.now() - started < 5000;) await page.waitForTimeout(100);
     assert.deepEqual(running(marker), [], 'the program is stopped');
     await assertAccessible(page, 'cancelled');

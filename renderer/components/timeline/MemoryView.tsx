@@ -57,7 +57,7 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
       return {
         timeline,
         why: null,
-        name: `${basenameOf(file.path)}${file.timelines.length > 1 ? `, ${timeline.title}` : ''}`,
+        name: `${file.label ?? basenameOf(file.path)}${file.timelines.length > 1 ? `, ${timeline.title}` : ''}`,
         sources: { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(file.path)] },
         summary: file.summaries[file.index] ?? null,
       };

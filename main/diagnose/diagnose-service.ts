@@ -11,7 +11,7 @@ import { judge } from '../../core/diagnose/verdict-rules';
 import { locateProgram } from '../memory/monitored-command';
 import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from '../memory/nvml-source';
 import { isPythonProgram, gatherProgramEnvironment } from './program-environment';
-import { makePrivateFolder } from './private-folder';
+import { makePrivateFolder } from '../services/private-folder';
 import { runProgramOnce } from './program-process';
 import { monitorWhileRunning, type Watched } from './monitor-run';
 import { within } from './time-bound';
@@ -277,7 +277,7 @@ export async function diagnoseProgram(request: DiagnoseRequest): Promise<Diagnos
       return { source: null, problem: `${error.problem.title}: the GPUs and their memory are not watched. ${error.problem.remedy}` };
     },
   );
-  const folder = await makePrivateFolder();
+  const folder = await makePrivateFolder('diagnose');
   try {
     const d = new Diagnosis(request, folder);
     await d.environment(nvmlOpening);

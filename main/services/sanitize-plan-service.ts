@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { makePrivateFolder } from './private-folder';
 import type { AbortLike, SanitizeEvent } from '../../core/api/channels';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
 import { nameFindingAddress } from '../../core/sanitizer/name-address';
@@ -43,7 +43,7 @@ const SANITIZED_STOP_GRACE_MS = 30_000;
 export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
   const sanitizer = requireSanitizer();
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
-  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
+  const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
   const output = new BoundedOutput();
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));

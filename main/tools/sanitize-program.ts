@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { makePrivateFolder } from '../services/private-folder';
 import { plural } from '../../core/format';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
@@ -67,7 +67,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   if (!request.command.length) throw new Error('No program to run: give it after `--`.');
   const sanitizer = requireSanitizer();
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
-  const dir = await mkdtemp(join(tmpdir(), 'gpu-workbench-sanitize-'));
+  const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
   try {
     const args = [...sanitizerArguments(options, join(dir, 'report-%p.xml')), ...request.command];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { diagnoseProgram, type DiagnoseEvent } from '../../main/diagnose/diagnose-service';
-import { sweepAbandoned } from '../../main/diagnose/private-folder';
+import { sweepAbandoned } from '../../main/services/private-folder';
 import { listProcesses, processRuns } from '../../main/process/process-state';
 import SHIM from '../../main/diagnose/python/sitecustomize.py';
 import { runCli } from '../helpers/cli';

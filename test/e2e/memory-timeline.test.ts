@@ -198,7 +198,10 @@ test('14: a run recorded on an H100 with its event log: its buffers stacked, the
   assert.match(figures, /Freed\s+0 B in 0 allocations/);
   assert.match(figures, /Net change\s+\+12 MiB/);
   assert.match(figures, /Kernels\s+\d+ kernels?, .+ of GPU time in the range/);
-  assert.match(await page.getByTestId('timeline-said').innerText(), /^Range 0 .*\. Lasts: .*\. Allocated: 12 MiB in 3 allocations\./);
+  // What is read out follows the selection a frame later: waited for, not read at once (a loaded machine lags).
+  const said = page.getByTestId('timeline-said');
+  await said.filter({ hasText: /^Range 0 / }).waitFor({ timeout: 5_000 });
+  assert.match(await said.innerText(), /^Range 0 .*\. Lasts: .*\. Allocated: 12 MiB in 3 allocations\./);
   // Home then zoom in: the first stretch holds only the first allocation (a, at step 0), and R says so.
   await page.keyboard.press('Home');
   for (let i = 0; i < 12; i++) await page.keyboard.press('+');

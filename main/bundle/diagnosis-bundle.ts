@@ -12,6 +12,7 @@ import type { DiagnosisReport } from '../../core/diagnose/report';
 import { SNAPSHOT_MAX_BYTES } from '../memory/snapshot-protocol';
 import { appVersion } from '../paths';
 import { defaultStateDir } from '../services/draft-store';
+import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
 import { readRegularFile } from '../services/safe-fs';
 import { doctorReport, hostRedactor } from './bundle-service';
 import { writeBundle } from './write-bundle';
@@ -95,6 +96,7 @@ export async function placeDiagnosisSnapshot(view: BundleView, bytes: Uint8Array
   const dir = join(defaultStateDir(), 'bundles');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}.pickle`);
+  await keepNewest(dir, KEPT_SNAPSHOTS - 1);
   await writeFile(path, bytes, { mode: 0o600 });
   for (const run of view.diagnosis.evidence.runs) if (run.oomPicture?.snapshotPath === view.diagnosisSnapshot) run.oomPicture.snapshotPath = path;
   return view;

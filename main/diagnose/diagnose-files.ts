@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { defaultStateDir } from '../services/draft-store';
+import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
 import { readInChild, type ChildReadLimits } from '../readers/read-in-child';
 
 /** A saved report at most: seven runs' bounded output (4 MiB each) and their findings. */
@@ -21,6 +22,7 @@ export class DiagnosisFileError extends Error {
 export async function snapshotKeepPath(): Promise<string> {
   const dir = join(defaultStateDir(), 'diagnoses');
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  await keepNewest(dir, KEPT_SNAPSHOTS - 1);
   return join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.pickle`);
 }
 

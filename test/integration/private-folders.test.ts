@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { keepNewest } from '../../main/services/kept-files';
 import { sweepAbandoned } from '../../main/services/private-folder';
 import { processRuns } from '../../main/process/process-state';
 import { ROOT, runCli } from '../helpers/cli';
@@ -57,4 +58,17 @@ test('gpu-workbench sanitize killed with SIGKILL leaves its folder; the next run
     [],
     'and its own',
   );
+});
+
+test('the snapshots the host keeps for the Memory tab are the newest only', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-kept-'));
+  for (let i = 0; i < 25; i++) {
+    const file = join(dir, `s${String(i).padStart(2, '0')}.pickle`);
+    writeFileSync(file, 'x');
+    utimesSync(file, 1_700_000_000 + i, 1_700_000_000 + i);
+  }
+  writeFileSync(join(dir, 'keep.txt'), 'not a snapshot');
+  const removed = await keepNewest(dir, 20);
+  assert.deepEqual(removed.sort(), ['s00.pickle', 's01.pickle', 's02.pickle', 's03.pickle', 's04.pickle']);
+  assert.equal(readdirSync(dir).length, 21);
 });

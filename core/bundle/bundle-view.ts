@@ -151,13 +151,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   const c = manifest.contents;
   const notes: string[] = [];
   const plan = c.plan === null ? null : parsed(launchPlanSchema, jsonEntry(entries, c.plan), c.plan, 'a launch plan');
-  let outcome: RunOutcome | null = null;
-  if (c.result !== null) {
-    const value = jsonEntry(entries, c.result);
-    const checked = checkSavedOutcome(value);
-    if (!checked.ok) throw new BundleContentError(`${c.result} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
-    outcome = checked.outcome;
-  }
+  let outcome = outcomeOf(entries, c.result);
   const diagnosis = diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot);
   notes.push(...missingNotes(plan, outcome, diagnosis));
 
@@ -279,6 +273,13 @@ function devicesOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null
   if (name !== null && devices.length === 0) notes.push(`${name} holds no device profile this version can read.`);
   if (name === null && !diagnosis) notes.push('The bundle holds no profile of the device the run was on.');
   return devices;
+}
+
+function outcomeOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null): RunOutcome | null {
+  if (name === null) return null;
+  const checked = checkSavedOutcome(jsonEntry(entries, name));
+  if (!checked.ok) throw new BundleContentError(`${name} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
+  return checked.outcome;
 }
 
 /** What a bundle without a plan or a result lacks; a program's diagnosis has neither, and lacks nothing for it. */

@@ -137,7 +137,7 @@ class Diagnosis {
     const index = this.begin({ kind, title: STEP_TITLES[kind], why, rule, argv: this.request.argv, envChanges });
     if (kind === 'allocator-history') await this.writeShim();
     const env = { ...this.programEnv, ...envChanges };
-    const evidence = isSanitizerRun(kind) ? await runSanitizerStep(kind, this, env) : await this.runProgram(kind, index, env, envChanges);
+    const evidence = isSanitizerRun(kind) ? await runSanitizerStep(kind, this, env, index) : await this.runProgram(kind, index, env, envChanges);
     this.evidence.runs.push(evidence);
     const couldNot = evidence.sanitizer?.unavailable ? 'could-not-run' : evidence.exit.outOfBudget || evidence.exit.cancelled ? 'stopped' : 'done';
     const unwatched = kind === 'as-is' && !this.nvml ? ['Not monitored: NVML is not available here, so no process’s GPU memory was watched.'] : [];

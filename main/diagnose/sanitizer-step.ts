@@ -5,6 +5,7 @@ import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { readRegularFile } from '../services/safe-fs';
 import { sanitizeProgram, SanitizerUnavailableError } from '../tools/sanitize-program';
 import type { Diagnosis } from './diagnose-service';
+import { OutputStreamer } from './output-streamer';
 
 /** A Python file read to find a kernel's launch, at most. */
 const PYTHON_FILE_MAX_BYTES = 4 * 2 ** 20;
@@ -27,7 +28,8 @@ async function launchLinesOf(report: SanitizeReport): Promise<SanitizerEvidence[
 const toolNeverWatched = (report: SanitizeReport) => report.verdict === 'tool-failed' && report.summary.errorsReported === null;
 
 /** The program under one compute-sanitizer tool, through the same service `gpu-workbench sanitize` uses. */
-export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env: NodeJS.ProcessEnv): Promise<RunEvidence> {
+export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env: NodeJS.ProcessEnv, index: number): Promise<RunEvidence> {
+  const streamer = new OutputStreamer((text, stream) => d.request.onEvent?.({ kind: 'output', index, stream, text }));
   const started = performance.now();
   const base = { kind, argv: d.request.argv, envChanges: {}, oomPicture: null, processes: null, memory: null, watchProblems: [] };
   try {
@@ -39,7 +41,9 @@ export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env
       options: { leakCheck: kind === 'memcheck', printLimit: 1000 },
       timeoutMs: Math.max(1, d.remaining()),
       signal: d.request.signal,
+      onOutput: (text, stream) => streamer.push(text, stream),
     });
+    streamer.flush();
     const exit = { code: report.exitCode, signal: report.signal, outOfBudget: report.verdict === 'timed-out', cancelled: report.verdict === 'cancelled' };
     return {
       ...base,

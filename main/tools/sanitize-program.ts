@@ -34,6 +34,8 @@ export interface SanitizeProgramRequest {
   signal?: AbortLike;
   /** Progress: the findings the tool has printed so far, as they come. */
   onFindings?: (count: number) => void;
+  /** What the program and the tool print, as it comes (the tool's lines begin with "========="). */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
 }
 
 /** When the tool was asked to stop: SIGTERM to its group, then SIGKILL this long after. */
@@ -84,12 +86,13 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     const handle = groupLeaderHandle(child, child.stdio[3]);
     const output = new BoundedOutput();
     const count = request.onFindings ? findingCounter(request.tool, request.onFindings) : null;
-    const onData = (chunk: Buffer) => {
+    const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      request.onOutput?.(chunk.toString('utf8'), stream);
       output.push(chunk);
       count?.(chunk);
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout!.on('data', onData('stdout'));
+    child.stderr!.on('data', onData('stderr'));
 
     let timedOut: { afterMs: number } | null = null;
     let cancelled = false;

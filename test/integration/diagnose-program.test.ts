@@ -10,6 +10,7 @@ import { sweepAbandoned } from '../../main/services/private-folder';
 import { listProcesses, processRuns } from '../../main/process/process-state';
 import SHIM from '../../main/diagnose/python/sitecustomize.py';
 import { runCli } from '../helpers/cli';
+import { sanitizerStandIn } from '../helpers/sanitizer-stand-in';
 
 const node = process.execPath;
 const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
@@ -168,3 +169,30 @@ test(
     assert.equal(without.stdout.trim(), 'fine', 'a program that never imports torch runs as it is');
   },
 );
+
+test('a sanitizer step streams what the program and the tool print as it comes, as the program’s own run does', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'diagnose-sanitize-stream-'));
+  const { tool } = sanitizerStandIn(dir, 'memcheck-oob', 99);
+  const before = process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+  process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = tool;
+  const byStep = new Map<number, string>();
+  const kinds = new Map<number, string>();
+  try {
+    const report = await diagnoseProgram({
+      argv: [node, '-e', 'console.log("clean")'],
+      cwd: dir,
+      thorough: true,
+      budgetMs: 60_000,
+      onEvent: (e) => {
+        if (e.kind === 'step-started') kinds.set(e.index, e.step.kind);
+        if (e.kind === 'output') byStep.set(e.index, (byStep.get(e.index) ?? '') + e.text);
+      },
+    });
+    const memcheck = [...kinds].find(([, k]) => k === 'memcheck')![0];
+    assert.match(byStep.get(memcheck) ?? '', /========= Invalid __global__ write of size 4 bytes/);
+    assert.equal(report.steps.find((s) => s.kind === 'memcheck')?.status, 'done');
+  } finally {
+    if (before === undefined) delete process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+    else process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = before;
+  }
+});

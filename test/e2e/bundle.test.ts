@@ -10,7 +10,7 @@ import { readBundle } from '../../main/bundle/read-bundle';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
-import { activeTab, markedLine, openApp, openResult, openSample, sanitizerGlyphLines, VIEWPORTS } from '../helpers/ui';
+import { activeTab, markedLine, openApp, openBundleDialog, openResult, openSample, sanitizerGlyphLines, VIEWPORTS } from '../helpers/ui';
 
 // Issue 15 ("bundles in the app"): bundles recorded on an H100 (test/fixtures/bundles/recorded, by
 // scripts/record-bundles.sh on the GPU machine) opened through the UI on a machine with no GPU — every view a person sees shows the
@@ -22,13 +22,7 @@ const viewport = VIEWPORTS[0];
 
 /** Open bundle… in the Run tab, as a person does. */
 async function openBundle(page: Page, path: string): Promise<void> {
-  await page.getByRole('tab', { name: 'Editor' }).click();
-  await page.getByTestId('output-tab-Run').click();
-  await page.getByTestId('open-bundle').click();
-  const dialog = page.getByTestId('bundle-open-dialog');
-  await dialog.getByLabel('Bundle file').fill(path);
-  await dialog.getByTestId('bundle-open-submit').click();
-  await dialog.waitFor({ state: 'detached' });
+  await openBundleDialog(page, path);
   await page.getByTestId('bundle-banner').waitFor();
 }
 

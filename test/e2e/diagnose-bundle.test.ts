@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { ROOT } from '../helpers/cli';
 import { assertAccessible, diagnosePage, DIAGNOSES, openSaved } from '../helpers/diagnose-ui';
 import { serveWithBrowser } from '../helpers/serve';
-import { openByPath, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
+import { openBundleDialog, openByPath, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
 import { assertInsideWindow } from '../helpers/viewports';
 
 // A diagnosis as a bundle, through the UI: a recorded out-of-memory (an H100's, test/fixtures/diagnoses) exported from
@@ -35,17 +35,6 @@ async function openExportDialog(page: Page) {
   const redact = dialog.getByRole('checkbox', { name: 'Hide user and host names, home folders and your own variables' });
   assert.equal(await redact.isChecked(), true, 'names are hidden unless asked not to');
   return dialog;
-}
-
-/** Open bundle… in the Run tab, as a person does: the bundle's path typed. */
-async function openBundleDialog(page: Page, path: string) {
-  await page.getByRole('tab', { name: 'Editor' }).click();
-  await page.getByTestId('output-tab-Run').click();
-  await page.getByTestId('open-bundle').click();
-  const dialog = page.getByTestId('bundle-open-dialog');
-  await dialog.getByLabel('Bundle file').fill(path);
-  await dialog.getByTestId('bundle-open-submit').click();
-  await dialog.waitFor({ state: 'detached' });
 }
 
 /** The Bundle view of a bundle that holds the recorded out-of-memory: in front, saying so, with no run's empty sections. */

@@ -118,3 +118,14 @@ export async function sanitizerGlyphLines(page: Page): Promise<number[]> {
   }
   return lines.sort((a, b) => a - b);
 }
+
+/** Open bundle… in the Run tab, as a person does: the bundle's path typed, the dialog gone once it opened. */
+export async function openBundleDialog(page: Page, path: string): Promise<void> {
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByTestId('output-tab-Run').click();
+  await page.getByTestId('open-bundle').click();
+  const dialog = page.getByTestId('bundle-open-dialog');
+  await dialog.getByLabel('Bundle file').fill(path);
+  await dialog.getByTestId('bundle-open-submit').click();
+  await dialog.waitFor({ state: 'detached' });
+}

@@ -44,3 +44,14 @@ export function evidenceOf(runs: RunEvidence[], extra: Partial<Evidence> = {}): 
     ...extra,
   };
 }
+
+/** Where the repository was when the sanitizer reports were recorded; their host frames name files under it. */
+const RECORDED_ROOT = '/work/main/';
+
+/**
+ * A recorded report's text with the recording's repository path replaced by this checkout's, so its frames name
+ * the samples here (CI clones elsewhere, and a stale copy at the recorded path must not answer for them).
+ */
+export function relocatedRecording(path: string): string {
+  return readFileSync(path, 'utf8').replaceAll(RECORDED_ROOT, `${join(__dirname, '../../..')}/`);
+}

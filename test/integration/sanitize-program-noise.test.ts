@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
+import { relocatedRecording } from '../helpers/program-fixtures';
 
 // `gpu-workbench sanitize -- python3 <a sample>` against a stand-in for compute-sanitizer's process that replays
 // what the real tool wrote on an H200 (test/fixtures/programs/h200), and, as CuPy does when it compiles a
@@ -15,6 +16,12 @@ const H200 = join(ROOT, 'test/fixtures/programs/h200');
 const dir = mkdtempSync(join(tmpdir(), 'wb-sanitize-noise-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const seen = join(dir, 'seen.env');
+/** A recorded report, its frames moved to this checkout, as a file the stand-in can copy. */
+const relocated = (name: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, relocatedRecording(join(H200, name)));
+  return path;
+};
 const tool = join(dir, 'compute-sanitizer');
 writeFileSync(
   tool,
@@ -39,7 +46,7 @@ const seenEnv = () =>
       .map((l) => l.split('=', 2) as [string, string]),
   );
 const OOB = {
-  FAKE_XML: join(H200, 'cupy-out-of-bounds.memcheck.xml'),
+  FAKE_XML: relocated('cupy-out-of-bounds.memcheck.xml'),
   FAKE_TEXT: join(H200, 'cupy-out-of-bounds.memcheck.txt'),
   FAKE_SOURCE: join(H200, 'cupy-cache/856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu'),
   FAKE_EXIT: '86',
@@ -106,7 +113,7 @@ test("the caller's own CUPY_CACHE_DIR is kept and read, and left in place", asyn
 
 test("a CuPy program whose only 'leaks' are its pool's is clean, exit 0, and says why", async () => {
   const r = await sanitize(
-    { FAKE_XML: join(H200, 'cupy-race.memcheck.xml'), FAKE_TEXT: join(H200, 'cupy-race.memcheck.txt'), FAKE_SOURCE: '', FAKE_EXIT: '86' },
+    { FAKE_XML: relocated('cupy-race.memcheck.xml'), FAKE_TEXT: join(H200, 'cupy-race.memcheck.txt'), FAKE_SOURCE: '', FAKE_EXIT: '86' },
     true,
     'samples/programs/cupy-race/reduce.py',
   );

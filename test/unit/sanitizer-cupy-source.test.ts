@@ -11,6 +11,7 @@ import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-find
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
 import { placeCupyKernels, scriptOf } from '../../main/tools/cupy-kernel-sources';
 import { ROOT } from '../helpers/cli';
+import { relocatedRecording } from '../helpers/program-fixtures';
 
 // CuPy's saved kernel sources (CUPY_CACHE_SAVE_CUDA_SOURCE=1) recorded on an H200, and the samples they came from.
 const H200 = join(ROOT, 'test/fixtures/programs/h200');
@@ -60,7 +61,7 @@ test('when the whole source is not there as written, the line’s own text, foun
 });
 
 test('placing the recorded CuPy findings: the read at oob.py:21, both sides of the race in reduce.py, the cache path kept', async () => {
-  const oob = arrangeFindings(parseSanitizerXml('memcheck', read(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
+  const oob = arrangeFindings(parseSanitizerXml('memcheck', relocatedRecording(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
   const placed = await placeCupyKernels(oob.groups, {
     cache: { dir: join(H200, 'cupy-cache'), private: true },
     command: ['python3', 'oob.py'],
@@ -78,7 +79,7 @@ test('placing the recorded CuPy findings: the read at oob.py:21, both sides of t
   assert.equal(read4!.where?.line, 4, 'the tool’s own place is kept');
   assert.match(describeGroup(read4!), /^Invalid read of 4 bytes out of bounds in scale at oob\.py:21 — 1 thread \(232,0,0\) in block \(3,0,0\)/);
 
-  const race = parseSanitizerXml('racecheck', read(join(H200, 'cupy-race.racecheck.xml'))).findings;
+  const race = parseSanitizerXml('racecheck', relocatedRecording(join(H200, 'cupy-race.racecheck.xml'))).findings;
   const [hazard] = (
     await placeCupyKernels(arrangeFindings(race).groups, {
       cache: { dir: join(H200, 'cupy-cache2'), private: true },
@@ -103,7 +104,7 @@ test('from the text (no XML: the program crashed): the names alone are enough, a
 });
 
 test("a source the cache does not hold: the tool's place stays, and the report says why (the caller's own CUPY_CACHE_DIR)", async () => {
-  const oob = arrangeFindings(parseSanitizerXml('memcheck', read(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
+  const oob = arrangeFindings(parseSanitizerXml('memcheck', relocatedRecording(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
   const cwd = join(ROOT, 'samples/programs/cupy-out-of-bounds');
   const own = await placeCupyKernels(oob.groups, { cache: { dir: scratch, private: false }, command: ['python3', 'oob.py'], cwd });
   assert.equal(own.groups[0]!.sourceMapped, undefined);

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -9,6 +8,7 @@ import type { SanitizerTool } from '../../core/sanitizer/findings';
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
 import { placeCupyKernels } from '../../main/tools/cupy-kernel-sources';
 import { ROOT } from '../helpers/cli';
+import { relocatedRecording } from '../helpers/program-fixtures';
 
 // A CuPy RawKernel's finding leads to its line in the user's .py, not to CuPy's copy of the source the tool named
 // (/tmp/…/<sha>.cubin.cu, deleted once the program ended); that copy stays as a detail. Reports and CuPy's saved
@@ -20,7 +20,7 @@ const RACE_PY = join(ROOT, 'samples/programs/cupy-race/reduce.py');
 const OOB_COPY = '/tmp/tmp9kuab6ub/856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu';
 
 async function placed(tool: SanitizerTool, xml: string, cache: string, command: string[], cwd: string) {
-  const { groups } = arrangeFindings(parseSanitizerXml(tool, readFileSync(join(H200, xml), 'utf8')).findings);
+  const { groups } = arrangeFindings(parseSanitizerXml(tool, relocatedRecording(join(H200, xml))).findings);
   return (await placeCupyKernels(groups, { cache: { dir: join(H200, cache), private: true }, command, cwd })).groups;
 }
 
@@ -52,7 +52,7 @@ test('both sides of a CuPy race lead to reduce.py (the read at 15, the write at 
 });
 
 test('without a place in the .py the tool’s own path stays the link; a line found by its text alone is said so', async () => {
-  const { groups } = arrangeFindings(parseSanitizerXml('memcheck', readFileSync(join(H200, 'cupy-out-of-bounds.memcheck.xml'), 'utf8')).findings);
+  const { groups } = arrangeFindings(parseSanitizerXml('memcheck', relocatedRecording(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
   const [unplaced] = groups;
   assert.deepEqual(findingPlaces(unplaced!)[0], { file: OOB_COPY, line: 4, role: 'at' });
   assert.equal(compiledAs(unplaced!), null);

@@ -44,18 +44,18 @@ function handEnv(changes: Record<string, string>, dir: string): Record<string, s
   return { PYTHONPATH: join(dir, 'shim'), GPU_WORKBENCH_SNAPSHOT: join(dir, 'snapshot.pickle'), GPU_WORKBENCH_SHIM_NOTES: join(dir, 'notes.jsonl') };
 }
 
-/** The steps a report lists, run by hand: nvidia-smi, then each run with its env changes. */
-function byHand(report: DiagnosisReport, cwd: string, xmlDir: string): number {
-  let total = time('nvidia-smi', ['--query-gpu=index,name,memory.used,memory.total,driver_version', '--format=csv']);
-  for (const step of report.steps) {
-    if (step.kind === 'environment' || step.status !== 'done') continue;
+/** The steps a report lists, run by hand: nvidia-smi, then each run with its env changes; each step's time. */
+function byHand(report: DiagnosisReport, cwd: string, xmlDir: string): number[] {
+  return report.steps.map((step) => {
+    if (step.kind === 'environment') return time('nvidia-smi', ['--query-gpu=index,name,memory.used,memory.total,driver_version', '--format=csv']);
+    if (step.status !== 'done') return 0;
     const env = { ...process.env, ...handEnv(step.envChanges, xmlDir) };
     if (step.kind === 'memcheck' || step.kind === 'racecheck' || step.kind === 'initcheck') {
       const options = { ...DEFAULT_SANITIZER_OPTIONS, tool: step.kind, printLimit: 1000, leakCheck: step.kind === 'memcheck' };
-      total += time(sanitizer!, [...sanitizerArguments(options, join(xmlDir, 'hand-%p.xml')), ...step.argv], env, cwd);
-    } else total += time(step.argv[0]!, step.argv.slice(1), env, cwd);
-  }
-  return total;
+      return time(sanitizer!, [...sanitizerArguments(options, join(xmlDir, 'hand-%p.xml')), ...step.argv], env, cwd);
+    }
+    return time(step.argv[0]!, step.argv.slice(1), env, cwd);
+  });
 }
 
 function diagnoseCli(name: string, thorough: boolean): { ms: number; report: DiagnosisReport } {
@@ -74,15 +74,36 @@ function diagnoseCli(name: string, thorough: boolean): { ms: number; report: Dia
 }
 
 /** The same diagnosis through the service in this process: what the UI's Diagnose costs in a host already running. */
-async function diagnoseInHost(name: string, thorough: boolean): Promise<number> {
+async function diagnoseInHost(name: string, thorough: boolean): Promise<{ ms: number; report: DiagnosisReport }> {
   const cwd = join(root, 'samples/programs', name);
   const script = spawnSync('ls', [cwd])
     .stdout.toString()
     .split('\n')
     .find((f) => f.endsWith('.py'))!;
   const started = performance.now();
-  await diagnoseProgram({ argv: ['python3', script], cwd, thorough, budgetMs: 900_000 });
-  return performance.now() - started;
+  const report = await diagnoseProgram({ argv: ['python3', script], cwd, thorough, budgetMs: 900_000 });
+  return { ms: performance.now() - started, report };
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const over = (x: number, h: number) => `${(x / 1000).toFixed(2)} s (${x >= h ? '+' : ''}${(((x - h) / h) * 100).toFixed(1)}%)`;
+
+interface Round {
+  hand: number[];
+  inHost: { ms: number; steps: number[] };
+  cli: { ms: number; reportMs: number };
+}
+
+/** Each step beside its by-hand counterpart (medians over rounds), and what is outside the steps: where any overhead is. */
+function breakdown(kinds: string[], rounds: Round[]): string {
+  const parts = kinds.map((kind, i) => {
+    const d = median(rounds.map((r) => r.inHost.steps[i] ?? 0));
+    const h = median(rounds.map((r) => r.hand[i] ?? 0));
+    return `${kind} ${d.toFixed(0)}/${h.toFixed(0)}`;
+  });
+  const between = median(rounds.map((r) => r.inHost.ms - sum(r.inHost.steps)));
+  const cliOutside = median(rounds.map((r) => r.cli.ms - r.cli.reportMs));
+  return `  steps, in the host/by hand (ms): ${parts.join(', ')}; between steps ${between.toFixed(0)}; the CLI's start and exit ${cliOutside.toFixed(0)}`;
 }
 
 async function overhead(): Promise<void> {
@@ -93,23 +114,27 @@ async function overhead(): Promise<void> {
     { name: 'cupy-race', thorough: true },
   ];
   const xmlDir = mkdtempSync(join(tmpdir(), 'diagnose-bench-'));
-  console.log(`\n1. The whole diagnosis against the same steps by hand (${ROUNDS} rounds, alternating)`);
+  console.log(`\n1. The whole diagnosis against the same steps by hand (${ROUNDS} rounds, alternating; twice as many for a diagnosis under 5 s)`);
   console.log('case | steps | by hand (median) | in the running host (the UI’s path) | a new CLI process');
-  const over = (x: number, h: number) => `${(x / 1000).toFixed(2)} s (${x >= h ? '+' : ''}${(((x - h) / h) * 100).toFixed(1)}%)`;
   for (const c of cases) {
-    const cli: number[] = [];
-    const service: number[] = [];
-    const hand: number[] = [];
-    let steps = '';
-    for (let i = 0; i < ROUNDS; i++) {
+    const rounds: Round[] = [];
+    let kinds: string[] = [];
+    for (let i = 0; i < ROUNDS || (i < 2 * ROUNDS && median(rounds.map((r) => sum(r.hand))) < 5_000); i++) {
       const d = diagnoseCli(c.name, c.thorough);
-      cli.push(d.ms);
-      steps = d.report.steps.map((s) => s.kind).join('+');
-      hand.push(byHand(d.report, join(root, 'samples/programs', c.name), xmlDir));
-      service.push(await diagnoseInHost(c.name, c.thorough));
+      kinds = d.report.steps.map((s) => s.kind);
+      const hand = byHand(d.report, join(root, 'samples/programs', c.name), xmlDir);
+      const inHost = await diagnoseInHost(c.name, c.thorough);
+      rounds.push({
+        hand,
+        inHost: { ms: inHost.ms, steps: inHost.report.steps.map((s) => s.durationMs ?? 0) },
+        cli: { ms: d.ms, reportMs: d.report.durationMs },
+      });
     }
-    const h = median(hand);
-    console.log(`${c.name} | ${steps} | ${(h / 1000).toFixed(2)} s | ${over(median(service), h)} | ${over(median(cli), h)}`);
+    const h = median(rounds.map((r) => sum(r.hand)));
+    console.log(
+      `${c.name} | ${kinds.join('+')} | ${(h / 1000).toFixed(2)} s | ${over(median(rounds.map((r) => r.inHost.ms)), h)} | ${over(median(rounds.map((r) => r.cli.ms)), h)}`,
+    );
+    console.log(breakdown(kinds, rounds));
   }
 }
 

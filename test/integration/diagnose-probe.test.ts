@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { parseProbe } from '../../main/diagnose/program-environment';
+import PROBE from '../../main/diagnose/python/probe.py';
+
+// The environment step's probe, run by this machine's python3 over an installation laid out as pip lays one out:
+// what it reads are folder names and torch/version.py, never an import of torch or CuPy.
+const dir = mkdtempSync(join(tmpdir(), 'wb-probe-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function install(site: string, folders: string[], files: Record<string, string> = {}): string {
+  const root = join(dir, site);
+  for (const f of folders) mkdirSync(join(root, f), { recursive: true });
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(root, path), text);
+  return root;
+}
+
+const probe = (pythonPath: string) => {
+  const r = spawnSync('python3', ['-c', PROBE], { cwd: dir, env: { ...process.env, PYTHONPATH: pythonPath }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return parseProbe(r.stdout);
+};
+
+test('PyTorch’s version and CUDA from torch/version.py, CuPy’s CUDA from its distribution’s name, without importing either', () => {
+  const site = install(
+    'site',
+    ['torch', 'torch-2.11.0+cu130.dist-info', 'cupy_cuda12x-14.0.0.dist-info', 'cupy', 'nvidia_cuda_runtime_cu13-13.0.88.dist-info'],
+    {
+      'torch/__init__.py': 'raise SystemExit("imported torch")\n',
+      'torch/version.py': "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n",
+      'cupy/__init__.py': 'raise SystemExit("imported cupy")\n',
+    },
+  );
+  const answer = probe(site);
+  assert.equal(answer?.packages.torch?.version, '2.11.0+cu130');
+  assert.equal(answer?.packages.torch?.cuda, '13.0');
+  assert.deepEqual(answer?.packages.cupy, { version: '14.0.0', cuda: '12' });
+  assert.match(answer?.python ?? '', /^3\.\d+\.\d+/);
+});
+
+test('the first installation on the path wins, as import finds it; an exact CuPy build names its CUDA; none installed is none', () => {
+  const first = install('first', ['cupy_cuda117-10.6.0.dist-info']);
+  const second = install('second', ['CuPy_CUDA117-9.0.0.egg-info']);
+  assert.deepEqual(probe(`${first}:${second}`)?.packages.cupy, { version: '10.6.0', cuda: '11.7' });
+  const empty = install('empty', ['numpy-2.3.0.dist-info']);
+  const answer = probe(empty);
+  assert.equal(answer?.packages.cupy, undefined);
+  // This machine's python3 may have its own torch: only a torch on the given path is asserted above.
+  assert.ok(answer?.python);
+});

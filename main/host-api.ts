@@ -25,7 +25,7 @@ import { completeKernelFacts } from './services/kernel-facts-service';
 import { discover } from './services/discovery-service';
 import { runDoctor } from './doctor/gather';
 import type { Workbench } from './workbench';
-import { PlanFileError, readPlanFile, readRunOutcome, writeJsonFile, writeResultFile } from './services/plan-files';
+import { PlanFileError, readPlanFile, writeJsonFile, writeResultFile } from './services/plan-files';
 import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
 import type { SanitizerTool } from '../core/sanitizer/findings';
@@ -33,14 +33,15 @@ import { sanitizePlan } from './services/sanitize-plan-service';
 import { SanitizerBusyError, SanitizerGate } from './services/sanitizer-gate';
 import { SANITIZER_BUSY } from '../core/sanitizer/sanitizer-busy';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
-import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
+import { SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
 import { fullPathToWrite } from './services/write-path';
 import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from './bundle/bundle-service';
-import { BundleRefusedError, openBundleView } from './bundle/read-bundle';
+import { BundleRefusedError } from './bundle/read-bundle';
+import { importSanitizerReportInReader, openBundleInReader, readRunOutcomeInReader } from './readers/open-in-reader';
 import { BundleCancelledError, BundleWriteError } from './bundle/write-bundle';
 
 /** What a bundle request from the UI asks for, as the bundle service takes it. */
@@ -221,7 +222,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     },
     'sanitize.open': async ({ xmlPath, textPath, tool }) => {
       try {
-        return await importSanitizerReport(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null);
+        return await importSanitizerReportInReader(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null);
       } catch (error) {
         if (error instanceof SanitizerImportError) throw new ApiError(error.message, 'FILE');
         throw error;
@@ -236,7 +237,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     },
     'monitor.start': (request, context) => monitors.start(request, context),
     'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
-    'run.open': ({ path }) => userFile(() => readRunOutcome(path)),
+    'run.open': ({ path }) => userFile(() => readRunOutcomeInReader(path)),
     'memory.open': async ({ path }, { signal, emit }) => {
       try {
         return await openMemoryTimelines(path, { signal: signal as AbortSignal, onPhase: (phase) => emit({ kind: 'phase', phase }) });
@@ -264,7 +265,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
           `Give the bundle's full path (starting with /): "${path}" is relative to the folder the workbench host was started in (${process.cwd()}).`,
           'RELATIVE_PATH',
         );
-      return userBundle(() => openBundleView(path));
+      return userBundle(() => openBundleInReader(path));
     },
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),
     'gallery.load': ({ name, variant }) =>

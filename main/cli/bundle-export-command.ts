@@ -10,9 +10,10 @@ import { SANITIZER_TOOLS, type SanitizerTool } from '../../core/sanitizer/findin
 import { CompileService } from '../compile/compile-service';
 import { forkLauncher } from '../process/launcher';
 import { streamRegularFile } from '../services/safe-fs';
-import { PlanFileError, readPlanFile, readRunOutcome, readTextFile } from '../services/plan-files';
+import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-files';
+import { importSanitizerReportInReader, readRunOutcomeInReader } from '../readers/open-in-reader';
 import { loadSample } from '../services/sample-service';
-import { importSanitizerReport, SanitizerImportError } from '../tools/sanitize-import';
+import { SanitizerImportError } from '../tools/sanitize-import';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from '../bundle/bundle-service';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { EXIT } from './exit-codes';
@@ -84,7 +85,11 @@ async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 's
   }
   if (opts.sanitizerXml) {
     const tool = (opts.sanitizerTool ?? null) as SanitizerTool | null;
-    const { rawXml: _kept, ...report } = await importSanitizerReport(resolve(opts.sanitizerXml), opts.sanitizerText ? resolve(opts.sanitizerText) : null, tool);
+    const { rawXml: _kept, ...report } = await importSanitizerReportInReader(
+      resolve(opts.sanitizerXml),
+      opts.sanitizerText ? resolve(opts.sanitizerText) : null,
+      tool,
+    );
     // The XML as read above (up to the bundle's bound), not the report's shorter copy.
     return { sanitizer: report, sanitizerXml: xml };
   }
@@ -99,7 +104,7 @@ async function runExport(opts: ExportOptions): Promise<number> {
     throw new ExportError('--sanitizer-text goes with --sanitizer-xml (the text the tool printed beside its XML report).');
   if (opts.sanitizerTool && !SANITIZER_TOOLS.includes(opts.sanitizerTool as SanitizerTool))
     throw new ExportError(`--sanitizer-tool is one of ${SANITIZER_TOOLS.join(', ')}.`);
-  const outcome = await readRunOutcome(resolve(opts.result));
+  const outcome = await readRunOutcomeInReader(resolve(opts.result));
   let plan: unknown;
   let origin: string;
   if (opts.plan) {

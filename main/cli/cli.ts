@@ -431,10 +431,11 @@ export function buildProgram(): Command {
     .argument('<file>', 'the bundle (.zip)')
     .option('--json', 'machine-readable output')
     .action(async (file: string, opts: { json?: boolean }) => {
-      const { BundleRefusedError, openBundleView } = await import('../bundle/read-bundle');
+      const { BundleRefusedError } = await import('../bundle/read-bundle');
+      const { openBundleInReader } = await import('../readers/open-in-reader');
       try {
         // Read as the app reads it: every entry for what its role says, so what inspect accepts the app opens.
-        const view = await openBundleView(resolve(file));
+        const view = await openBundleInReader(resolve(file));
         const { manifest, entries, notes } = view;
         const verdict = view.outcome?.diagnosis.headline ?? view.diagnosis?.verdict.sentence ?? null;
         print(!!opts.json, { manifest, entries, recorded: view.recorded, diagnosis: verdict, notes }, () =>

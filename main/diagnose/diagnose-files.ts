@@ -6,13 +6,10 @@ import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { defaultStateDir } from '../services/draft-store';
 import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
-import { readInChild, type ChildReadLimits } from '../readers/read-in-child';
+import { runReader } from '../readers/reader-process';
 
 /** A saved report at most: seven runs' bounded output (4 MiB each) and their findings. */
 export const MAX_DIAGNOSIS_BYTES = 32 * 2 ** 20;
-
-/** A report is read in a child with these: ample for the largest report, small beside the host. */
-const READER_LIMITS: ChildReadLimits = { heapMb: 1024, timeoutMs: 30_000, answerBytes: 2 * MAX_DIAGNOSIS_BYTES };
 
 export class DiagnosisFileError extends Error {
   override readonly name = 'DiagnosisFileError';
@@ -30,22 +27,16 @@ const isFile = async (path: string) => (await stat(path).catch(() => null))?.isF
 
 /**
  * A diagnosis saved as JSON, read (a regular file, bounded), parsed and checked in a child process of its own
- * (main/readers/diagnosis-reader-child.ts), so a hostile file costs that child, never the host. Its snapshot is looked
+ * (main/readers/file-reader-child.ts), so a hostile file costs that child, never the host. Its snapshot is looked
  * for beside the report only — by the name the report gives it, else the report's own name — never where the file
  * points: a report and its snapshot travel together.
  */
 export async function openDiagnosisFile(path: string): Promise<DiagnosisReport> {
-  const answer = await readInChild<{ ok: true; report: DiagnosisReport } | { ok: false; error: string }>(
-    'diagnosis-reader.js',
-    [path, String(MAX_DIAGNOSIS_BYTES)],
-    basename(path),
-    READER_LIMITS,
-  ).catch((error: unknown) => {
+  const answer = await runReader<unknown>({ kind: 'diagnosis', path, maxBytes: MAX_DIAGNOSIS_BYTES }, basename(path)).catch((error: unknown) => {
     throw new DiagnosisFileError(error instanceof Error ? error.message : String(error));
   });
-  if (!answer.ok) throw new DiagnosisFileError(answer.error);
-  // The child checked it; the host checks its answer again (the child is ours, its input was not).
-  const parsed = parseDiagnosisReport(answer.report);
+  // The reader checked it; the host checks its answer again (the reader is ours, its input was not).
+  const parsed = parseDiagnosisReport(answer.value);
   if (!parsed.ok) throw new DiagnosisFileError(`${basename(path)} was not opened: its reader's answer is not a report (${parsed.error}).`);
   for (const run of parsed.report.evidence.runs) {
     const picture = run.oomPicture;

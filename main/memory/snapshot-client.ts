@@ -1,17 +1,9 @@
-import { Worker } from 'node:worker_threads';
-
 import type { MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
+import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/snapshot-columns';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
-import { distEntry } from '../paths';
-import {
-  SNAPSHOT_MAX_BYTES,
-  type SnapshotRefusal,
-  type SnapshotTimings,
-  type SnapshotWorkerReply,
-  type SnapshotWorkerRequest,
-  type TimelinesWorkerReply,
-  type WorkerProgress,
-} from './snapshot-protocol';
+import { decodeTimeline, TimelineWireError } from '../../core/memory/timeline-wire';
+import { ReaderError, runReader, type ReaderLimits } from '../readers/reader-process';
+import { SNAPSHOT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings } from './snapshot-protocol';
 
 export class SnapshotImportError extends Error {
   constructor(
@@ -26,70 +18,58 @@ export class SnapshotImportError extends Error {
 export interface SnapshotImportOptions {
   maxBytes?: number;
   signal?: AbortSignal;
-  /** Heap for the worker; a pickle that needs more is stopped with a message instead of taking the host down. */
-  maxHeapMb?: number;
+  /** The reader's own limits, where a caller needs others than a snapshot's (core/readers: READER_LIMITS). */
+  limits?: Partial<ReaderLimits>;
 }
 
-type Reply<T> = ({ ok: true } & T) | { ok: false; kind: SnapshotRefusal; message: string };
+const REFUSALS: readonly string[] = ['refused', 'not-a-snapshot', 'not-a-result', 'no-timeline', 'unreadable', 'too-large', 'out-of-memory', 'crashed'];
 
-/** One worker for one file: its reply, its progress, its cancellation and its failures, each settled once. */
-function runWorker<T>(request: SnapshotWorkerRequest, options: SnapshotImportOptions, onProgress?: (phase: WorkerProgress['progress']) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    if (options.signal?.aborted) return reject(new SnapshotImportError('crashed', 'The import was cancelled.'));
-    const worker = new Worker(distEntry('snapshot-worker.js'), {
-      workerData: request,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 8192 },
-    });
-    let settled = false;
-    const settle = (f: () => void) => {
-      if (settled) return;
-      settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
-      f();
-    };
-    const onAbort = () => {
-      settle(() => reject(new SnapshotImportError('crashed', 'The import was cancelled.')));
-      void worker.terminate();
-    };
-    options.signal?.addEventListener('abort', onAbort);
-    worker.on('message', (message: Reply<T> | WorkerProgress) => {
-      if ('progress' in message) {
-        if (!settled) onProgress?.(message.progress);
-        return;
-      }
-      settle(() => (message.ok ? resolve(message as T) : reject(new SnapshotImportError(message.kind, message.message))));
-    });
-    worker.once('error', (error: Error & { code?: string }) => {
-      settle(() =>
-        reject(
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new SnapshotImportError('out-of-memory', `Reading ${request.path} needed more than ${options.maxHeapMb ?? 8192} MB of memory and was stopped.`)
-            : new SnapshotImportError('crashed', `The snapshot reader failed: ${error.message}`),
-        ),
-      );
-    });
-    worker.once('exit', (code) => settle(() => reject(new SnapshotImportError('crashed', `The snapshot reader exited (${code}) without an answer.`))));
-  });
+/** A reader's failure as the snapshot's refusal: its own kind where it has one, the host's (a timeout, a cancel) as a crash. */
+function asImportError(error: unknown): never {
+  if (error instanceof ReaderError) throw new SnapshotImportError((REFUSALS.includes(error.kind) ? error.kind : 'crashed') as SnapshotRefusal, error.message);
+  throw error;
 }
 
-/** Imports a snapshot file in a worker thread; rejects with SnapshotImportError for anything it refuses. */
+/** Imports a snapshot file in a reader process; its model crosses as checked columns. Rejects with SnapshotImportError. */
 export async function importSnapshot(path: string, options: SnapshotImportOptions = {}): Promise<{ model: SnapshotModel; timings: SnapshotTimings }> {
-  const reply = await runWorker<Extract<SnapshotWorkerReply, { ok: true }>>({ path, maxBytes: options.maxBytes ?? SNAPSHOT_MAX_BYTES }, options);
-  return { model: reply.model, timings: reply.timings };
+  const { value, body } = await runReader<{ header: unknown; timings: SnapshotTimings }>(
+    { kind: 'snapshot-model', path, maxBytes: options.maxBytes ?? SNAPSHOT_MAX_BYTES },
+    path,
+    options,
+  ).catch(asImportError);
+  try {
+    return { model: decodeSnapshotColumns(value.header, body ?? new Uint8Array()), timings: value.timings };
+  } catch (error) {
+    if (error instanceof SnapshotColumnsError)
+      throw new SnapshotImportError('crashed', `${path} was not opened: its reader's answer is not valid (${error.message}).`);
+    throw error;
+  }
 }
 
 /**
  * The memory timelines of a file the user opened — a PyTorch snapshot pickle (one per device with data) or a saved
- * run result — read, modelled and encoded for the wire in a worker thread. Rejects with SnapshotImportError.
+ * run result — read, modelled and encoded for the wire in a reader process; each timeline is checked here before it
+ * goes on. Rejects with SnapshotImportError.
  */
 export async function openMemoryTimelines(
   path: string,
   options: SnapshotImportOptions & { onPhase?: (phase: MemoryOpenEvent['phase']) => void } = {},
 ): Promise<MemoryOpenResult> {
-  const reply = await runWorker<Extract<TimelinesWorkerReply, { ok: true }>>(
-    { path, maxBytes: options.maxBytes ?? SNAPSHOT_MAX_BYTES, mode: 'timelines' },
-    options,
-    options.onPhase,
-  );
-  return reply.result;
+  const { value } = await runReader<MemoryOpenResult>({ kind: 'memory-timelines', path, maxBytes: options.maxBytes ?? SNAPSHOT_MAX_BYTES }, path, {
+    ...options,
+    onProgress: (p) => {
+      const phase = (p as { phase?: unknown } | null)?.phase;
+      if (phase === 'read' || phase === 'parse' || phase === 'model' || phase === 'timeline') options.onPhase?.(phase);
+    },
+  }).catch(asImportError);
+  try {
+    if (!Array.isArray(value.timelines) || !Array.isArray(value.summary) || value.timelines.length !== value.summary.length)
+      throw new TimelineWireError('the timelines and their summaries do not match');
+    for (const wire of value.timelines) decodeTimeline(wire);
+  } catch (error) {
+    if (error instanceof TimelineWireError)
+      throw new SnapshotImportError('crashed', `${path} was not opened: its reader's answer is not valid (${error.message}).`);
+    throw error;
+  }
+  return value;
 }

@@ -1,12 +1,10 @@
 /**
- * Reads one memory file off the host's thread (a worker_threads Worker), read bounded and trusted for nothing.
- * 'model' mode: a PyTorch memory snapshot, unpickled with the whitelist unpickler (nothing in it ever runs) and
- * turned into typed columns, whose buffers are handed back without a copy. 'timelines' mode (memory.open): a
- * snapshot or a saved run result (JSON, told apart by its first byte) as wire timelines with their summaries, so
- * the host's event loop never parses, models or encodes. One file per worker; the worker exits after its reply.
+ * Reads one memory file in a reader process (main/readers/file-reader-child.ts), read bounded and trusted for nothing.
+ * A PyTorch memory snapshot is unpickled with the whitelist unpickler (nothing in it ever runs) and modelled as typed
+ * columns; for memory.open, a snapshot or a saved run result (JSON, told apart by its first byte) becomes wire
+ * timelines with their summaries, so the host never parses, models or encodes.
  */
 import { basename } from 'node:path';
-import { parentPort, workerData } from 'node:worker_threads';
 
 import { memoryOpenResult, runFromSavedJson, snapshotTimelines } from '../../core/memory/memory-open';
 import { RunLogError } from '../../core/memory/run-log-schema';
@@ -14,29 +12,14 @@ import { NoEventLogError, timelineFromRun } from '../../core/memory/run-timeline
 import { buildSnapshotModel, SnapshotFormatError, type SnapshotModel } from '../../core/memory/snapshot-model';
 import { unpickle, UnpickleError, DEFAULT_UNPICKLE_LIMITS } from '../../core/memory/unpickle';
 import { FileRefusedError, readRegularFile } from '../services/safe-fs';
-import {
-  RUN_RESULT_MAX_BYTES,
-  type SnapshotRefusal,
-  type SnapshotWorkerReply,
-  type SnapshotWorkerRequest,
-  type TimelinesWorkerReply,
-  type WorkerProgress,
-} from './snapshot-protocol';
+import { RUN_RESULT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings, type WorkerProgress } from '../memory/snapshot-protocol';
+import type { MemoryOpenResult } from '../../core/memory/memory-open';
+import { encodeSnapshotColumns, type SnapshotColumnsHeader } from '../../core/memory/snapshot-columns';
 
 type Refusal = { ok: false; kind: SnapshotRefusal; message: string };
 /** Buffer's base64: the same text as core's encoder, several times faster for a million allocations' columns. */
 const NATIVE = { base64: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
 const refuse = (kind: SnapshotRefusal, message: string): Refusal => ({ ok: false, kind, message });
-
-function transferables(model: SnapshotModel): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const t of model.devices) {
-    for (const column of [t.time, t.action, t.address, t.size, t.stream, t.stack, t.allocated, t.reserved, t.freedAt]) {
-      if (column.byteLength) out.push(column.buffer as ArrayBuffer);
-    }
-  }
-  return out;
-}
 
 const READ_ERRORS: Record<string, string> = {
   ENOENT: 'it does not exist',
@@ -69,23 +52,21 @@ function model(bytes: Uint8Array, maxBytes: number, progress: (phase: WorkerProg
   }
 }
 
-async function modelMode(request: SnapshotWorkerRequest): Promise<{ reply: SnapshotWorkerReply; transfer: ArrayBuffer[] }> {
+/** A snapshot as typed columns and a string table (core/memory/snapshot-columns.ts), with what each phase took. */
+export async function readSnapshotColumns(
+  path: string,
+  maxBytes: number,
+): Promise<{ ok: true; header: SnapshotColumnsHeader; body: Uint8Array; timings: SnapshotTimings } | Refusal> {
   const started = performance.now();
-  const bytes = await read(request.path, request.maxBytes);
-  if ('ok' in bytes) return { reply: bytes, transfer: [] };
+  const bytes = await read(path, maxBytes);
+  if ('ok' in bytes) return bytes;
   const readAt = performance.now();
   let unpickledAt = readAt;
-  const m = model(bytes, request.maxBytes, () => (unpickledAt = performance.now()));
-  if ('ok' in m) return { reply: m, transfer: [] };
-  const done = performance.now();
-  return {
-    reply: {
-      ok: true,
-      model: m,
-      timings: { readMs: readAt - started, unpickleMs: unpickledAt - readAt, modelMs: done - unpickledAt, bytes: bytes.byteLength },
-    },
-    transfer: transferables(m),
-  };
+  const m = model(bytes, maxBytes, () => (unpickledAt = performance.now()));
+  if ('ok' in m) return m;
+  const { header, body } = encodeSnapshotColumns(m);
+  const timings = { readMs: readAt - started, unpickleMs: unpickledAt - readAt, modelMs: performance.now() - unpickledAt, bytes: bytes.byteLength };
+  return { ok: true, header, body, timings };
 }
 
 /** Whether the file is JSON (a run result) rather than a pickle: its first byte past a BOM and white space is "{". */
@@ -95,7 +76,11 @@ function looksLikeJson(bytes: Uint8Array): boolean {
   return bytes[i] === 0x7b;
 }
 
-async function timelinesMode(request: SnapshotWorkerRequest, progress: (phase: WorkerProgress['progress']) => void): Promise<TimelinesWorkerReply> {
+/** A memory file the user opened as wire timelines with their summaries (memory.open). */
+export async function readMemoryTimelines(
+  request: { path: string; maxBytes: number },
+  progress: (phase: WorkerProgress['progress']) => void,
+): Promise<{ ok: true; result: MemoryOpenResult } | Refusal> {
   const started = performance.now();
   progress('read');
   const bytes = await read(request.path, request.maxBytes);
@@ -173,11 +158,4 @@ async function timelinesMode(request: SnapshotWorkerRequest, progress: (phase: W
       NATIVE,
     ),
   };
-}
-
-const request = workerData as SnapshotWorkerRequest;
-if (request.mode === 'timelines') {
-  void timelinesMode(request, (phase) => parentPort!.postMessage({ progress: phase } satisfies WorkerProgress)).then((reply) => parentPort!.postMessage(reply));
-} else {
-  void modelMode(request).then(({ reply, transfer }) => parentPort!.postMessage(reply, transfer));
 }

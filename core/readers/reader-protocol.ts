@@ -1,0 +1,104 @@
+/**
+ * The file reader's protocol, declared once: what the host asks a reader process to read, and how the answer travels.
+ * A reader process reads one file from outside (a bundle, a snapshot, a sanitizer report, a result, a diagnosis) under
+ * its own heap, memory and time limits, so a file that makes V8 abort costs that process, never the host.
+ *
+ * On its standard output a reader writes frames: a 4-byte little-endian length, a 1-byte type, the payload.
+ * Progress frames (JSON) may come first; a body frame (raw columns) may precede the answer; the answer frame (JSON)
+ * is last.
+ */
+import type { SanitizerTool } from '../sanitizer/findings';
+
+export type ReaderJob =
+  | { kind: 'diagnosis'; path: string; maxBytes: number }
+  | { kind: 'snapshot-model'; path: string; maxBytes: number }
+  | { kind: 'memory-timelines'; path: string; maxBytes: number }
+  | { kind: 'bundle-view'; path: string }
+  | { kind: 'sanitizer-report'; xmlPath: string; textPath: string | null; tool: SanitizerTool | null }
+  | { kind: 'run-outcome'; path: string };
+
+export type ReaderJobKind = ReaderJob['kind'];
+
+/** A refusal's kind: the file's fault (refused, not-*), or the reader's limits (too-large, out-of-memory, timed-out). */
+export type ReaderRefusal = { ok: false; kind: string; message: string };
+export type ReaderAnswer = { ok: true; value: unknown } | ReaderRefusal;
+
+export const FRAME = { progress: 1, body: 2, answer: 3 } as const;
+export type FrameType = (typeof FRAME)[keyof typeof FRAME];
+export const FRAME_HEADER_BYTES = 5;
+
+/** One frame's bytes: the length counts the type byte and the payload. */
+export function frameBytes(type: FrameType, payload: Uint8Array): Uint8Array {
+  const out = new Uint8Array(FRAME_HEADER_BYTES + payload.byteLength);
+  new DataView(out.buffer).setUint32(0, payload.byteLength + 1, true);
+  out[4] = type;
+  out.set(payload, FRAME_HEADER_BYTES);
+  return out;
+}
+
+export class FrameError extends Error {
+  override readonly name = 'FrameError';
+}
+
+/**
+ * Splits a reader's output into frames as chunks arrive, never holding more than `maxBytes` in all: a reader that
+ * writes more (or a frame that claims more) is refused before its bytes are kept.
+ */
+export class FrameReader {
+  private chunks: Uint8Array[] = [];
+  private buffered = 0;
+  private total = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly onFrame: (type: number, payload: Uint8Array) => void,
+  ) {}
+
+  push(chunk: Uint8Array): void {
+    this.total += chunk.byteLength;
+    if (this.total > this.maxBytes) throw new FrameError(`its answer is larger than ${Math.round(this.maxBytes / 2 ** 20)} MiB`);
+    this.chunks.push(chunk);
+    this.buffered += chunk.byteLength;
+    for (;;) {
+      if (this.buffered < FRAME_HEADER_BYTES) return;
+      const head = this.take(FRAME_HEADER_BYTES, false);
+      const length = new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
+      if (length < 1) throw new FrameError('a frame is empty');
+      if (this.buffered < 4 + length) return;
+      const frame = this.take(4 + length, true);
+      this.onFrame(frame[4]!, frame.subarray(FRAME_HEADER_BYTES));
+    }
+  }
+
+  /** Whether bytes of an unfinished frame are left: the reader stopped in the middle of one. */
+  get partial(): boolean {
+    return this.buffered > 0;
+  }
+
+  private take(n: number, consume: boolean): Uint8Array {
+    const out = new Uint8Array(n);
+    let at = 0;
+    let i = 0;
+    while (at < n) {
+      const c = this.chunks[i++]!;
+      const part = c.subarray(0, Math.min(c.byteLength, n - at));
+      out.set(part, at);
+      at += part.byteLength;
+    }
+    if (consume) {
+      let left = n;
+      while (left > 0) {
+        const c = this.chunks[0]!;
+        if (c.byteLength <= left) {
+          left -= c.byteLength;
+          this.chunks.shift();
+        } else {
+          this.chunks[0] = c.subarray(left);
+          left = 0;
+        }
+      }
+      this.buffered -= n;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * A reader process: reads one file from outside, as the host asked (core/readers/reader-protocol.ts), and answers in
+ * frames on its standard output. It runs under a heap limit, a memory limit and a time limit set by the host
+ * (main/readers/reader-process.ts): a file that makes V8 abort ends this process, and the host says so in words.
+ *   node file-reader.js '<job as JSON>'
+ */
+import { basename } from 'node:path';
+
+import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
+import { FRAME, frameBytes, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
+import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
+import { PlanFileError, readRunOutcome } from '../services/plan-files';
+import { readRegularFile } from '../services/safe-fs';
+import { importSanitizerReport, SanitizerImportError } from '../tools/sanitize-import';
+import { readMemoryTimelines, readSnapshotColumns } from './memory-reader';
+
+const write = (type: FrameType, value: unknown) => process.stdout.write(frameBytes(type, Buffer.from(JSON.stringify(value), 'utf8')));
+const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const pathOf = (job: ReaderJob) => ('path' in job ? job.path : job.xmlPath);
+
+async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
+  let bytes: Buffer;
+  try {
+    bytes = (await readRegularFile(path, maxBytes)).bytes;
+  } catch (error) {
+    return refuse('unreadable', `${path} could not be read: ${messageOf(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    return refuse('not-a-diagnosis', `${basename(path)} is not JSON (${messageOf(error)}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+  }
+  const parsed = parseDiagnosisReport(value);
+  return parsed.ok
+    ? { ok: true, value: parsed.report }
+    : refuse('not-a-diagnosis', `${basename(path)} is not a diagnosis report (${parsed.error}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+}
+
+/** Each job's reading; an error the reader knows becomes a refusal of its kind, anything else a crash in words. */
+const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) => Promise<ReaderAnswer> } = {
+  diagnosis: (job) => diagnosis(job.path, job.maxBytes),
+  'snapshot-model': async (job) => {
+    const read = await readSnapshotColumns(job.path, job.maxBytes);
+    if (!read.ok) return read;
+    process.stdout.write(frameBytes(FRAME.body, read.body));
+    return { ok: true, value: { header: read.header, timings: read.timings } };
+  },
+  'memory-timelines': async (job) => {
+    const read = await readMemoryTimelines(job, (phase) => write(FRAME.progress, { phase }));
+    return read.ok ? { ok: true, value: read.result } : read;
+  },
+  'bundle-view': async (job) => {
+    try {
+      return { ok: true, value: await openBundleView(job.path) };
+    } catch (error) {
+      if (error instanceof BundleRefusedError) return refuse('refused', error.message);
+      throw error;
+    }
+  },
+  'sanitizer-report': async (job) => {
+    try {
+      return { ok: true, value: await importSanitizerReport(job.xmlPath, job.textPath, job.tool) };
+    } catch (error) {
+      if (error instanceof SanitizerImportError) return refuse('refused', error.message);
+      throw error;
+    }
+  },
+  'run-outcome': async (job) => {
+    try {
+      return { ok: true, value: await readRunOutcome(job.path) };
+    } catch (error) {
+      if (error instanceof PlanFileError) return refuse('refused', error.message);
+      throw error;
+    }
+  },
+};
+
+async function main(): Promise<void> {
+  let job: ReaderJob;
+  try {
+    job = JSON.parse(process.argv[2] ?? '') as ReaderJob;
+    if (!job || typeof job !== 'object' || !(job.kind in JOBS)) throw new Error('unknown job');
+  } catch {
+    write(FRAME.answer, refuse('crashed', 'usage: file-reader <job as JSON>'));
+    return;
+  }
+  let answer: ReaderAnswer;
+  try {
+    answer = await (JOBS[job.kind] as (j: ReaderJob) => Promise<ReaderAnswer>)(job);
+  } catch (error) {
+    const memory = error instanceof RangeError && /allocation failed|Invalid array length|Invalid string length/i.test(error.message);
+    answer = memory
+      ? refuse('out-of-memory', `${pathOf(job)} was not opened: reading it needed more memory than a reader may take (${error.message}).`)
+      : refuse('crashed', `${pathOf(job)} was not opened: its reader failed (${messageOf(error)}).`);
+  }
+  write(FRAME.answer, answer);
+}
+
+void main();

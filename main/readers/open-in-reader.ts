@@ -1,0 +1,72 @@
+import { sanitizeReportSchema } from '../../core/bundle/bundle-sanitizer';
+import type { BundleView } from '../../core/bundle/bundle-view';
+import { bundleManifestSchema } from '../../core/bundle/manifest';
+import { launchPlanSchema } from '../../core/plan/plan-schema';
+import type { RunOutcome } from '../../core/runner/run-outcome';
+import { checkSavedOutcome } from '../../core/runner/result-file';
+import type { SanitizerTool } from '../../core/sanitizer/findings';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
+import { BundleRefusedError } from '../bundle/read-bundle';
+import { PlanFileError } from '../services/plan-files';
+import { SanitizerImportError } from '../tools/sanitize-import';
+import { ReaderError, runReader, type ReaderOptions } from './reader-process';
+
+/**
+ * The files a user opens from outside, each read in a reader process (main/readers/reader-process.ts) and its answer
+ * checked here before it goes on; a refusal keeps the error type its callers already tell apart.
+ */
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A refusal carried with its own words (the reader already said which bundle and why). */
+class BundleReaderRefusal extends BundleRefusedError {
+  constructor(path: string, message: string) {
+    super(path, message);
+    this.message = message;
+  }
+}
+
+export async function openBundleInReader(path: string, options: ReaderOptions = {}): Promise<BundleView> {
+  const { value } = await runReader<BundleView>({ kind: 'bundle-view', path }, `The bundle ${path}`, options).catch((error: unknown) => {
+    if (error instanceof ReaderError) throw new BundleReaderRefusal(path, error.message);
+    throw error;
+  });
+  const answerProblem = !isRecord(value)
+    ? 'not an object'
+    : !bundleManifestSchema.safeParse(value.manifest).success
+      ? 'its manifest does not pass the schema'
+      : value.plan !== null && !launchPlanSchema.safeParse(value.plan).success
+        ? 'its plan does not pass the schema'
+        : !Array.isArray(value.entries) || !Array.isArray(value.timelines) || !Array.isArray(value.notes)
+          ? 'its lists are missing'
+          : null;
+  if (answerProblem) throw new BundleReaderRefusal(path, `The bundle ${path} was not opened: its reader's answer is ${answerProblem}.`);
+  return value;
+}
+
+export async function importSanitizerReportInReader(
+  xmlPath: string,
+  textPath: string | null,
+  tool: SanitizerTool | null,
+  options: ReaderOptions = {},
+): Promise<SanitizeReport> {
+  const { value } = await runReader<SanitizeReport>({ kind: 'sanitizer-report', xmlPath, textPath, tool }, xmlPath, options).catch((error: unknown) => {
+    if (error instanceof ReaderError) throw new SanitizerImportError(error.message);
+    throw error;
+  });
+  // The shape a bundle's sanitizer.json must have, every list and string bounded; the raw XML travels beside it.
+  const checked = sanitizeReportSchema.safeParse(isRecord(value) ? { ...value, rawXml: undefined } : value);
+  if (!checked.success)
+    throw new SanitizerImportError(`${xmlPath} was not opened: its reader's answer is not a sanitizer report (${checked.error.issues[0]?.message}).`);
+  return value;
+}
+
+export async function readRunOutcomeInReader(path: string, options: ReaderOptions = {}): Promise<RunOutcome> {
+  const { value } = await runReader<unknown>({ kind: 'run-outcome', path }, `Result file ${path}`, options).catch((error: unknown) => {
+    if (error instanceof ReaderError) throw new PlanFileError(error.message);
+    throw error;
+  });
+  const checked = checkSavedOutcome(value);
+  if (!checked.ok) throw new PlanFileError(`Result file ${path} was not opened: its reader's answer is not a result (${checked.problems[0] ?? 'unknown'}).`);
+  return checked.outcome;
+}

@@ -1,0 +1,168 @@
+import { spawn } from 'node:child_process';
+
+import type { AbortLike } from '../../core/api/channels';
+import { FRAME, FrameReader, type ReaderAnswer, type ReaderJob, type ReaderJobKind } from '../../core/readers/reader-protocol';
+import { distEntry } from '../paths';
+import { groupLeaderHandle } from '../process/launcher';
+import { GROUP_REAPER } from '../process/sanitizer-launcher';
+
+/** What one reader process may take: V8's heap, all its writable memory (ulimit -d), time, and its answer's size. */
+export interface ReaderLimits {
+  heapMb: number;
+  memoryMb: number;
+  timeoutMs: number;
+  answerBytes: number;
+}
+
+const MiB = 2 ** 20;
+/**
+ * Limits by what is read: each fits the largest real file of its kind with room, and no more. A JSON answer is parsed by
+ * the host, so it is kept to 256 MiB (the host stays well under 1.5 GiB whatever the file); a snapshot model's columns
+ * are kept as they come.
+ */
+export const READER_LIMITS: Record<ReaderJobKind, ReaderLimits> = {
+  diagnosis: { heapMb: 512, memoryMb: 1024, timeoutMs: 20_000, answerBytes: 64 * MiB },
+  'snapshot-model': { heapMb: 4096, memoryMb: 6144, timeoutMs: 120_000, answerBytes: 512 * MiB },
+  'memory-timelines': { heapMb: 4096, memoryMb: 6144, timeoutMs: 120_000, answerBytes: 256 * MiB },
+  'bundle-view': { heapMb: 2048, memoryMb: 3072, timeoutMs: 60_000, answerBytes: 256 * MiB },
+  'sanitizer-report': { heapMb: 2048, memoryMb: 3072, timeoutMs: 120_000, answerBytes: 256 * MiB },
+  'run-outcome': { heapMb: 1024, memoryMb: 2048, timeoutMs: 30_000, answerBytes: 256 * MiB },
+};
+
+/** Readers at once: a fifth open waits for one of these to finish (each may take gigabytes). */
+export const MAX_READERS = 2;
+
+export class ReaderError extends Error {
+  override readonly name = 'ReaderError';
+  constructor(
+    /** The reader's own kind of refusal ('refused', 'not-a-snapshot', …), or the host's: 'timed-out', 'out-of-memory', 'crashed', 'cancelled', 'too-large'. */
+    readonly kind: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ReaderOptions {
+  signal?: AbortLike;
+  onProgress?: (progress: unknown) => void;
+  limits?: Partial<ReaderLimits>;
+}
+
+export interface ReaderResult<T> {
+  value: T;
+  /** The raw columns some answers carry beside their JSON (a snapshot model's). */
+  body: Uint8Array | null;
+}
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot(signal?: AbortLike): Promise<() => void> {
+  while (running >= MAX_READERS) {
+    if (signal?.aborted) throw new ReaderError('cancelled', 'The read was cancelled before it started.');
+    await new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      signal?.addEventListener('abort', () => resolve(), { once: true });
+    });
+  }
+  running++;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+/** Why a reader ended without an answer, in words. */
+function endedWithout(what: string, limits: ReaderLimits, code: number | null, signal: NodeJS.Signals | null): ReaderError {
+  if (code === 133 || code === 134 || signal === 'SIGABRT' || signal === 'SIGTRAP')
+    return new ReaderError(
+      'out-of-memory',
+      `${what} was not opened: reading it needed more than the reader's ${limits.heapMb} MB heap (or hit a limit of V8), so its reader stopped. The workbench is unaffected.`,
+    );
+  const how = signal ? `was killed (${signal})` : `exited with ${code}`;
+  return new ReaderError('crashed', `${what} was not opened: its reader ${how} without an answer. The workbench is unaffected.`);
+}
+
+/**
+ * Reads one file from outside in a reader process of its own (dist/main/file-reader.js): its heap limited by V8, all
+ * its writable memory by `ulimit -d`, its time by a SIGKILL, its answer by a byte count. It leads a process group with a
+ * reaper tied to this process, so it dies with the host even when the host is SIGKILLed, and a cancel kills it at
+ * once. A reader that aborts, is killed or answers too much is a ReaderError in words; the host goes on.
+ */
+export async function runReader<T>(job: ReaderJob, what: string, options: ReaderOptions = {}): Promise<ReaderResult<T>> {
+  const limits = { ...READER_LIMITS[job.kind], ...options.limits };
+  const release = await slot(options.signal);
+  try {
+    return await new Promise<ReaderResult<T>>((resolve, reject) => {
+      if (options.signal?.aborted) return reject(new ReaderError('cancelled', `Reading ${what} was cancelled.`));
+      const child = spawn(
+        '/bin/sh',
+        [
+          '-c',
+          `ulimit -d ${limits.memoryMb * 1024} && ${GROUP_REAPER}`,
+          'gpu-workbench-reader',
+          process.execPath,
+          `--max-old-space-size=${limits.heapMb}`,
+          '--stack-size=2048',
+          distEntry('file-reader.js'),
+          JSON.stringify(job),
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } },
+      );
+      const handle = groupLeaderHandle(child, child.stdio[3]);
+      let failure: ReaderError | null = null;
+      let answer: ReaderAnswer | null = null;
+      let body: Uint8Array | null = null;
+      const stop = (error: ReaderError) => {
+        failure ??= error;
+        handle.kill('SIGKILL');
+      };
+      const json = (payload: Uint8Array): unknown => {
+        try {
+          return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8'));
+        } catch {
+          stop(new ReaderError('crashed', `${what} was not opened: its reader's answer was not readable.`));
+          return null;
+        }
+      };
+      const frames = new FrameReader(limits.answerBytes, (type, payload) => {
+        if (failure) return;
+        if (type === FRAME.progress) options.onProgress?.(json(payload));
+        else if (type === FRAME.body) body = payload;
+        else if (type === FRAME.answer) answer = json(payload) as ReaderAnswer | null;
+      });
+      child.stdout!.on('data', (chunk: Buffer) => {
+        if (failure) return;
+        try {
+          frames.push(chunk);
+        } catch (error) {
+          stop(new ReaderError('too-large', `${what} was not opened: ${error instanceof Error ? error.message : String(error)}.`));
+        }
+      });
+      child.stderr!.resume();
+      const timer = setTimeout(
+        () =>
+          stop(new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${limits.timeoutMs / 1000} s, so its reader was stopped.`)),
+        limits.timeoutMs,
+      );
+      let closed = false;
+      options.signal?.addEventListener('abort', () => !closed && stop(new ReaderError('cancelled', `Reading ${what} was cancelled.`)), { once: true });
+      child.once('error', (error) => stop(new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
+      child.once('close', (code, signal) => {
+        closed = true;
+        clearTimeout(timer);
+        if (failure) return reject(failure);
+        const a = answer as ReaderAnswer | null;
+        if (!a || frames.partial) return reject(endedWithout(what, limits, code, signal));
+        if (!a.ok) return reject(new ReaderError(a.kind, a.message));
+        resolve({ value: a.value as T, body });
+      });
+    });
+  } finally {
+    release();
+  }
+}

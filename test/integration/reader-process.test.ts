@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+import { MAX_READERS, ReaderError, runReader } from '../../main/readers/reader-process';
+import { ROOT } from '../helpers/cli';
+
+// A file from outside is read in a reader process of its own. Its stops are tested through the real kill paths: the
+// reader is frozen (SIGSTOP) so that only a kill can end it, then the host cancels, times out, or is itself SIGKILLed.
+const dir = mkdtempSync(join(tmpdir(), 'wb-reader-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const BUNDLE = join(ROOT, 'test/fixtures/bundles/oob-off-by-one.zip');
+
+/** A copy of a real bundle under a name no other process has in its command line. */
+function uniqueBundle(name: string): string {
+  const path = join(dir, `${name}-${process.pid}-${Math.random().toString(36).slice(2)}.zip`);
+  copyFileSync(BUNDLE, path);
+  return path;
+}
+
+/** The pids whose command line names `marker` (and `also`, if given): the reader, its reaper, a host naming the file. */
+function processesNaming(marker: string, startingWith = ''): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(marker) && cmdline.startsWith(startingWith)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function until<T>(what: string, f: () => T | null | undefined | false, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Freezes the reader as soon as it starts: from then on only a kill ends it. */
+const freezeReader = (marker: string) =>
+  until('the reader to start', () => {
+    // The reader itself (node …/file-reader.js), not the reaper beside it, which must stay free to act.
+    const pids = processesNaming(marker, `${process.execPath}\0--max-old-space-size`);
+    if (!pids.length) return null;
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    return pids;
+  });
+
+test('a real bundle is read in a reader process and its view comes back', async () => {
+  const { value } = await runReader<{ manifest: { schema: number }; notes: string[] }>({ kind: 'bundle-view', path: BUNDLE }, 'the bundle');
+  assert.equal(typeof value.manifest.schema, 'number');
+  assert.ok(Array.isArray(value.notes));
+});
+
+test('cancel kills a reader that does not answer, at once, and nothing of it is left', async () => {
+  const path = uniqueBundle('cancel');
+  const controller = new AbortController();
+  const reading = runReader({ kind: 'bundle-view', path }, 'the bundle', { signal: controller.signal });
+  await freezeReader(path);
+  const started = Date.now();
+  controller.abort();
+  await assert.rejects(reading, (e: unknown) => e instanceof ReaderError && e.kind === 'cancelled');
+  await until('the reader to be gone', () => processesNaming(path).length === 0, 2_000);
+  console.log(`cancelled and gone in ${Date.now() - started} ms`);
+});
+
+test('past its time limit the reader is killed and the refusal says how long it was given', async () => {
+  const path = uniqueBundle('timeout');
+  const reading = runReader({ kind: 'bundle-view', path }, 'The bundle', { limits: { timeoutMs: 1_500 } });
+  await freezeReader(path);
+  await assert.rejects(reading, (e: unknown) => e instanceof ReaderError && e.kind === 'timed-out' && /longer than 1\.5 s/.test(e.message));
+  await until('the reader to be gone', () => processesNaming(path).length === 0, 2_000);
+});
+
+test('a reader that runs out of heap is a refusal in words, and the host goes on', async () => {
+  const path = uniqueBundle('heap');
+  await assert.rejects(
+    runReader({ kind: 'bundle-view', path }, 'The bundle', { limits: { heapMb: 4 } }),
+    (e: unknown) => e instanceof ReaderError && /The bundle was not opened/.test(e.message) && /unaffected/.test(e.message),
+  );
+  // The next read works.
+  await runReader({ kind: 'bundle-view', path: BUNDLE }, 'the bundle');
+});
+
+test('an answer larger than allowed is refused while it streams', async () => {
+  await assert.rejects(
+    runReader({ kind: 'bundle-view', path: BUNDLE }, 'The bundle', { limits: { answerBytes: 1024 } }),
+    (e: unknown) => e instanceof ReaderError && e.kind === 'too-large' && /larger than 0 MiB|larger than/.test(e.message),
+  );
+});
+
+test('a host killed with SIGKILL takes its reader with it', async () => {
+  const path = uniqueBundle('host-killed');
+  // The host is the CLI, reading the bundle as `bundle inspect` does.
+  const host = spawn(process.execPath, [join(ROOT, 'dist/main/cli.js'), 'bundle', 'inspect', path], { stdio: 'ignore' });
+  await freezeReader(path);
+  host.kill('SIGKILL');
+  await until('the reader to die with its host', () => processesNaming(path).length === 0, 5_000);
+});
+
+test(`at most ${MAX_READERS} readers run at once: a third waits for a slot and starts when one is free`, async () => {
+  const paths = [uniqueBundle('slot-a'), uniqueBundle('slot-b'), uniqueBundle('slot-c')];
+  const controllers = paths.map(() => new AbortController());
+  const reads = paths.map((path, i) => runReader({ kind: 'bundle-view', path }, 'the bundle', { signal: controllers[i]!.signal }).catch((e: unknown) => e));
+  await freezeReader(paths[0]!);
+  await freezeReader(paths[1]!);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(processesNaming(paths[2]!), [], 'the third has not started');
+  controllers[0]!.abort();
+  // The third starts once the first's slot is free, and answers.
+  assert.equal(((await reads[2]) as { value: { notes: unknown } }).value.notes !== undefined, true);
+  controllers[1]!.abort();
+  assert.ok((await reads[1]) instanceof ReaderError);
+});

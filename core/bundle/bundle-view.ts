@@ -3,6 +3,7 @@ import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
 
 import type { DoctorCheck } from '../discovery';
+import { JsonRefusedError, parseJsonWithin, type JsonLimits } from '../json-limits';
 import { evaluateDoctor } from '../doctor/evaluate';
 import { parseDoctorFacts } from '../doctor/facts';
 import type { SampleSeries } from '../memory/samples';
@@ -19,6 +20,7 @@ import { bundleCompile, bundleCompileSchema, runArch, type BundleKernelCompile }
 import { sampleSeriesSchema } from './bundle-samples';
 import { sanitizeReportSchema } from './bundle-sanitizer';
 import { bundleValidation, bundleValidationSchema, profilesFromDevicesEntry, type BundleValidation } from './bundle-validation';
+import { BUNDLE_JSON_LIMITS, type JsonRole } from './bundle-limits';
 import type { BundleManifest } from './manifest';
 
 /**
@@ -84,14 +86,16 @@ export interface BundleView {
 declare const TextDecoder: new (label: string, options?: { fatal?: boolean }) => { decode(input: Uint8Array): string };
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
-function jsonEntry(entries: ReadonlyMap<string, Uint8Array>, name: string | null): unknown {
+/** An entry's JSON, its shape checked against its role's limits before it is parsed. */
+function jsonEntry(entries: ReadonlyMap<string, Uint8Array>, name: string | null, limits: JsonLimits): unknown {
   if (name === null) return undefined;
   const bytes = entries.get(name);
   if (!bytes) throw new BundleContentError(`the manifest names "${name}", which the bundle does not hold`);
   try {
-    return JSON.parse(decoder.decode(bytes));
+    return parseJsonWithin(bytes, limits, name);
   } catch (error) {
-    throw new BundleContentError(`${name} is not valid JSON (${(error as Error).message})`);
+    if (error instanceof JsonRefusedError) throw new BundleContentError(error.message);
+    throw error;
   }
 }
 
@@ -144,15 +148,19 @@ export function bundleDoctor(value: unknown): BundleDoctor {
 
 export interface BundleViewOptions {
   encode?: EncodeOptions;
+  /** Each JSON entry's limits by its role (default: BUNDLE_JSON_LIMITS). */
+  limits?: Record<JsonRole, JsonLimits>;
 }
 
 /** The view of an opened bundle (its zip already read within limits and its manifest and plan checked). */
 export function bundleView(path: string, manifest: BundleManifest, entries: ReadonlyMap<string, Uint8Array>, options: BundleViewOptions = {}): BundleView {
   const c = manifest.contents;
   const notes: string[] = [];
-  const plan = c.plan === null ? null : parsed(launchPlanSchema, jsonEntry(entries, c.plan), c.plan, 'a launch plan');
-  let outcome = outcomeOf(entries, c.result);
-  const diagnosis = diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot);
+  const limits = options.limits ?? BUNDLE_JSON_LIMITS;
+  const read = (name: string | null, role: JsonRole) => jsonEntry(entries, name, limits[role]);
+  const plan = c.plan === null ? null : parsed(launchPlanSchema, read(c.plan, 'plan'), c.plan, 'a launch plan');
+  let outcome = outcomeOf(read(c.result, 'result'), c.result);
+  const diagnosis = diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot, limits.diagnosis);
   notes.push(...missingNotes(plan, outcome, diagnosis));
 
   // Sources: the plan's own text (what would run), one document per distinct text.
@@ -170,7 +178,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   // Compile records and PTX: compile.json (schema 2), else the result's own records (schema 1 bundles have no PTX).
   let kernels: BundleView['kernels'] = [];
   if (c.compile !== null) {
-    const compile = parsed(bundleCompileSchema, jsonEntry(entries, c.compile), c.compile, 'a compile record');
+    const compile = parsed(bundleCompileSchema, read(c.compile, 'compile'), c.compile, 'a compile record');
     kernels = compile.kernels.map((k) => {
       const bytes = k.ptx !== null ? entries.get(k.ptx) : undefined;
       if (k.ptx !== null && !bytes) throw new BundleContentError(`${c.compile} names "${k.ptx}", which the bundle does not hold`);
@@ -187,12 +195,12 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   if (manifest.schema < 2)
     notes.push(`This bundle was made with bundle schema ${manifest.schema}: it has no PTX, compile options, validator findings or NVML samples.`);
 
-  const devices = devicesOf(entries, c.devices, diagnosis, notes);
+  const devices = devicesOf(read(c.devices, 'devices'), c.devices, diagnosis, notes);
 
   // Validator findings: as the exporter made them, or (a schema 1 bundle with a profile) made now from the bundle's own profile.
   let validation: BundleView['validation'] = null;
   if (c.validation !== null)
-    validation = { ...parsed(bundleValidationSchema, jsonEntry(entries, c.validation), c.validation, 'validator findings'), from: 'bundle' };
+    validation = { ...parsed(bundleValidationSchema, read(c.validation, 'validation'), c.validation, 'validator findings'), from: 'bundle' };
   else if (plan) {
     const profile = devices.find((d) => !outcome?.result || d.device.name === outcome.result.device.name) ?? null;
     validation = { ...bundleValidation(plan, profile && { profile, from: `the bundle's ${c.devices}` }, outcome?.result ?? null), from: 'opened' };
@@ -201,7 +209,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
 
   // Samples and the memory timeline.
   let samples: SampleSeries | null = null;
-  if (c.samples !== null) samples = parsed(sampleSeriesSchema, jsonEntry(entries, c.samples), c.samples, 'NVML samples');
+  if (c.samples !== null) samples = parsed(sampleSeriesSchema, read(c.samples, 'samples'), c.samples, 'NVML samples');
   else samples = outcome?.samples ?? null;
   const timelines: TimelineWire[] = [];
   const timelineSummary: TimelineSummary[] = [];
@@ -224,17 +232,17 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
 
   // The sanitizer.
   const sanitizer =
-    c.sanitizer === null ? null : (parsed(sanitizeReportSchema, jsonEntry(entries, c.sanitizer), c.sanitizer, 'a sanitizer report') as SanitizeReport);
+    c.sanitizer === null ? null : (parsed(sanitizeReportSchema, read(c.sanitizer, 'sanitizer'), c.sanitizer, 'a sanitizer report') as SanitizeReport);
   const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
   if (!sanitizer && !diagnosis) notes.push('The bundle holds no compute-sanitizer report.');
   // The samples travel with the outcome as a run's own do, so whatever draws the run draws the bundle's samples.
   if (outcome && samples && !outcome.samples) outcome = { ...outcome, samples };
 
   // The doctor and the environment.
-  const doctorValue = jsonEntry(entries, c.doctor);
+  const doctorValue = read(c.doctor, 'doctor');
   const doctor = bundleDoctor(doctorValue);
   if (doctor.note) notes.push(doctor.note);
-  const environment = c.environment === null ? null : parsed(environmentSchema, jsonEntry(entries, c.environment), c.environment, 'an environment record');
+  const environment = c.environment === null ? null : parsed(environmentSchema, read(c.environment, 'environment'), c.environment, 'an environment record');
 
   return {
     path,
@@ -263,21 +271,17 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   };
 }
 
-/** A diagnosis entry past this is refused before it is parsed (a report's runs' output is bounded well below it). */
-export const MAX_BUNDLE_DIAGNOSIS_BYTES = 32 * 1024 ** 2;
-
 /** The device profiles a bundle holds; what it lacks of them said (a program's diagnosis carries its GPUs itself). */
-function devicesOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null, diagnosis: DiagnosisReport | null, notes: string[]): DeviceProfile[] {
-  const value = jsonEntry(entries, name);
+function devicesOf(value: unknown, name: string | null, diagnosis: DiagnosisReport | null, notes: string[]): DeviceProfile[] {
   const devices = value === undefined ? [] : profilesFromDevicesEntry(value);
   if (name !== null && devices.length === 0) notes.push(`${name} holds no device profile this version can read.`);
   if (name === null && !diagnosis) notes.push('The bundle holds no profile of the device the run was on.');
   return devices;
 }
 
-function outcomeOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null): RunOutcome | null {
+function outcomeOf(value: unknown, name: string | null): RunOutcome | null {
   if (name === null) return null;
-  const checked = checkSavedOutcome(jsonEntry(entries, name));
+  const checked = checkSavedOutcome(value);
   if (!checked.ok) throw new BundleContentError(`${name} is not a run result: ${checked.problems.slice(0, 3).join('; ')}`);
   return checked.outcome;
 }
@@ -291,16 +295,11 @@ function missingNotes(plan: LaunchPlan | null, outcome: RunOutcome | null, diagn
   ];
 }
 
-function diagnosisOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null, snapshotEntry: string | null): DiagnosisReport | null {
+function diagnosisOf(entries: ReadonlyMap<string, Uint8Array>, name: string | null, snapshotEntry: string | null, limits: JsonLimits): DiagnosisReport | null {
   if (name === null) return null;
   if (snapshotEntry !== null && !entries.has(snapshotEntry))
     throw new BundleContentError(`the manifest names ${snapshotEntry}, which the bundle does not hold`);
-  const size = entries.get(name)?.byteLength ?? 0;
-  if (size > MAX_BUNDLE_DIAGNOSIS_BYTES)
-    throw new BundleContentError(
-      `${name} is ${Math.round(size / 1024 ** 2)} MiB: larger than any diagnosis report (at most ${MAX_BUNDLE_DIAGNOSIS_BYTES / 1024 ** 2} MiB)`,
-    );
-  const parsed = parseDiagnosisReport(jsonEntry(entries, name));
+  const parsed = parseDiagnosisReport(jsonEntry(entries, name, limits));
   if (!parsed.ok) throw new BundleContentError(`${name} is not a diagnosis report: ${parsed.error}`);
   // The snapshot is the bundle's own entry, or none: a path the bundle names elsewhere is not followed.
   for (const run of parsed.report.evidence.runs) if (run.oomPicture && run.oomPicture.snapshotPath !== snapshotEntry) run.oomPicture.snapshotPath = null;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { BUNDLE_SCHEMA } from './bundle-limits';
+import { BUNDLE_SCHEMA, type BundleRole } from './bundle-limits';
 
 const entry = z.string().max(1024);
 
@@ -48,26 +48,32 @@ export const bundleManifestSchema = z
   .strict();
 export type BundleManifest = z.infer<typeof bundleManifestSchema>;
 
+/** Every entry the manifest names, with its role (an entry named twice is here twice). */
+export function roleEntries(manifest: BundleManifest): [string, BundleRole][] {
+  const c = manifest.contents;
+  const single = [
+    'plan',
+    'result',
+    'environment',
+    'doctor',
+    'devices',
+    'sanitizer',
+    'compile',
+    'validation',
+    'samples',
+    'diagnosis',
+    'diagnosisSnapshot',
+  ] as const;
+  const lists = ['sources', 'repro', 'ptx', 'sanitizerRaw'] as const;
+  return [
+    ...single.flatMap((role) => (c[role] === null ? [] : [[c[role], role] as [string, BundleRole]])),
+    ...lists.flatMap((role) => c[role].map((name) => [name, role] as [string, BundleRole])),
+  ];
+}
+
 /** Every entry the manifest names, by role. */
 export function namedEntries(manifest: BundleManifest): string[] {
-  const c = manifest.contents;
-  return [
-    c.plan,
-    c.result,
-    c.environment,
-    c.doctor,
-    c.devices,
-    c.sanitizer,
-    c.compile,
-    c.validation,
-    c.samples,
-    c.diagnosis,
-    c.diagnosisSnapshot,
-    ...c.sources,
-    ...c.repro,
-    ...c.ptx,
-    ...c.sanitizerRaw,
-  ].filter((n): n is string => n !== null);
+  return roleEntries(manifest).map(([name]) => name);
 }
 
 /** A newer schema is refused with what to do, not misread. */

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 
 import type { AbortLike } from '../../core/api/channels';
 import { DIAGNOSIS_ENTRY, DIAGNOSIS_SNAPSHOT_ENTRY, shareableDiagnosis } from '../../core/bundle/bundle-diagnosis';
-import { BUNDLE_SCHEMA } from '../../core/bundle/bundle-limits';
+import { BUNDLE_FILE_LIMITS, BUNDLE_SCHEMA } from '../../core/bundle/bundle-limits';
 import type { BundleView } from '../../core/bundle/bundle-view';
 import type { BundleManifest } from '../../core/bundle/manifest';
 import { bundleEnvironment, NO_REDACTION } from '../../core/bundle/redact';
 import type { DiagnosisReport } from '../../core/diagnose/report';
-import { SNAPSHOT_MAX_BYTES } from '../memory/snapshot-protocol';
 import { appVersion } from '../paths';
 import { defaultStateDir } from '../services/draft-store';
 import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
@@ -43,7 +42,8 @@ export async function exportDiagnosisBundle(
   const snapshotPath = report.evidence.runs.map((r) => r.oomPicture?.snapshotPath).find((p): p is string => !!p) ?? null;
   let snapshot: Uint8Array | null = null;
   if (snapshotPath) {
-    snapshot = await readRegularFile(snapshotPath, SNAPSHOT_MAX_BYTES)
+    // A larger history would make a bundle that no workbench opens.
+    snapshot = await readRegularFile(snapshotPath, BUNDLE_FILE_LIMITS.diagnosisSnapshot)
       .then((r) => new Uint8Array(r.bytes))
       .catch((error: unknown) => {
         notes.push(

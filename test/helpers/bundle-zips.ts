@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 import { ZipFile } from 'yazl';
 
@@ -92,4 +96,122 @@ export function manyEmptyEntriesZip(count: number): Buffer {
   end.writeUInt32LE(0xffffffff, 12);
   end.writeUInt32LE(0xffffffff, 16);
   return Buffer.concat([...local, directory, zip64End, locator, end]);
+}
+
+/** A zip of these entries, each streamed through yazl from its chunks: a text of hundreds of MB made without holding it. */
+export async function streamedZip(path: string, entries: { name: string; chunks: Iterable<Buffer> | Buffer }[]): Promise<string> {
+  const z = new ZipFile();
+  for (const e of entries)
+    if (Buffer.isBuffer(e.chunks)) z.addBuffer(e.chunks, e.name);
+    else z.addReadStream(Readable.from(e.chunks), e.name);
+  z.end();
+  await pipeline(z.outputStream, createWriteStream(path));
+  return path;
+}
+
+/**
+ * `bytes` of text: `head`, then `block` again and again, then `tail`. Deflate finds each repeat a block back, so it
+ * compresses a block of a few KiB of varied text 100 to 150 to 1: under a zip bomb's ratio, as a crafted file would be.
+ */
+export function* repeatedText(bytes: number, head: string, block: Buffer, tail: string): Generator<Buffer> {
+  yield Buffer.from(head);
+  let left = bytes - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  for (; left >= block.length; left -= block.length) yield block;
+  yield block.subarray(0, left);
+  yield Buffer.from(tail);
+}
+
+/** One file as a zip holds it: stored, or deflated; its bytes (`body`) when they are in memory. */
+export interface ZipFileBytes {
+  name: string;
+  method: 0 | 8;
+  crc: number;
+  size: number;
+  compressedSize: number;
+  body: Buffer;
+}
+
+export function zipFileBytes(name: string, data: Buffer, deflate = false): ZipFileBytes {
+  const body = deflate ? deflateRawSync(data) : data;
+  return { name, method: deflate ? 8 : 0, crc: crc32(data), size: data.length, compressedSize: body.length, body };
+}
+
+/** A file's local header, its name included (30 bytes and the name): its data follows. */
+export function localHeader(f: Omit<ZipFileBytes, 'body'>): Buffer {
+  const h = Buffer.alloc(30);
+  h.writeUInt32LE(0x04034b50, 0);
+  h.writeUInt16LE(20, 4);
+  h.writeUInt16LE(f.method, 8);
+  h.writeUInt32LE(f.crc, 14);
+  h.writeUInt32LE(f.compressedSize, 18);
+  h.writeUInt32LE(f.size, 22);
+  h.writeUInt16LE(Buffer.byteLength(f.name), 26);
+  return Buffer.concat([h, Buffer.from(f.name)]);
+}
+
+type DirectoryEntry = { file: Omit<ZipFileBytes, 'body'>; offset: number; name?: string };
+
+/** The central directory and its end record, for a zip whose local headers and data take `bodyBytes`. */
+function directoryAndEnd(directory: DirectoryEntry[], bodyBytes: number): Buffer {
+  const central = directory.map(({ file, offset, name }) => {
+    const n = Buffer.from(name ?? file.name);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt16LE(file.method, 10);
+    c.writeUInt32LE(file.crc, 16);
+    c.writeUInt32LE(file.compressedSize, 20);
+    c.writeUInt32LE(file.size, 24);
+    c.writeUInt16LE(n.length, 28);
+    c.writeUInt32LE(offset, 42);
+    return Buffer.concat([c, n]);
+  });
+  const dir = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(directory.length, 8);
+  end.writeUInt16LE(directory.length, 10);
+  end.writeUInt32LE(dir.length, 12);
+  end.writeUInt32LE(bodyBytes, 16);
+  return Buffer.concat([dir, end]);
+}
+
+/**
+ * A zip made by hand, for shapes no writer makes: `body` as given (local headers and data), then a central directory
+ * whose entries point where they are told — several at one local header, or one inside another's data.
+ */
+export function craftedZip(body: Buffer, directory: DirectoryEntry[]): Buffer {
+  return Buffer.concat([body, directoryAndEnd(directory, body.length)]);
+}
+
+/**
+ * A zip of one entry deflated as it streams from `chunks` to the file (node:zlib, the CRC native too): hundreds of MB
+ * of text zipped in seconds without holding them. Sizes under 4 GiB (no ZIP64).
+ */
+export async function deflatedZip(path: string, name: string, chunks: Iterable<Buffer>): Promise<string> {
+  const file = { name, method: 8 as const, crc: 0, size: 0, compressedSize: 0 };
+  const header = localHeader(file).length;
+  const out = await open(path, 'w');
+  try {
+    const counted = function* () {
+      for (const chunk of chunks) {
+        file.crc = crc32(chunk, file.crc);
+        file.size += chunk.length;
+        yield chunk;
+      }
+    };
+    await pipeline(Readable.from(counted()), createDeflateRaw(), async (deflated: AsyncIterable<Buffer>) => {
+      for await (const chunk of deflated) {
+        await out.write(chunk, 0, chunk.length, header + file.compressedSize);
+        file.compressedSize += chunk.length;
+      }
+    });
+    await out.write(localHeader(file), 0, header, 0);
+    const tail = directoryAndEnd([{ file, offset: 0 }], header + file.compressedSize);
+    await out.write(tail, 0, tail.length, header + file.compressedSize);
+  } finally {
+    await out.close();
+  }
+  return path;
 }

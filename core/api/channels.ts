@@ -272,7 +272,7 @@ export const channels = {
   'run.open': { request: z.object({ path }).strict(), response: response<RunOutcome>() },
   /**
    * The memory timelines of a file the user chose: a PyTorch memory snapshot pickle (one timeline per device with
-   * data) or a saved run result. Read in a worker thread (nothing in a pickle runs); decode each with decodeTimeline.
+   * data) or a saved run result. Read in a reader process (nothing in a pickle runs); decode each with decodeTimeline.
    * Two opened files are compared in the renderer with compareTimelines.
    */
   'memory.open': { request: z.object({ path }).strict(), response: response<MemoryOpenResult>(), events: events<MemoryOpenEvent>() },

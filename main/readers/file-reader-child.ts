@@ -6,7 +6,9 @@
  */
 import { basename } from 'node:path';
 
+import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
+import { parseJsonWithin } from '../../core/json-limits';
 import { FRAME, frameBytes, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
 import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
 import { PlanFileError, readRunOutcome } from '../services/plan-files';
@@ -28,9 +30,9 @@ async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> 
   }
   let value: unknown;
   try {
-    value = JSON.parse(bytes.toString('utf8'));
+    value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.diagnosis, basename(path));
   } catch (error) {
-    return refuse('not-a-diagnosis', `${basename(path)} is not JSON (${messageOf(error)}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+    return refuse('not-a-diagnosis', `${messageOf(error)}: open a file that \`gpu-workbench diagnose --json\` wrote.`);
   }
   const parsed = parseDiagnosisReport(value);
   return parsed.ok

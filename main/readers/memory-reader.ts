@@ -6,6 +6,9 @@
  */
 import { basename } from 'node:path';
 
+import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
+import { JsonRefusedError, parseJsonWithin } from '../../core/json-limits';
+
 import { memoryOpenResult, runFromSavedJson, snapshotTimelines } from '../../core/memory/memory-open';
 import { RunLogError } from '../../core/memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../../core/memory/run-timeline';
@@ -95,9 +98,13 @@ export async function readMemoryTimelines(
       return refuse('too-large', `${request.path} is ${bytes.byteLength} bytes: a run result is read up to ${RUN_RESULT_MAX_BYTES} bytes.`);
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.result, request.path);
     } catch (error) {
-      return refuse('not-a-result', `${request.path} starts like JSON but is not valid JSON: ${(error as Error).message}`);
+      if (!(error instanceof JsonRefusedError)) throw error;
+      return refuse(
+        error.kind === 'limit' ? 'too-large' : 'not-a-result',
+        error.kind === 'limit' ? `${error.message}.` : `${request.path} starts like JSON but ${error.message.slice(request.path.length + 1)}`,
+      );
     }
     const parseMs = performance.now() - parseStarted;
     progress('timeline');

@@ -1,6 +1,8 @@
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 
+import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
+import { JsonRefusedError, parseJsonWithin } from '../../core/json-limits';
 import { formatBytes } from '../../core/format';
 import { MAX_RESULT_FILE_BYTES, MAX_SOURCE_BYTES } from '../../core/limits';
 import type { RunOutcome } from '../../core/runner/run-outcome';
@@ -42,10 +44,11 @@ interface PlanFileShape {
 export async function readPlanFile(path: string, rename: Record<string, string> = {}): Promise<{ plan: unknown }> {
   let plan: PlanFileShape;
   try {
-    plan = JSON.parse(await readTextFile(path, 'Plan file')) as PlanFileShape;
+    // Counted before it is parsed: a plan is kilobytes, and 16 MiB of `[]` would be millions of arrays.
+    plan = parseJsonWithin(Buffer.from(await readTextFile(path, 'Plan file')), BUNDLE_JSON_LIMITS.plan, `Plan file ${path}`) as PlanFileShape;
   } catch (error) {
-    if (error instanceof PlanFileError) throw error;
-    throw new PlanFileError(`Plan file ${path} is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof PlanFileError || error instanceof JsonRefusedError) throw new PlanFileError(error.message);
+    throw error;
   }
   if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) throw new PlanFileError(`Plan file ${path} does not hold a JSON object.`);
   const folder = dirname(resolve(path));
@@ -98,10 +101,10 @@ export async function writeResultFile(path: string, outcome: unknown): Promise<{
 export async function readRunOutcome(path: string): Promise<RunOutcome> {
   let value: unknown;
   try {
-    value = JSON.parse(await readTextFile(path, 'Result file', MAX_RESULT_FILE_BYTES));
+    value = parseJsonWithin(Buffer.from(await readTextFile(path, 'Result file', MAX_RESULT_FILE_BYTES)), BUNDLE_JSON_LIMITS.result, `Result file ${path}`);
   } catch (error) {
-    if (error instanceof PlanFileError) throw error;
-    throw new PlanFileError(`Result file ${path} is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof PlanFileError || error instanceof JsonRefusedError) throw new PlanFileError(error.message);
+    throw error;
   }
   const checked = checkSavedOutcome(value);
   if (!checked.ok) throw new PlanFileError(describeNotAResult(value, path, checked.problems));

@@ -80,7 +80,7 @@ test('a bundle whose diagnosis is not one is refused, naming the entry; an unkno
   assert.match(unknown.error!.message, /no longer held/);
   const notJson = join(dir, 'not.json');
   writeFileSync(notJson, '{"schema": 1,');
-  assert.match((await call('diagnose.open', { path: notJson })).error!.message, /is not JSON/);
+  assert.match((await call('diagnose.open', { path: notJson })).error!.message, /is not valid JSON/);
 });
 
 test('gpu-workbench diagnose --bundle writes the bundle after the report, and bundle inspect reads it', async () => {

@@ -19,6 +19,9 @@ export type ReaderJob =
 
 export type ReaderJobKind = ReaderJob['kind'];
 
+/** Set for a reader started without `ulimit` (a utility process): it caps its own writable memory before it reads. */
+export const READER_MEMORY_ENV = 'GPU_WORKBENCH_READER_MEMORY_MB';
+
 /** A refusal's kind: the file's fault (refused, not-*), or the reader's limits (too-large, out-of-memory, timed-out). */
 export type ReaderRefusal = { ok: false; kind: string; message: string };
 export type ReaderAnswer = { ok: true; value: unknown } | ReaderRefusal;

@@ -7,13 +7,15 @@ import { createHandlers, dispatch } from '../host-api';
 import { projectRoot, rendererDir } from '../paths';
 import { rendererCsp, rendererFile } from '../serve/renderer-files';
 import { createWorkbench } from '../workbench';
-import { utilityLauncher } from './utility-launcher';
+import { useReaderLauncher } from '../readers/reader-process';
+import { utilityLauncher, utilityReaderLauncher } from './utility-launcher';
 
 /**
  * The desktop shell: one window, a sandboxed renderer served from app://workbench (not file://) with the
  * same CSP as serve, every permission denied, and the typed API over IPC from that origin only.
  */
 export const APP_ORIGIN = 'app://workbench';
+useReaderLauncher(utilityReaderLauncher);
 const workbench = createWorkbench(utilityLauncher);
 const handlers = createHandlers(workbench, 'electron');
 

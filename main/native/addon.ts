@@ -62,6 +62,8 @@ export interface NativeAddon {
   leadProcessGroup(): boolean;
   /** PR_SET_PDEATHSIG = SIGKILL: dies with the host whatever its JavaScript thread is doing. */
   dieWithParent(): boolean;
+  /** setrlimit(RLIMIT_DATA, bytes): caps this process's writable memory, its V8 heap and buffers together. */
+  limitWritableMemory(bytes: number): boolean;
   loadLibraries(candidates: { cuda: Candidate[]; nvrtc: Candidate[]; nvml: Candidate[] }): {
     cuda: LibraryReport;
     nvrtc: LibraryReport;

@@ -9,7 +9,8 @@ import { basename } from 'node:path';
 import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
-import { FRAME, frameBytes, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
+import { FRAME, frameBytes, READER_MEMORY_ENV, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
+import { loadAddon } from '../native/addon';
 import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
 import { PlanFileError, readRunOutcome } from '../services/plan-files';
 import { readRegularFile } from '../services/safe-fs';
@@ -79,6 +80,21 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
   },
 };
 
+/**
+ * A reader started as a utility process (the desktop app) had no `ulimit` before it: it caps its own writable memory,
+ * leads a group and dies with the host here, before it reads anything; without the addon it does not read at all.
+ */
+function limitSelf(): string | null {
+  const memoryMb = Number(process.env[READER_MEMORY_ENV]);
+  if (!memoryMb) return null;
+  const { addon } = loadAddon();
+  if (!addon?.limitWritableMemory(memoryMb * 2 ** 20))
+    return 'its reader could not limit its own memory (the native addon did not load), so it did not read it';
+  addon.dieWithParent();
+  addon.leadProcessGroup();
+  return null;
+}
+
 async function main(): Promise<void> {
   let job: ReaderJob;
   try {
@@ -88,6 +104,8 @@ async function main(): Promise<void> {
     write(FRAME.answer, refuse('crashed', 'usage: file-reader <job as JSON>'));
     return;
   }
+  const unlimited = limitSelf();
+  if (unlimited) return void write(FRAME.answer, refuse('crashed', `${pathOf(job)} was not opened: ${unlimited}.`));
   let answer: ReaderAnswer;
   try {
     answer = await (JOBS[job.kind] as (j: ReaderJob) => Promise<ReaderAnswer>)(job);

@@ -55,6 +55,52 @@ export interface ReaderResult<T> {
   body: Uint8Array | null;
 }
 
+/** A started reader: its output, a kill that ends it and all it started, and its end (once its output is read). */
+export interface ReaderChild {
+  stdout: NodeJS.ReadableStream;
+  kill(): void;
+  onClose(handler: (code: number | null, signal: NodeJS.Signals | null) => void): void;
+  onError(handler: (error: Error) => void): void;
+}
+
+/** How a reader is started: a plain Node child here (serve, the CLI); a utility process in the desktop app. */
+export type ReaderLauncher = (entry: string, job: string, limits: ReaderLimits) => ReaderChild;
+
+/**
+ * A reader under /bin/sh: `ulimit -d` caps all its writable memory before Node starts, and it leads a process group
+ * beside a reaper that reads the host's end of fd 3 (main/process/sanitizer-launcher.ts), so it dies with the host.
+ */
+export const defaultReaderLauncher: ReaderLauncher = (entry, job, limits) => {
+  const child = spawn(
+    '/bin/sh',
+    [
+      '-c',
+      `ulimit -d ${limits.memoryMb * 1024} && ${GROUP_REAPER}`,
+      'gpu-workbench-reader',
+      process.execPath,
+      `--max-old-space-size=${limits.heapMb}`,
+      '--stack-size=2048',
+      entry,
+      job,
+    ],
+    { stdio: ['ignore', 'pipe', 'ignore', 'pipe'], detached: true },
+  );
+  const handle = groupLeaderHandle(child, child.stdio[3]);
+  return {
+    stdout: child.stdout!,
+    kill: () => handle.kill('SIGKILL'),
+    onClose: (handler) => child.once('close', handler),
+    onError: (handler) => child.once('error', handler),
+  };
+};
+
+let launcher: ReaderLauncher = defaultReaderLauncher;
+
+/** The desktop app's entry sets its launcher once, before any file is opened. */
+export function useReaderLauncher(next: ReaderLauncher): void {
+  launcher = next;
+}
+
 let running = 0;
 const waiting: (() => void)[] = [];
 
@@ -89,9 +135,8 @@ function endedWithout(what: string, limits: ReaderLimits, code: number | null, s
 
 /**
  * Reads one file from outside in a reader process of its own (dist/main/file-reader.js): its heap limited by V8, all
- * its writable memory by `ulimit -d`, its time by a SIGKILL, its answer by a byte count. It leads a process group with a
- * reaper tied to this process, so it dies with the host even when the host is SIGKILLed, and a cancel kills it at
- * once. A reader that aborts, is killed or answers too much is a ReaderError in words; the host goes on.
+ * its writable memory by RLIMIT_DATA, its time by a SIGKILL, its answer by a byte count. It dies with the host even
+ * when the host is SIGKILLed, and a cancel kills it at once. A reader that aborts, is killed or answers too much is a ReaderError in words; the host goes on.
  */
 export async function runReader<T>(job: ReaderJob, what: string, options: ReaderOptions = {}): Promise<ReaderResult<T>> {
   const limits = { ...READER_LIMITS[job.kind], ...options.limits };
@@ -99,27 +144,13 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
   try {
     return await new Promise<ReaderResult<T>>((resolve, reject) => {
       if (options.signal?.aborted) return reject(new ReaderError('cancelled', `Reading ${what} was cancelled.`));
-      const child = spawn(
-        '/bin/sh',
-        [
-          '-c',
-          `ulimit -d ${limits.memoryMb * 1024} && ${GROUP_REAPER}`,
-          'gpu-workbench-reader',
-          process.execPath,
-          `--max-old-space-size=${limits.heapMb}`,
-          '--stack-size=2048',
-          distEntry('file-reader.js'),
-          JSON.stringify(job),
-        ],
-        { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } },
-      );
-      const handle = groupLeaderHandle(child, child.stdio[3]);
+      const child = launcher(distEntry('file-reader.js'), JSON.stringify(job), limits);
       let failure: ReaderError | null = null;
       let answer: ReaderAnswer | null = null;
       let body: Uint8Array | null = null;
       const stop = (error: ReaderError) => {
         failure ??= error;
-        handle.kill('SIGKILL');
+        child.kill();
       };
       const json = (payload: Uint8Array): unknown => {
         try {
@@ -135,7 +166,7 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
         else if (type === FRAME.body) body = payload;
         else if (type === FRAME.answer) answer = json(payload) as ReaderAnswer | null;
       });
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         if (failure) return;
         try {
           frames.push(chunk);
@@ -143,7 +174,6 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
           stop(new ReaderError('too-large', `${what} was not opened: ${error instanceof Error ? error.message : String(error)}.`));
         }
       });
-      child.stderr!.resume();
       const timer = setTimeout(
         () =>
           stop(new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${limits.timeoutMs / 1000} s, so its reader was stopped.`)),
@@ -151,8 +181,8 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
       );
       let closed = false;
       options.signal?.addEventListener('abort', () => !closed && stop(new ReaderError('cancelled', `Reading ${what} was cancelled.`)), { once: true });
-      child.once('error', (error) => stop(new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
-      child.once('close', (code, signal) => {
+      child.onError((error) => stop(new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
+      child.onClose((code, signal) => {
         closed = true;
         clearTimeout(timer);
         if (failure) return reject(failure);

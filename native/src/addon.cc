@@ -35,6 +35,7 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo&);
 
 Napi::Value LeadProcessGroup(const Napi::CallbackInfo&);
 Napi::Value DieWithParent(const Napi::CallbackInfo&);
+Napi::Value LimitWritableMemory(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStart(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputTake(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStop(const Napi::CallbackInfo&);
@@ -81,6 +82,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));
   exports.Set("leadProcessGroup", Napi::Function::New(env, LeadProcessGroup, "leadProcessGroup"));
   exports.Set("dieWithParent", Napi::Function::New(env, DieWithParent, "dieWithParent"));
+  exports.Set("limitWritableMemory", Napi::Function::New(env, LimitWritableMemory, "limitWritableMemory"));
   return exports;
 }
 

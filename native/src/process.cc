@@ -4,7 +4,11 @@
 //     utilityProcess cannot start a child detached, so the child does it itself.
 //   dieWithParent() -> boolean: the kernel sends this process SIGKILL when the thread that started it
 //     exits, whatever this process's JavaScript thread is doing (a hung kernel blocks it).
+//   limitWritableMemory(bytes) -> boolean: caps this process's writable memory (RLIMIT_DATA: the heap, and
+//     the buffers V8 keeps outside it), so a reader of a hostile file fails an allocation instead of
+//     taking the machine's memory. Where `ulimit -d` cannot wrap the start (Electron's utilityProcess).
 #include <napi.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -26,4 +30,15 @@ Napi::Value DieWithParent(const Napi::CallbackInfo& info) {
 #else
   return Napi::Boolean::New(info.Env(), false);
 #endif
+}
+
+Napi::Value LimitWritableMemory(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(info.Env(), "limitWritableMemory(bytes)").ThrowAsJavaScriptException();
+    return info.Env().Undefined();
+  }
+  const double bytes = info[0].As<Napi::Number>().DoubleValue();
+  if (!(bytes > 0)) return Napi::Boolean::New(info.Env(), false);
+  rlimit limit{static_cast<rlim_t>(bytes), static_cast<rlim_t>(bytes)};
+  return Napi::Boolean::New(info.Env(), setrlimit(RLIMIT_DATA, &limit) == 0);
 }

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { MAX_READERS, ReaderError, runReader } from '../../main/readers/reader-process';
+import { READER_MEMORY_ENV } from '../../core/readers/reader-protocol';
+import { defaultReaderLauncher, MAX_READERS, ReaderError, runReader, useReaderLauncher, type ReaderLauncher } from '../../main/readers/reader-process';
 import { ROOT } from '../helpers/cli';
 
 // A file from outside is read in a reader process of its own. Its stops are tested through the real kill paths: the
@@ -121,4 +122,24 @@ test(`at most ${MAX_READERS} readers run at once: a third waits for a slot and s
   assert.equal(((await reads[2]) as { value: { notes: unknown } }).value.notes !== undefined, true);
   controllers[1]!.abort();
   assert.ok((await reads[1]) instanceof ReaderError);
+});
+
+test('a reader started without ulimit, as the desktop app starts one, caps its own memory before it reads', async (t) => {
+  // The utility launcher's part that runs here: Node started directly, its memory limit in the environment.
+  const direct: ReaderLauncher = (entry, job, limits) => {
+    const child = spawn(process.execPath, [`--max-old-space-size=${limits.heapMb}`, entry, job], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
+    });
+    return { stdout: child.stdout, kill: () => child.kill('SIGKILL'), onClose: (h) => child.once('close', h), onError: (h) => child.once('error', h) };
+  };
+  useReaderLauncher(direct);
+  t.after(() => useReaderLauncher(defaultReaderLauncher));
+  const { value } = await runReader<{ notes: unknown }>({ kind: 'bundle-view', path: BUNDLE }, 'the bundle', { limits: { memoryMb: 1024 } });
+  assert.ok(Array.isArray(value.notes));
+  // 8 MiB of writable memory is less than Node needs to read anything: the limit holds, and it is said.
+  await assert.rejects(
+    runReader({ kind: 'bundle-view', path: BUNDLE }, 'The bundle', { limits: { memoryMb: 8 } }),
+    (e: unknown) => e instanceof ReaderError && /The bundle was not opened/.test(e.message),
+  );
 });

@@ -60,6 +60,15 @@ test('16-17: a supported Electron release, and fuses that keep the binary from r
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['electron']!;
   // Electron supports its latest three stable majors: 43, 44 and 45 in November 2026.
   assert.ok(Number(version.split('.')[0]) >= 43, `electron ${version}`);
+  // Pinned exactly, at or past the newest 45.x the registry had when last checked (`npm view electron versions`).
+  assert.match(version, /^\d+\.\d+\.\d+$/, 'an exact version');
+  const [major, minor] = version.split('.').map(Number) as [number, number];
+  assert.ok(major > 45 || (major === 45 && minor >= 5), `electron ${version} is older than 45.5.0`);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; devDependencies?: Record<string, string> }>;
+  };
+  assert.equal(lock.packages['']!.devDependencies!['electron'], version, 'package-lock.json asks for the same electron');
+  assert.equal(lock.packages['node_modules/electron']!.version, version, 'package-lock.json installs the same electron');
   for (const fuse of [
     'runAsNode: false',
     'enableNodeOptionsEnvironmentVariable: false',

@@ -35,6 +35,10 @@ test('5-8: every permission denied, a CSP on every renderer response, webSecurit
   for (const part of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'", "form-action 'none'"])
     assert.ok(csp.includes(part), part);
   assert.doesNotMatch(csp, /unsafe-eval/);
+  // No inline <style> without the page's nonce (only style attributes, which Monaco's lines need, are inline).
+  assert.doesNotMatch(csp, /style-src(-elem)? [^;]*unsafe-inline/);
+  assert.match(rendererCsp([], 'abc'), /style-src-elem 'self' 'nonce-abc'/);
+  assert.match(main, /const page = await rendererPage\(found\.file\);/);
   assert.match(main, /webSecurity: true/);
   assert.match(main, /allowRunningInsecureContent: false/);
 });

@@ -1,3 +1,4 @@
+import './page-policy';
 import './editor/monaco-setup';
 
 import { createRoot } from 'react-dom/client';

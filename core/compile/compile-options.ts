@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { fileArgument } from '../process/argument-words';
 import { registerLimitedBlockSize } from '../validate/occupancy';
 
 const INCLUDE_PATH = /^[A-Za-z0-9_./+@%,:=-]+$/;
@@ -80,6 +81,24 @@ export function nvccArguments(o: CompileOptions): string[] {
     ...(o.fastMath ? ['--use_fast_math'] : []),
     ...(o.defines.length ? ['-include', NVCC_DEFINES_HEADER] : []),
     ...o.includePaths.map((p) => `-I${p}`),
+  ];
+}
+
+/**
+ * nvcc's whole command line for one compile in the worker's folder: a cubin for sm_XX, PTX for compute_XX, the
+ * intermediate files kept in `files.keepDir` (the PTX comes from there). The source's name is the user's, so it
+ * is passed as a path: a file named --run.cu or -odir.cu is compiled, not read as an option.
+ */
+export function nvccCommandArguments(o: CompileOptions, files: { source: string; output: string; keepDir: string }): string[] {
+  return [
+    o.arch.startsWith('sm_') ? '-cubin' : '-ptx',
+    ...nvccArguments(o),
+    '-keep',
+    '-keep-dir',
+    fileArgument(files.keepDir),
+    '-o',
+    fileArgument(files.output),
+    fileArgument(files.source),
   ];
 }
 

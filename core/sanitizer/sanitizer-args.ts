@@ -1,3 +1,4 @@
+import { programArgv } from '../process/argument-words';
 import { SANITIZER_TOOLS, type SanitizerTool } from './findings';
 
 /** How one compute-sanitizer run is asked for: the tool and the few options the workbench chooses. */
@@ -40,6 +41,12 @@ export function sanitizerArguments(options: SanitizerOptions, xmlPattern: string
     xmlPattern,
   ];
 }
+
+/** compute-sanitizer's whole command line for a program: its options, then the program (never one of its options) and its arguments. */
+export const sanitizeProgramArguments = (options: SanitizerOptions, xmlPattern: string, command: readonly string[]): string[] => [
+  ...sanitizerArguments(options, xmlPattern),
+  ...programArgv(command),
+];
 
 /** `NAME=value` for the program's environment; names as a shell would accept them. */
 export function parseEnvAssignment(text: string): { name: string; value: string } | null {

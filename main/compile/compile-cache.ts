@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import type { CompileResult } from '../../core/compile/compile-result';
 import { BoundedLru } from '../bounded-lru';
+import { readRegularFile } from '../services/safe-fs';
 
 export interface CachedCompile {
   result: Omit<CompileResult, 'cached' | 'key' | 'ms'>;
@@ -83,9 +84,10 @@ export class CompileCache {
     const indexed = (await this.entries()).get(key);
     if (!indexed) return null;
     try {
-      const json = await readFile(join(this.dir, `${key}.json`), 'utf8');
+      // An entry larger than the whole cache is never written: the bound only refuses what others put there.
+      const json = (await readRegularFile(join(this.dir, `${key}.json`), this.maxBytes)).bytes.toString('utf8');
       const entry = JSON.parse(json) as { result: CachedCompile['result']; hasImage: boolean };
-      const image = entry.hasImage ? new Uint8Array(await readFile(join(this.dir, `${key}.bin`))) : null;
+      const image = entry.hasImage ? new Uint8Array((await readRegularFile(join(this.dir, `${key}.bin`), this.maxBytes)).bytes) : null;
       const now = new Date();
       indexed.usedMs = now.getTime();
       // The file's time is the last use another session sees when it scans the folder.

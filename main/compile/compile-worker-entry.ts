@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
-import { definesHeader, NVCC_DEFINES_HEADER, nvccArguments, nvrtcArguments } from '../../core/compile/compile-options';
+import { definesHeader, NVCC_DEFINES_HEADER, nvccCommandArguments, nvrtcArguments } from '../../core/compile/compile-options';
 import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
 import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
@@ -192,7 +192,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
     if (request.options.defines.length) await writeFile(join(dir, NVCC_DEFINES_HEADER), definesHeader(request.options.defines));
     const cubinOnly = request.options.arch.startsWith('sm_');
     const output = cubinOnly ? 'kernel.cubin' : 'kernel.ptx';
-    const args = [cubinOnly ? '-cubin' : '-ptx', ...nvccArguments(request.options), '-keep', '-keep-dir', 'keep', '-o', output, file];
+    const args = nvccCommandArguments(request.options, { source: file, output, keepDir: 'keep' });
     await mkdir(join(dir, 'keep'));
     const compileStarted = performance.now();
     const out = await run(status.nvccPath!, args, dir);
@@ -206,7 +206,7 @@ async function compileNvcc(request: CompileRequest): Promise<CompileOutput> {
       ptx = ptxPath ? await readFile(ptxPath, 'utf8').catch(() => null) : null;
     }
     // Messages name the file as the user knows it, not our temporary copy.
-    const log = out.text.split(`${dir}/`).join('').split(file).join(request.sourceName);
+    const log = out.text.split(`${dir}/`).join('').split(`./${file}`).join(file).split(file).join(request.sourceName);
     return result(request, 'nvcc', [status.nvccPath!, ...args].map(quote).join(' '), log, cubin, ptx, started, compiler);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 
 import type { AbortLike } from '../../core/api/channels';
 import type { ExitStatus } from '../../core/diagnose/evidence';
+import { programArgv } from '../../core/process/argument-words';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { BoundedOutput } from '../tools/bounded-output';
@@ -43,7 +44,7 @@ export interface ProgramRunResult {
  */
 export function runProgramOnce(options: ProgramRunOptions): Promise<ProgramRunResult> {
   const started = performance.now();
-  const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-diagnose', ...options.argv], {
+  const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-diagnose', ...programArgv(options.argv)], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type
 
 import { createHandlers, dispatch } from '../host-api';
 import { projectRoot, rendererDir } from '../paths';
-import { rendererCsp, rendererFile } from '../serve/renderer-files';
+import { rendererCsp, rendererFile, rendererPage } from '../serve/renderer-files';
 import { createWorkbench } from '../workbench';
 import { useReaderLauncher } from '../readers/reader-process';
 import { utilityLauncher, utilityReaderLauncher } from './utility-launcher';
@@ -38,6 +38,10 @@ async function serveRenderer(request: Request): Promise<Response> {
   };
   const found = url.host === 'workbench' ? await rendererFile(rendererDir(), url.pathname) : null;
   if (!found) return new Response('Not found', { status: 404, headers });
+  if (found.mime.startsWith('text/html')) {
+    const page = await rendererPage(found.file);
+    return new Response(page.body, { status: 200, headers: { ...headers, 'content-security-policy': page.csp, 'content-type': found.mime } });
+  }
   return new Response(await readFile(found.file), { status: 200, headers: { ...headers, 'content-type': found.mime } });
 }
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
+import { programArgv } from '../../core/process/argument-words';
 import { groupLeaderHandle, type ChildHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 
@@ -21,10 +22,13 @@ const executable = (path: string): boolean => {
   }
 };
 
-/** Where the program would be found (as `exec` finds it: a path as given, else the first match on PATH), or why not. */
+/**
+ * Where the program would be found (as `exec` finds it: a path as given, else the first match on PATH), or why not.
+ * A name beginning with - is a file in `cwd`, as programArgv runs it.
+ */
 export function locateProgram(program: string, cwd: string, path = process.env['PATH'] ?? ''): string {
   if (!program) throw new CommandNotFoundError('No program to run: give it after `--`.');
-  if (program.includes('/')) {
+  if (program.includes('/') || program.startsWith('-')) {
     const full = isAbsolute(program) ? program : resolve(cwd, program);
     if (!executable(full)) throw new CommandNotFoundError(`${program} is not an executable file (looked at ${full}).`);
     return full;
@@ -50,7 +54,7 @@ export class MonitoredCommand {
   private hasExited = false;
 
   private constructor(argv: string[], cwd: string, onExit: () => void, stdoutToStderr: boolean) {
-    const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-monitor', ...argv], {
+    const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-monitor', ...programArgv(argv)], {
       cwd,
       stdio: ['inherit', stdoutToStderr ? 2 : 'inherit', 'inherit', 'pipe'],
       detached: true,

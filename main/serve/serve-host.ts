@@ -6,15 +6,18 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 import { dispatch, type createHandlers } from '../host-api';
-import { rendererCsp, rendererFile } from './renderer-files';
+import { rendererCsp, rendererFile, rendererPage } from './renderer-files';
 
 /** The largest API message accepted: a source file at its limit, JSON-escaped, fits. */
 export const MAX_MESSAGE_BYTES = 40 * 1024 * 1024;
 
+/** Where the page's API is: this server's WebSocket. */
+const apiOrigins = (port: number): string[] => [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`];
+
 /** Headers every response carries, refusals included: no framing, no referrer, no sniffing, no caching. */
 export function securityHeaders(port: number): Record<string, string> {
   return {
-    'content-security-policy': rendererCsp([`ws://127.0.0.1:${port}`, `ws://localhost:${port}`]),
+    'content-security-policy': rendererCsp(apiOrigins(port)),
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -47,6 +50,13 @@ export function cookieToken(header: string | undefined, name: string): string | 
     }
   }
   return null;
+}
+
+/** The renderer's page, with a style nonce of its own in it and in its policy (renderer-files.ts). */
+async function sendPage(req: IncomingMessage, res: ServerResponse, file: string, headers: Record<string, string>, port: number): Promise<void> {
+  const page = await rendererPage(file, apiOrigins(port));
+  res.writeHead(200, { ...headers, 'content-security-policy': page.csp, 'content-length': String(page.body.length) });
+  res.end(req.method === 'HEAD' ? undefined : page.body);
 }
 
 export interface ServeHost {
@@ -95,14 +105,14 @@ export async function startServeHost(options: ServeOptions): Promise<ServeHost> 
   const serveFile = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const found = await rendererFile(options.rendererDir, url.pathname);
     if (!found) return refuse(res, 404, 'Not found');
-    const { file } = found;
     const headers: Record<string, string> = {
       ...securityHeaders(port),
       'content-type': found.mime,
       'content-length': String(found.size),
     };
     if (url.searchParams.get('token')) headers['set-cookie'] = `${cookieName()}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
-    const stream = createReadStream(file);
+    if (found.mime.startsWith('text/html')) return sendPage(req, res, found.file, headers, port);
+    const stream = createReadStream(found.file);
     stream.on('error', () => refuse(res, 500, 'The file could not be read.'));
     stream.once('open', () => {
       res.writeHead(200, headers);

@@ -1,12 +1,16 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import { draftSchema, type Draft } from '../../core/api/drafts';
-import { privateDir, removeStaleTemps, writeFileAtomic } from './safe-fs';
+import { MAX_SOURCE_BYTES } from '../../core/limits';
+import { privateDir, readRegularFile, removeStaleTemps, writeFileAtomic } from './safe-fs';
 
 export const defaultStateDir = (): string =>
   process.env['GPU_WORKBENCH_STATE_DIR'] ?? join(process.env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state'), 'gpu-workbench');
+
+/** The JSON of the largest draft the schema accepts: text and savedText at their limit, every character escaped (6 bytes). */
+export const MAX_DRAFT_FILE_BYTES = 2 * 6 * MAX_SOURCE_BYTES + 64 * 1024;
 
 /**
  * Unsaved editor contents, one file per open document, written atomically on every (debounced) edit,
@@ -35,10 +39,10 @@ export class DraftStore {
     const drafts: Draft[] = [];
     for (const f of files.filter((f) => f.endsWith('.json') && !f.startsWith('.'))) {
       try {
-        const parsed = draftSchema.safeParse(JSON.parse(await readFile(join(this.dir, f), 'utf8')));
+        const parsed = draftSchema.safeParse(JSON.parse((await readRegularFile(join(this.dir, f), MAX_DRAFT_FILE_BYTES)).bytes.toString('utf8')));
         if (parsed.success) drafts.push(parsed.data);
       } catch {
-        // a damaged draft is skipped, never fatal
+        // a damaged draft, or one that is not a regular file, is skipped, never fatal
       }
     }
     return drafts.sort((a, b) => a.order - b.order);

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -7,6 +7,7 @@ import { describeIssues } from '../../core/plan/plan-schema';
 import { deviceProfileSchema, makeProfile, type DeviceProfile } from '../../core/validate/device-limits';
 import { projectRoot } from '../paths';
 import { listDevices } from './device-service';
+import { readRegularFile } from './safe-fs';
 
 export interface ProfileEntry {
   id: string;
@@ -18,10 +19,13 @@ export interface ProfileEntry {
 export const userProfileDir = (): string =>
   process.env['GPU_WORKBENCH_PROFILE_DIR'] ?? join(process.env['XDG_CONFIG_HOME'] ?? join(homedir(), '.config'), 'gpu-workbench', 'profiles');
 
+/** A device profile is a few KiB of JSON (the shipped ones are 6 KiB). */
+const MAX_PROFILE_BYTES = 1024 * 1024;
+
 export async function loadProfileFile(path: string): Promise<DeviceProfile> {
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
+    json = JSON.parse((await readRegularFile(path, MAX_PROFILE_BYTES)).bytes.toString('utf8'));
   } catch (error) {
     throw new ApiError(
       `Cannot read the device profile ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (error as Error).message}.`,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, mkdir, open, readdir, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { constants, type Stats } from 'node:fs';
+import { chmod, lstat, mkdir, open, readdir, readlink, realpath, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 import { processRuns } from '../process/process-state';
@@ -106,8 +106,9 @@ export async function removeStaleTemps(dir: string, prefix = '.'): Promise<numbe
 
 /**
  * Writes atomically: a temporary file with a name of its own (two saves of one path never share one),
- * flushed, then renamed over the target. A symlink is written through to its target and stays a link;
- * the target keeps its permissions (unless `forceMode`); a new file gets `mode`.
+ * flushed, then renamed over the target. A symlink is written through to its target and stays a link (a
+ * dangling one gets its target made); the target keeps its permissions (unless `forceMode`), and its owner
+ * when root saves another user's file; a new file gets `mode`.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: { mode?: number; forceMode?: boolean } = {}): Promise<void> {
   await writeStreamAtomic(path, (handle) => handle.writeFile(data), options);
@@ -117,25 +118,29 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
  * writeFileAtomic for what is written in pieces (a zip, a trace): `write` fills the temporary file through
  * its handle. A failure at any point, `write`'s own included, removes the temporary file, so the path holds
  * the old file or the whole new one, never a part.
+ *
+ * A file with other hard links is written in place once the temporary file is whole: a rename would leave the
+ * other names on the old text.
  */
 export async function writeStreamAtomic(
   path: string,
   write: (handle: FileHandle) => Promise<void>,
   options: { mode?: number; forceMode?: boolean } = {},
 ): Promise<{ path: string }> {
-  const mode = options.mode ?? 0o644;
-  const target = await realpath(path).catch(() => path);
+  const target = await writeTarget(path);
   const existing = await stat(target).catch(() => null);
   if (existing && !existing.isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: existing.isDirectory() ? 'EISDIR' : 'EINVAL' });
   const dir = dirname(target);
   await removeStaleTemps(dir, `.${basename(target)}.`);
   const tmp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fileMode = existing && !options.forceMode ? existing.mode & 0o7777 : mode;
-  const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, fileMode);
+  const fileMode = existing && !options.forceMode ? existing.mode & 0o7777 : (options.mode ?? 0o644);
+  const handle = await open(tmp, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, fileMode);
   try {
     await write(handle);
+    if (existing && process.getuid?.() === 0) await handle.chown(existing.uid, existing.gid); // before chmod: chown clears set-id bits
     await handle.chmod(fileMode); // the umask narrowed the mode given to open
     await handle.sync();
+    if (existing && existing.nlink > 1) await copyInPlace(handle, target, existing, options.forceMode ? fileMode : null);
   } catch (error) {
     await handle.close();
     await unlink(tmp).catch(() => undefined);
@@ -143,12 +148,57 @@ export async function writeStreamAtomic(
   }
   await handle.close();
   try {
-    await rename(tmp, target);
+    if (existing && existing.nlink > 1) await unlink(tmp);
+    else await rename(tmp, target);
   } catch (error) {
     await unlink(tmp).catch(() => undefined);
     throw error;
   }
   return { path: target };
+}
+
+/**
+ * The file a save of `path` writes: the end of its chain of links, even when that end does not exist yet
+ * (the save makes it, as a write through the link would), in its folder's real path.
+ */
+async function writeTarget(path: string): Promise<string> {
+  const real = await realpath(path).catch(() => null);
+  if (real) return real;
+  let end = path;
+  for (let hops = 0; ; hops++) {
+    const info = await lstat(end).catch(() => null);
+    if (!info?.isSymbolicLink()) break;
+    if (hops === 40) throw Object.assign(new Error(`${path} is a link that leads round in a loop of links, to no file to save into.`), { code: 'ELOOP' });
+    end = resolve(dirname(end), await readlink(end));
+  }
+  const folder = await realpath(dirname(end)).catch(() => dirname(end));
+  return join(folder, basename(end));
+}
+
+/**
+ * The whole temporary file copied over `target`'s own bytes, then cut to length and flushed: the file keeps its
+ * inode, so all its names, its owner and its mode (unless `mode`). Only the copy can fail half-way, not the writer.
+ */
+async function copyInPlace(from: FileHandle, target: string, expected: Stats, mode: number | null): Promise<void> {
+  const to = await open(target, constants.O_WRONLY | constants.O_NONBLOCK);
+  try {
+    const info = await to.stat();
+    if (info.ino !== expected.ino || info.dev !== expected.dev) throw new Error(`${target} was replaced while it was being saved; nothing was written to it.`);
+    const buffer = Buffer.alloc(2 ** 20);
+    let position = 0;
+    for (;;) {
+      const { bytesRead } = await from.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      let written = 0;
+      while (written < bytesRead) written += (await to.write(buffer, written, bytesRead - written, position + written)).bytesWritten;
+      position += bytesRead;
+    }
+    await to.truncate(position);
+    if (mode !== null) await to.chmod(mode);
+    await to.sync();
+  } finally {
+    await to.close();
+  }
 }
 
 /** A folder only its owner can enter (0700), made if missing and narrowed if it was wider. */

@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEFAULT_WORKSPACE_SETTINGS, workspaceSettingsSchema, type WorkspaceSettings } from '../../core/api/workspace';
 import { defaultStateDir } from './draft-store';
-import { privateDir, writeFileAtomic } from './safe-fs';
+import { privateDir, readRegularFile, writeFileAtomic } from './safe-fs';
+
+const MAX_SETTINGS_BYTES = 64 * 1024;
 
 /** The workspace's settings (the chosen device or profile), one small file beside the drafts. */
 export class WorkspaceStore {
@@ -11,10 +12,10 @@ export class WorkspaceStore {
 
   async get(): Promise<WorkspaceSettings> {
     try {
-      const parsed = workspaceSettingsSchema.safeParse(JSON.parse(await readFile(this.file, 'utf8')));
+      const parsed = workspaceSettingsSchema.safeParse(JSON.parse((await readRegularFile(this.file, MAX_SETTINGS_BYTES)).bytes.toString('utf8')));
       return parsed.success ? parsed.data : DEFAULT_WORKSPACE_SETTINGS;
     } catch {
-      return DEFAULT_WORKSPACE_SETTINGS; // none yet, or damaged: the defaults, never a failure
+      return DEFAULT_WORKSPACE_SETTINGS; // none yet, damaged, or not a regular file: the defaults, never a failure
     }
   }
 

@@ -11,7 +11,7 @@ import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
 import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
-import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
+import { DEFAULT_SANITIZER_OPTIONS, sanitizeProgramArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
@@ -72,7 +72,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
   try {
-    const args = [...sanitizerArguments(options, join(dir, 'report-%p.xml')), ...request.command];
+    const args = sanitizeProgramArguments(options, join(dir, 'report-%p.xml'), request.command);
     const programEnv = { ...process.env, ...request.env };
     // A CuPy program's kernels are compiled into a cache of the run's own, their sources saved, to find their lines in its .py.
     const cupyCache = await cupyKernelCache(programEnv, request.cwd, dir);

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
+import { compileOptionsSchema, nvccCommandArguments } from '../../core/compile/compile-options';
 import { findNvcc } from '../../main/compile/nvcc';
 import { createHandlers, dispatch } from '../../main/host-api';
 import { forkLauncher } from '../../main/process/launcher';
@@ -111,4 +113,30 @@ test('compile.cached: null before the source is compiled, the cached result afte
   const hit = (await dispatch(handlers, 'compile.cached', request)) as { ok: boolean; value: { ok: boolean; cached: boolean } | null };
   assert.equal(hit.value?.cached, true);
   assert.equal(hit.value?.ok, true);
+});
+
+test('sources named like options (--run.cu, -odir.cu) compile as files: nvcc reads no option from the name and writes no other file', async (t) => {
+  if (!(await nvcc).found) return t.skip('nvcc is not installed here');
+  const folder = mkdtempSync(join(tmpdir(), 'wb-option-names-'));
+  const kernel = '__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n';
+  for (const name of ['--run.cu', '-odir.cu']) {
+    writeFileSync(join(folder, name), kernel);
+    // The worker's own command line, run in a folder the test can look at afterwards.
+    mkdirSync(join(folder, 'keep'), { recursive: true });
+    const args = nvccCommandArguments(compileOptionsSchema.parse({ arch: 'sm_90' }), { source: name, output: 'kernel.cubin', keepDir: 'keep' });
+    execFileSync((await nvcc).path!, args, { cwd: folder, stdio: 'pipe' });
+    assert.deepEqual(
+      readdirSync(folder)
+        .filter((f) => !f.endsWith('.cu') && f !== 'cache')
+        .sort(),
+      ['keep', 'kernel.cubin'],
+    );
+    rmSync(join(folder, 'kernel.cubin'));
+    // And through the CLI, which compiles in the worker.
+    const r = await runCli(['compile', join(folder, name), '--backend', 'nvcc', '--arch', 'sm_90'], {
+      env: { GPU_WORKBENCH_CACHE_DIR: join(folder, 'cache') },
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+  }
+  assert.equal(existsSync(join(folder, 'dir')) || existsSync(join(folder, 'dir.cu')), false);
 });

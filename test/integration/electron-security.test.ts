@@ -35,6 +35,10 @@ test('5-8: every permission denied, a CSP on every renderer response, webSecurit
   for (const part of ["default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "object-src 'none'", "form-action 'none'"])
     assert.ok(csp.includes(part), part);
   assert.doesNotMatch(csp, /unsafe-eval/);
+  // No inline <style> without the page's nonce (only style attributes, which Monaco's lines need, are inline).
+  assert.doesNotMatch(csp, /style-src(-elem)? [^;]*unsafe-inline/);
+  assert.match(rendererCsp([], 'abc'), /style-src-elem 'self' 'nonce-abc'/);
+  assert.match(main, /const page = await rendererPage\(found\.file\);/);
   assert.match(main, /webSecurity: true/);
   assert.match(main, /allowRunningInsecureContent: false/);
 });
@@ -60,6 +64,15 @@ test('16-17: a supported Electron release, and fuses that keep the binary from r
   const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['electron']!;
   // Electron supports its latest three stable majors: 43, 44 and 45 in November 2026.
   assert.ok(Number(version.split('.')[0]) >= 43, `electron ${version}`);
+  // Pinned exactly, at or past the newest 45.x the registry had when last checked (`npm view electron versions`).
+  assert.match(version, /^\d+\.\d+\.\d+$/, 'an exact version');
+  const [major, minor] = version.split('.').map(Number) as [number, number];
+  assert.ok(major > 45 || (major === 45 && minor >= 5), `electron ${version} is older than 45.5.0`);
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string; devDependencies?: Record<string, string> }>;
+  };
+  assert.equal(lock.packages['']!.devDependencies!['electron'], version, 'package-lock.json asks for the same electron');
+  assert.equal(lock.packages['node_modules/electron']!.version, version, 'package-lock.json installs the same electron');
   for (const fuse of [
     'runAsNode: false',
     'enableNodeOptionsEnvironmentVariable: false',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, linkSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -151,4 +151,60 @@ test('a plan file names only files in its own folder: absolute paths, .. and lin
     [{ kernels: [{ id: 'k', entry: 'k', sourceFile: '/etc/hostname' }] }, /sourceFile "\/etc\/hostname" is an absolute path/],
   ] as const)
     await assert.rejects(readPlanFile(plan(over)), why);
+});
+
+test('a save through a dangling link creates the link’s target and keeps the link; a loop of links is refused in words', async () => {
+  const d = dir();
+  const link = join(d, 'link.cu');
+  symlinkSync('made-by-save.cu', link);
+  const chain = join(d, 'chain.cu');
+  symlinkSync(link, chain);
+  await writeTextFile(chain, 'through two links', null);
+  assert.ok(lstatSync(link).isSymbolicLink() && lstatSync(chain).isSymbolicLink(), 'both links stay links');
+  assert.equal(readFileSync(join(d, 'made-by-save.cu'), 'utf8'), 'through two links');
+
+  symlinkSync('loop-b.cu', join(d, 'loop-a.cu'));
+  symlinkSync('loop-a.cu', join(d, 'loop-b.cu'));
+  await assert.rejects(writeTextFile(join(d, 'loop-a.cu'), 'x', null), /loop-a\.cu is a link that leads round in a loop/);
+  assert.ok(lstatSync(join(d, 'loop-a.cu')).isSymbolicLink());
+  assert.deepEqual(
+    readdirSync(d).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
+});
+
+test('a save as root keeps the file’s owner and group, and its mode', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('only root can give a file to another user');
+  const file = join(dir(), 'theirs.cu');
+  writeFileSync(file, 'old');
+  chownSync(file, 1234, 1235);
+  chmodSync(file, 0o640);
+  await writeTextFile(file, 'new', null);
+  const after = statSync(file);
+  assert.deepEqual([after.uid, after.gid, after.mode & 0o7777], [1234, 1235, 0o640]);
+  assert.equal(readFileSync(file, 'utf8'), 'new');
+});
+
+test('a save of a file with several hard links writes it in place: every link sees the new text', async () => {
+  const d = dir();
+  const file = join(d, 'k.cu');
+  const other = join(d, 'other-name.cu');
+  writeFileSync(file, 'old contents, longer than the new');
+  linkSync(file, other);
+  const before = statSync(file);
+  await writeTextFile(file, 'new', null);
+  assert.equal(readFileSync(other, 'utf8'), 'new');
+  const after = statSync(file);
+  assert.deepEqual([after.ino, after.nlink], [before.ino, 2], 'the same file, still linked twice');
+
+  // A write that fails half-way leaves both names with the old text.
+  await assert.rejects(
+    writeStreamAtomic(other, async (handle) => {
+      await handle.write(Buffer.from('half of it'));
+      throw new Error('the zip stream broke');
+    }),
+    /the zip stream broke/,
+  );
+  assert.equal(readFileSync(file, 'utf8'), 'new');
+  assert.deepEqual(readdirSync(d).sort(), ['k.cu', 'other-name.cu']);
 });

@@ -15,6 +15,8 @@ export type ReaderJob =
   | { kind: 'memory-timelines'; path: string; maxBytes: number }
   | { kind: 'bundle-view'; path: string }
   | { kind: 'sanitizer-report'; xmlPath: string; textPath: string | null; tool: SanitizerTool | null }
+  /** The XML reports compute-sanitizer saved in a run's folder (report-<pid>.xml). */
+  | { kind: 'sanitizer-reports'; dir: string; tool: SanitizerTool }
   | { kind: 'run-outcome'; path: string };
 
 export type ReaderJobKind = ReaderJob['kind'];

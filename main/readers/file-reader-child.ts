@@ -15,12 +15,13 @@ import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
 import { PlanFileError, readRunOutcome } from '../services/plan-files';
 import { readRegularFile } from '../services/safe-fs';
 import { importSanitizerReport, SanitizerImportError } from '../tools/sanitize-import';
+import { readReports } from '../tools/sanitize-program';
 import { readMemoryTimelines, readSnapshotColumns } from './memory-reader';
 
 const write = (type: FrameType, value: unknown) => process.stdout.write(frameBytes(type, Buffer.from(JSON.stringify(value), 'utf8')));
 const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const pathOf = (job: ReaderJob) => ('path' in job ? job.path : job.xmlPath);
+const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : job.xmlPath);
 
 async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
   let bytes: Buffer;
@@ -70,6 +71,7 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
       throw error;
     }
   },
+  'sanitizer-reports': async (job) => ({ ok: true, value: await readReports(job.dir, job.tool) }),
   'run-outcome': async (job) => {
     try {
       return { ok: true, value: await readRunOutcome(job.path) };

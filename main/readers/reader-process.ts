@@ -26,6 +26,7 @@ export const READER_LIMITS: Record<ReaderJobKind, ReaderLimits> = {
   'memory-timelines': { heapMb: 4096, memoryMb: 6144, timeoutMs: 120_000, answerBytes: 256 * MiB },
   'bundle-view': { heapMb: 2048, memoryMb: 3072, timeoutMs: 60_000, answerBytes: 256 * MiB },
   'sanitizer-report': { heapMb: 2048, memoryMb: 3072, timeoutMs: 120_000, answerBytes: 256 * MiB },
+  'sanitizer-reports': { heapMb: 2048, memoryMb: 3072, timeoutMs: 120_000, answerBytes: 256 * MiB },
   'run-outcome': { heapMb: 1024, memoryMb: 2048, timeoutMs: 30_000, answerBytes: 256 * MiB },
 };
 

@@ -16,6 +16,7 @@ import type { AbortLike } from '../../core/api/channels';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
+import { runReader } from '../readers/reader-process';
 import { BoundedOutput } from './bounded-output';
 import { findingCounter } from './finding-counter';
 import { streamRegularFile } from '../services/safe-fs';
@@ -169,6 +170,29 @@ export interface CollectedRun {
   dir: string;
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The XML reports, read in a reader process: what the program under the tool did decides what they hold (a kernel's
+ * name, a record of any size), so they are files from outside too. A reader that fails is a problem in words, and
+ * the run's findings then come from the tool's text.
+ */
+async function readReportsInReader(dir: string, tool: SanitizerTool): Promise<ReportsRead> {
+  try {
+    const { value } = await runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, `compute-sanitizer's reports in ${dir}`);
+    const lists = [value.findings, value.xmlFiles, value.problems, value.rawXml];
+    if (!lists.every((l) => Array.isArray(l) && l.every((x) => isRecord(x) || typeof x === 'string'))) throw new Error('its answer is not a list of reports');
+    return value;
+  } catch (error) {
+    return {
+      findings: [],
+      xmlFiles: [],
+      problems: [`The tool's XML reports were not read: ${error instanceof Error ? error.message : String(error)}`],
+      rawXml: [],
+    };
+  }
+}
+
 /**
  * The tool's XML and text after a run, read, merged, grouped and judged. The XML is the source of findings while
  * it holds at least as many as the text: when the program under the tool crashed or was killed, the tool wrote no
@@ -178,7 +202,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   const text = run.output.text();
   const { tool: toolLines, program: programLines } = splitOutput(text);
   const textInfo = parseSanitizerText(text);
-  const fromXml = await readReports(run.dir, run.tool);
+  const fromXml = await readReportsInReader(run.dir, run.tool);
   const { xmlFiles } = fromXml;
   const fromText = parseSanitizerTextFindings(run.tool, text);
   const findingsFrom = fromText.findings.length > fromXml.findings.length ? 'text' : 'xml';
@@ -270,11 +294,15 @@ export async function parseReportFile(
   return { findings: parsed.findings, problems: [...cut, ...parsed.problems], size, raw: raw.text() };
 }
 
+export interface ReportsRead {
+  findings: SanitizerFinding[];
+  xmlFiles: { name: string; bytes: number }[];
+  problems: string[];
+  rawXml: { name: string; text: string }[];
+}
+
 /** Every XML the tool wrote (one per process), streamed through the parser, together bounded by MAX_XML_BYTES. */
-async function readReports(
-  dir: string,
-  tool: SanitizerTool,
-): Promise<{ findings: SanitizerFinding[]; xmlFiles: { name: string; bytes: number }[]; problems: string[]; rawXml: { name: string; text: string }[] }> {
+export async function readReports(dir: string, tool: SanitizerTool): Promise<ReportsRead> {
   const rawXml: { name: string; text: string }[] = [];
   const names = (await readdir(dir)).filter((n) => /^report-\d+\.xml$/.test(n)).sort();
   const findings: SanitizerFinding[] = [];

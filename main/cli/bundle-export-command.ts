@@ -2,6 +2,8 @@ import { basename, resolve } from 'node:path';
 
 import type { Command } from 'commander';
 
+import { BUNDLE_JSON_LIMITS, type JsonRole } from '../../core/bundle/bundle-limits';
+import { parseJsonWithin } from '../../core/json-limits';
 import { MAX_RAW_SANITIZER_BYTES } from '../../core/bundle/bundle-limits';
 import { profilesFromDevicesEntry } from '../../core/bundle/bundle-validation';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
@@ -43,12 +45,14 @@ interface ExportOptions {
 
 class ExportError extends Error {}
 
-async function readJson(path: string, what: string, limit?: number): Promise<unknown> {
-  const text = await readTextFile(resolve(path), what, limit);
+/** A JSON file for one of the bundle's roles, held to that role's limits (what the bundle's reader will accept). */
+async function readJson(path: string, what: string, role: JsonRole): Promise<unknown> {
+  const limits = BUNDLE_JSON_LIMITS[role];
+  const text = await readTextFile(resolve(path), what, limits.bytes);
   try {
-    return JSON.parse(text);
+    return parseJsonWithin(Buffer.from(text), limits, `${what} ${path}`);
   } catch (error) {
-    throw new ExportError(`${what} ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new ExportError((error as Error).message);
   }
 }
 
@@ -77,7 +81,7 @@ async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 's
       ]
     : [];
   if (opts.sanitizer) {
-    const value = (await readJson(opts.sanitizer, 'Sanitizer report', 256 * 1024 ** 2)) as Record<string, unknown> | null;
+    const value = (await readJson(opts.sanitizer, 'Sanitizer report', 'sanitizer')) as Record<string, unknown> | null;
     const report = value && typeof value === 'object' && 'report' in value && 'run' in value ? value['report'] : value;
     if (!report || typeof report !== 'object' || !('verdict' in report))
       throw new ExportError(`${opts.sanitizer} is not a sanitizer report (\`gpu-workbench sanitize --json\` writes one)`);
@@ -117,21 +121,21 @@ async function runExport(opts: ExportOptions): Promise<number> {
   }
   let devices: BundleRequest['devices'] = null;
   if (opts.devices) {
-    const profiles = profilesFromDevicesEntry(await readJson(opts.devices, 'Devices file'));
+    const profiles = profilesFromDevicesEntry(await readJson(opts.devices, 'Devices file', 'devices'));
     if (profiles.length === 0)
       throw new ExportError(`${opts.devices} holds no device profile (\`gpu-workbench devices --save-profile\` or \`devices --json\` writes one).`);
     devices = { profiles, from: `the profile given at export (${basename(opts.devices)})` };
   }
   let doctorFacts: DoctorFacts | undefined;
   if (opts.doctorFacts) {
-    const parsed = parseDoctorFacts(await readJson(opts.doctorFacts, 'Doctor facts', 64 * 1024 ** 2));
+    const parsed = parseDoctorFacts(await readJson(opts.doctorFacts, 'Doctor facts', 'doctor'));
     if (!parsed.ok)
       throw new ExportError(
         `${opts.doctorFacts} is not the doctor's facts (\`gpu-workbench doctor --facts-out\` writes them): ${parsed.problems.slice(0, 3).join('; ')}`,
       );
     doctorFacts = parsed.facts;
   }
-  const samples = opts.samples ? await readJson(opts.samples, 'Samples file', 512 * 1024 ** 2) : undefined;
+  const samples = opts.samples ? await readJson(opts.samples, 'Samples file', 'samples') : undefined;
   const request: BundleRequest = {
     plan,
     outcome,

@@ -8,6 +8,8 @@ import { resolve } from 'node:path';
 
 import { InvalidArgumentError, type Command } from 'commander';
 
+import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
+import { JsonRefusedError, parseJsonWithin } from '../../core/json-limits';
 import { DOCTOR_AREAS, type DoctorCheck } from '../../core/discovery';
 import { evaluateDoctor } from '../../core/doctor/evaluate';
 import { AREA_TITLES, summarizeChecks } from '../../core/doctor/report-text';
@@ -40,10 +42,10 @@ export function renderDoctor(checks: readonly DoctorCheck[], origin: string | nu
 async function readFacts(path: string): Promise<DoctorFacts> {
   let value: unknown;
   try {
-    value = JSON.parse(await readTextFile(resolve(path), 'Doctor facts'));
+    value = parseJsonWithin(Buffer.from(await readTextFile(resolve(path), 'Doctor facts', BUNDLE_JSON_LIMITS.doctor.bytes)), BUNDLE_JSON_LIMITS.doctor, path);
   } catch (error) {
-    if (error instanceof PlanFileError) throw new DoctorInputError(error.message);
-    throw new DoctorInputError(`${path} is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof PlanFileError || error instanceof JsonRefusedError) throw new DoctorInputError(error.message);
+    throw error;
   }
   if (value && typeof value === 'object' && !('schema' in value) && 'facts' in value) value = (value as { facts: unknown }).facts;
   const parsed = parseDoctorFacts(value);

@@ -11,6 +11,7 @@
  * buffer) have no alloc entry; they are found by comparing the replay with the segments at the end, as
  * PyTorch's MemoryViz does, and are counted from the start of the timeline.
  */
+import { thousands } from '../format';
 import type { PickleValue } from './unpickle';
 import { isInternalFile } from './stack-rows';
 
@@ -103,19 +104,41 @@ export class SnapshotFormatError extends Error {
 const isMap = (v: PickleValue | undefined): v is Map<PickleValue, PickleValue> => v instanceof Map;
 const isList = (v: PickleValue | undefined): v is PickleValue[] => Array.isArray(v);
 const num = (v: PickleValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? Number(v) : NaN);
-const str = (v: PickleValue | undefined): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v));
 
-function plain(v: PickleValue, depth = 0): unknown {
-  if (depth > 8) return null;
+/**
+ * The longest text a frame, block or setting keeps (no path is longer: PATH_MAX). A string the pickle shares
+ * among many frames is copied once per frame by whatever serializes the model, and hashed per frame when frames
+ * are interned; past this it is cut, and says so.
+ */
+export const MAX_TEXT = 4096;
+const clip = (s: string): string => (s.length <= MAX_TEXT ? s : `${s.slice(0, MAX_TEXT)}… (cut from ${thousands(s.length)} characters)`);
+/** Text of a scalar; a container is no text (String() of a list would expand every reference in it). */
+const str = (v: PickleValue | undefined): string =>
+  typeof v === 'string' ? clip(v) : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' ? String(v) : '';
+
+/** Plain data for the allocator's settings (a small flat dict in a snapshot): at most PLAIN_VALUES values are copied. */
+const PLAIN_VALUES = 10_000;
+function plain(v: PickleValue, left = { values: PLAIN_VALUES }, depth = 0): unknown {
+  if (depth > 8 || left.values-- <= 0) return null;
   if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'string') return clip(v);
   if (v instanceof Uint8Array) return `<${v.byteLength} bytes>`;
   if (v instanceof Map) {
     const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const [k, x] of v) out[String(k)] = plain(x, depth + 1);
+    for (const [k, x] of v) {
+      if (left.values <= 0) break;
+      out[str(k)] = plain(x, left, depth + 1);
+    }
     return out;
   }
-  if (v instanceof Set) return [...v].map((x) => plain(x, depth + 1));
-  if (Array.isArray(v)) return [...v].map((x) => plain(x, depth + 1));
+  if (v instanceof Set || Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (const x of v) {
+      if (left.values <= 0) break;
+      out.push(plain(x, left, depth + 1));
+    }
+    return out;
+  }
   return v;
 }
 
@@ -261,7 +284,8 @@ function readDevice(device: number, entries: PickleValue[], intern: Interner, se
   for (let i = 0; i < n; i++) {
     const e = entries[i];
     if (!isMap(e)) throw new SnapshotFormatError(`Trace entry ${i} of device ${device} is not a dict.`);
-    const a = ACTION_CODE.get(str(e.get('action'))) ?? A.other;
+    const named = e.get('action');
+    const a = (typeof named === 'string' ? ACTION_CODE.get(named) : undefined) ?? A.other;
     const addr = num(e.get('addr'));
     const bytes = num(e.get('size'));
     time[i] = num(e.get('time_us'));
@@ -423,11 +447,11 @@ export function aliveAt(model: SnapshotModel, t: DeviceTrace, at: number): Alloc
 
 /** Allocations grouped by their top user frame, largest total first. */
 export function groupByUserFrame(allocations: Allocation[]): FrameGroup[] {
-  const groups = new Map<string, FrameGroup>();
+  // Frames are interned (one object per frame), so the object is the key: no text built per allocation.
+  const groups = new Map<Frame | null, FrameGroup>();
   for (const a of allocations) {
-    const key = describeFrame(a.userFrame);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { frame: a.userFrame, count: 0, bytes: 0, largest: 0 }));
+    let g = groups.get(a.userFrame);
+    if (!g) groups.set(a.userFrame, (g = { frame: a.userFrame, count: 0, bytes: 0, largest: 0 }));
     g.count++;
     g.bytes += a.size;
     g.largest = Math.max(g.largest, a.size);

@@ -12,6 +12,7 @@ import {
   buildSnapshotModel,
   describeFrame,
   isInternalFrame,
+  MAX_TEXT,
   oomEvents,
   peakOf,
   SnapshotFormatError,
@@ -20,6 +21,7 @@ import {
 import { unpickle, type PickleValue } from '../../core/memory/unpickle';
 import { validateChromeTrace } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
+import { sharedFilename } from '../helpers/hostile-pickles';
 
 // Recorded with PyTorch 2.11 on an H100, from a script fed on stdin (so its frames say <stdin>):
 // oom.pickle: 8 × 64 MiB allocated (line 4), every other one freed (line 5), then 10 TiB asked for (line 7);
@@ -148,6 +150,44 @@ test('the top user frame skips PyTorch, Python and C++ frames and prefers the us
   ]);
   const m = buildSnapshotModel(snap);
   assert.equal(describeFrame(aliveAt(m, m.devices[0]!, 0)[0]!.userFrame), '/home/me/train.py:42 step');
+});
+
+test('frames sharing one 5 MiB filename cost no more for it: it is cut at 4,096 characters, and says so', () => {
+  const m = buildSnapshotModel(unpickle(sharedFilename(1000, 5 * MiB)));
+  assert.equal(m.frames.length, 1000);
+  assert.deepEqual(
+    m.frames.map((f) => f.line),
+    Array.from({ length: 1000 }, (_, i) => i + 1),
+  );
+  for (const f of m.frames) assert.equal(f.filename, `${'f'.repeat(MAX_TEXT)}… (cut from 5,242,880 characters)`);
+  // The review's shape, one 50 MiB filename in 5,000 frames, is refused before any model is built: what its memo
+  // references stand for is past 1024 times the file.
+  assert.throws(() => unpickle(sharedFilename(5000, 50 * MiB)), /references to values it already holds would expand it past 50\.\d GiB/);
+});
+
+test('a frame or setting made of shared lists (billion laughs) is no text, and only so much of it is copied', () => {
+  let laughs: PickleValue = 'lol';
+  for (let i = 0; i < 40; i++) laughs = [laughs, laughs];
+  let wide: PickleValue = 'x';
+  for (let i = 0; i < 4; i++) wide = new Array<PickleValue>(1000).fill(wide);
+  const frame = new Map<PickleValue, PickleValue>([
+    ['filename', laughs],
+    ['line', 1],
+    ['name', laughs],
+  ]);
+  const entry = new Map<PickleValue, PickleValue>([
+    ['action', laughs],
+    ['frames', [frame]],
+  ]);
+  const m = buildSnapshotModel(
+    new Map<PickleValue, PickleValue>([
+      ['device_traces', [[entry]]],
+      ['allocator_settings', new Map<PickleValue, PickleValue>([[laughs, wide]])],
+    ]),
+  );
+  assert.deepEqual(m.frames[0], { filename: '', line: 1, name: '' });
+  assert.equal(m.devices[0]!.action[0], A.other);
+  assert.ok(JSON.stringify(m.allocatorSettings).length < 100_000);
 });
 
 test('address space: blocks and the gaps between them, from the segments', () => {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 
-import { PickleTuple, unpickle, UnpickleError, type PickleValue } from '../../core/memory/unpickle';
+import { generateSnapshotPickle } from '../../bench/snapshot-pickle';
+import { buildSnapshotModel } from '../../core/memory/snapshot-model';
+import { DEFAULT_UNPICKLE_LIMITS, PickleTuple, unpickle, UnpickleError, type PickleValue } from '../../core/memory/unpickle';
 import { ROOT } from '../helpers/cli';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(ROOT, 'test/fixtures/pickles', name)));
@@ -97,4 +99,19 @@ test('one mark holding 500,000 values is read (appended one by one, not spread o
   bytes.fill(0x4e, 4, 4 + n); // NONE × n
   bytes.set([0x65, 0x2e], 4 + n); // APPENDS, STOP
   assert.equal((unpickle(bytes) as PickleValue[]).length, n);
+});
+
+test('every snapshot PyTorch recorded for the fixtures (H100, H200) reads and models under the default limits', () => {
+  const FIXTURES = join(ROOT, 'test/fixtures');
+  // test/fixtures/pickles holds made-up and hostile pickles; every other pickle there was recorded by PyTorch.
+  const recorded = readdirSync(FIXTURES, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.pickle') && !f.startsWith('pickles'))
+    .map((f) => join(FIXTURES, f));
+  assert.ok(recorded.length >= 6, recorded.join(', '));
+  for (const file of recorded) {
+    const model = buildSnapshotModel(unpickle(new Uint8Array(readFileSync(file)), DEFAULT_UNPICKLE_LIMITS));
+    assert.ok(model.devices.length > 0 && model.frames.length > 0, relative(ROOT, file));
+  }
+  // And a long one: 100,000 trace entries written as torch writes them, frames shared through the memo (62 times expanded).
+  assert.ok(buildSnapshotModel(unpickle(generateSnapshotPickle({ entries: 100_000 }))).devices[0]!.count >= 100_000);
 });

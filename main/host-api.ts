@@ -1,4 +1,5 @@
 import {
+  ANSWERED_AFTER_CANCEL,
   ApiError,
   channels,
   isChannelName,
@@ -297,7 +298,7 @@ export async function dispatch(handlers: Handlers, channel: unknown, request: un
   try {
     const handler = handlers[channel] as (r: unknown, c: CallContext) => Promise<unknown>;
     const value = await handler(parsed.data, context);
-    return context.signal.aborted ? cancelled() : { ok: true, value };
+    return context.signal.aborted && !ANSWERED_AFTER_CANCEL.has(channel) ? cancelled() : { ok: true, value };
   } catch (error) {
     if (context.signal.aborted) return cancelled();
     const message = error instanceof Error ? error.message : String(error);

@@ -344,6 +344,15 @@ export interface CallContext<E = unknown> {
   emit(event: E): void;
 }
 
+/**
+ * Calls whose handler answers a cancel with its own result: a diagnosis cancelled midway is still a report (the
+ * runs before the cancel, the step stopped, what was not run), and the host's is fuller than what streamed. The
+ * caller waits for it up to CANCEL_ANSWER_GRACE_MS after cancelling.
+ */
+export const ANSWERED_AFTER_CANCEL: ReadonlySet<ChannelName> = new Set<ChannelName>(['diagnose.program']);
+/** A stopped program gets 2 s between SIGTERM and SIGKILL, and its monitor a bounded settle: well inside this. */
+export const CANCEL_ANSWER_GRACE_MS = 15_000;
+
 /** How long a renderer waits for an answer when the call names no limit: above the host's own limits. */
 export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): number {
   const asked = (request as { timeoutMs?: unknown } | null)?.timeoutMs;

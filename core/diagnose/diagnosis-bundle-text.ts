@@ -25,7 +25,7 @@ export const DIAGNOSIS_EXPORTING = 'Exporting: gathering this machine’s doctor
 export function diagnosisExportBlocker(report: Pick<DiagnosisReport, 'id'>, origin: ReportOrigin | null): string | null {
   if (report.id) return null;
   if (origin?.kind === 'cancelled')
-    return 'A cancelled diagnosis cannot be exported: the workbench keeps only the diagnoses that finished. Diagnose the program again and let it finish, then export.';
+    return 'This cancelled diagnosis was built from what streamed (the workbench did not answer the cancel), so it holds no copy to export. Diagnose the program again, then export.';
   if (origin?.kind === 'bundle')
     return `This diagnosis came from the bundle ${basenameOf(origin.path)}, which is already the one file to send: send it as it is.`;
   return 'The workbench holds no copy of this diagnosis to export: open or run it again, then export.';

@@ -14,7 +14,7 @@ export const DIAGNOSE_PROGRAMS_OFF =
 /** The line the first run blamed, set beside the real one. */
 export const MISLEADING_LINE_NOTE = 'a later call, where the error was only reported: CUDA reports a kernel’s failure at the next call that waits for the GPU.';
 
-/** Where the report on screen came from: a run here, a file opened, a run cancelled here (built from what streamed), or an opened bundle. */
+/** Where the report on screen came from: a run here, a file opened, a run cancelled here (the host's answer, or built from what streamed), or an opened bundle. */
 export type ReportOrigin = { kind: 'run' } | { kind: 'file'; path: string } | { kind: 'cancelled' } | { kind: 'bundle'; path: string };
 
 /** What an opened, run, cancelled or bundled report is, above it. */

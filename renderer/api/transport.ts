@@ -1,4 +1,6 @@
 import {
+  ANSWERED_AFTER_CANCEL,
+  CANCEL_ANSWER_GRACE_MS,
   defaultCallTimeoutMs,
   type CallOptions,
   type ChannelName,
@@ -17,7 +19,8 @@ interface Bridge {
 /** What each transport does: start a call under an id, cancel it, and pass its events on. */
 interface Wire {
   start(id: number, channel: ChannelName, request: unknown): Promise<Envelope<unknown>>;
-  cancel(id: number): void;
+  /** Cancels a call on the host; `keepAnswer` when the host answers a cancel with its own result (ANSWERED_AFTER_CANCEL). */
+  cancel(id: number, keepAnswer?: boolean): void;
 }
 
 export class ApiCallError extends Error {
@@ -56,8 +59,12 @@ function callsOver(wire: Wire, listeners: Map<number, (event: unknown) => void>)
           options.signal?.addEventListener(
             'abort',
             () => {
-              wire.cancel(id);
-              reject(new ApiCallError(`${channel} was cancelled.`, 'CANCELLED'));
+              wire.cancel(id, ANSWERED_AFTER_CANCEL.has(channel));
+              const rejectCancelled = () => reject(new ApiCallError(`${channel} was cancelled.`, 'CANCELLED'));
+              // The host's own answer to the cancel, when the channel gives one; else (or past the grace) cancelled.
+              if (!ANSWERED_AFTER_CANCEL.has(channel)) return rejectCancelled();
+              clearTimeout(timer);
+              timer = setTimeout(rejectCancelled, CANCEL_ANSWER_GRACE_MS);
             },
             { once: true },
           );
@@ -134,8 +141,8 @@ function socketApi(): WorkbenchApi {
           ws.send(JSON.stringify({ id, channel, request }));
         });
       },
-      cancel: (id) => {
-        pending.delete(id);
+      cancel: (id, keepAnswer) => {
+        if (!keepAnswer) pending.delete(id);
         if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ id, cancel: true }));
       },
     },

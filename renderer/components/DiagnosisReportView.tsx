@@ -322,8 +322,8 @@ export function DiagnosisReportView({
         <DiagnoseSteps steps={report.steps} outputs={outputs} />
       </section>
       <NotDone report={report} />
-      {/* A cancelled diagnosis has no answer from the host: what it saw of the environment is step 1's findings. */}
-      {origin?.kind !== 'cancelled' && (
+      {/* A cancel the host did not answer leaves only what streamed: what it saw of the environment is step 1's findings. */}
+      {!(origin?.kind === 'cancelled' && !report.id) && (
         <section aria-labelledby="diagnosis-environment-heading" data-testid="diagnosis-environment">
           <h3 id="diagnosis-environment-heading">The environment’s checks</h3>
           {envText ? <p className="muted">{envText}</p> : <DoctorChecks checks={report.evidence.environment.checks} />}

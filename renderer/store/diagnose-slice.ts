@@ -131,10 +131,17 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
           },
         },
       );
-      set({ diagnoseReport: report, diagnoseOrigin: { kind: 'run' }, diagnoseStatus: `Diagnosis finished: ${report.verdict.sentence}` });
+      // Cancelled, the host still answers with its own report: the runs before the cancel, the step it stopped.
+      const cancelled = controller.signal.aborted;
+      set({
+        diagnoseReport: report,
+        diagnoseOrigin: { kind: cancelled ? 'cancelled' : 'run' },
+        diagnoseStatus: `${cancelled ? 'Diagnosis cancelled' : 'Diagnosis finished'}: ${report.verdict.sentence}`,
+      });
     } catch (error) {
       const now = performance.now();
       if (controller.signal.aborted || codeOf(error) === 'CANCELLED') {
+        // The host did not answer the cancel in time (or the connection went): the report from what streamed.
         const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
         set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
       } else set({ diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });

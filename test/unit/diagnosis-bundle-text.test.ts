@@ -25,7 +25,9 @@ const AT = new Date('2026-05-01T09:30:41.123Z');
 test('Export bundle… is offered for a report the host holds, and said off in words for one it does not', () => {
   assert.equal(diagnosisExportBlocker({ id: 'a1b2' }, { kind: 'run' }), null);
   assert.equal(diagnosisExportBlocker({ id: 'a1b2' }, { kind: 'file', path: '/r/a.json' }), null);
-  assert.match(diagnosisExportBlocker({}, { kind: 'cancelled' })!, /^A cancelled diagnosis cannot be exported: .*let it finish, then export\.$/);
+  assert.match(diagnosisExportBlocker({}, { kind: 'cancelled' })!, /^This cancelled diagnosis was built from what streamed .*then export\.$/);
+  // The host's own answer to the cancel is held: it exports as any other.
+  assert.equal(diagnosisExportBlocker({ id: 'h' }, { kind: 'cancelled' }), null);
   assert.equal(
     diagnosisExportBlocker({}, { kind: 'bundle', path: '/home/me/in/oom.zip' }),
     'This diagnosis came from the bundle oom.zip, which is already the one file to send: send it as it is.',

@@ -80,9 +80,14 @@ const STATUS_SAID: Record<DiagnosisStep['status'], string> = {
   'not-run': 'was not run',
 };
 
-/** What the view's polite status line says of an event (nothing for output: the output is shown, not read aloud). */
-export function stepAnnouncement(event: DiagnoseEvent): string | null {
+/**
+ * What the view's polite status line says of an event: nothing for output (it is shown, not read aloud), nor for a
+ * step that finished earlier and now says more (the first run's monitor, the environment's Python probe): the step
+ * under way keeps the line.
+ */
+export function stepAnnouncement(event: DiagnoseEvent, before?: Pick<StreamedDiagnosis, 'steps'> | null): string | null {
   if (event.kind === 'output') return null;
+  if (event.kind === 'step-finished' && before && before.steps[event.index]?.status !== 'running') return null;
   const n = event.index + 1;
   if (event.kind === 'step-started') return `Step ${n} started: ${event.step.title}.`;
   const took = event.step.durationMs !== null ? `, in ${durationText(event.step.durationMs)}` : '';

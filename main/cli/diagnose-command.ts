@@ -45,14 +45,28 @@ interface DiagnoseOptions {
   redact: boolean;
 }
 
-/** The program's output, and each step as it starts and ends, on the terminal as they come. */
+/**
+ * The program's output, and each step as it starts and ends, on the terminal as they come. A step finished earlier
+ * may say more later (the first run's monitor, the environment's Python probe): only what is new is printed, named
+ * by its step.
+ */
 function progressPrinter(json: boolean) {
   const out = json ? process.stderr : process.stdout;
+  const said = new Map<number, Set<string>>();
+  let latest = -1;
   return (event: DiagnoseEvent) => {
     if (event.kind === 'output') out.write(event.text);
-    else if (event.kind === 'step-started')
+    else if (event.kind === 'step-started') {
+      latest = event.index;
       process.stderr.write(`\n▶ ${event.index + 1}. ${event.step.title}${event.step.why ? `\n  ${event.step.why}` : ''}\n`);
-    else if (event.kind === 'step-finished') process.stderr.write(`${event.step.findings.map((f) => `  · ${f}`).join('\n')}\n`);
+    } else if (event.kind === 'step-finished') {
+      const before = said.get(event.index) ?? new Set<string>();
+      const fresh = event.step.findings.filter((f) => !before.has(f));
+      for (const f of fresh) before.add(f);
+      said.set(event.index, before);
+      const from = event.index === latest ? '' : ` (${event.index + 1}. ${event.step.title})`;
+      if (fresh.length) process.stderr.write(`${fresh.map((f) => `  ·${from} ${f}`).join('\n')}\n`);
+    }
   };
 }
 

@@ -75,6 +75,8 @@ class Diagnosis {
   nvml: NvmlSource | null = null;
   /** The first run's monitor, finishing (its tail, the names still being read) while the next step already runs. */
   private watching: Promise<void> = Promise.resolve();
+  /** The environment step's Python probe, answering while the first run goes on. */
+  private probing: Promise<void> = Promise.resolve();
   /** Ends the first run's monitor once another step starts: that step's processes are not the first run's. */
   private stopWatching: () => void = () => undefined;
 
@@ -118,17 +120,25 @@ class Diagnosis {
       envChanges: {},
     });
     const t0 = performance.now();
-    this.evidence.environment = await gatherProgramEnvironment({
+    const gathered = await gatherProgramEnvironment({
       argv: this.request.argv,
       cwd: this.request.cwd,
       env: this.programEnv,
+      signal: this.request.signal,
       nvml: nvmlOpening.then((opened) => {
         this.nvml = opened.source;
         return opened;
       }),
       deadlineMs: this.deadline,
     });
+    this.evidence.environment = gathered.environment;
     this.end(index, { status: 'done', durationMs: performance.now() - t0, findings: environmentFindings(this.evidence.environment) });
+    // The probe's answer, while the first run goes on: the step's findings are said again with it.
+    this.probing =
+      gathered.python?.then((environment) => {
+        this.evidence.environment = environment;
+        this.end(index, { findings: environmentFindings(environment) });
+      }) ?? Promise.resolve();
   }
 
   async run(kind: RunKind, why: string, rule: string | null): Promise<void> {
@@ -154,14 +164,19 @@ class Diagnosis {
     });
   }
 
-  /** Waits for what still finishes in the background (the first run's monitor) before the report is made; not past a hung driver. */
-  settled = () =>
-    within(this.watching, MONITOR_SETTLE_MS, () => {
+  /**
+   * Waits for what still finishes in the background — the first run's monitor (not past a hung driver), the Python
+   * probe (stopped at its own time limit) — before the report is made.
+   */
+  settled = async () => {
+    await within(this.watching, MONITOR_SETTLE_MS, () => {
       const first = this.evidence.runs.find((r) => r.kind === 'as-is');
       first?.watchProblems.push(
         `The monitor did not finish within ${MONITOR_SETTLE_MS / 1000} s of the run (NVML did not answer): what it saw is not in this report.`,
       );
     });
+    await this.probing;
+  };
 
   private async runProgram(kind: RunKind, index: number, env: NodeJS.ProcessEnv, envChanges: Record<string, string>): Promise<RunEvidence> {
     const monitor = kind === 'as-is' && this.nvml ? monitorWhileRunning(this.nvml, this.request.signal) : null;

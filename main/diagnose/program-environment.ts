@@ -1,3 +1,4 @@
+import type { AbortLike } from '../../core/api/channels';
 import type { EnvironmentEvidence } from '../../core/diagnose/evidence';
 import { pickDoctorEnvironment, programEnvironmentChecks } from '../../core/diagnose/environment-rules';
 import { formatCudaVersion } from '../../core/format';
@@ -43,7 +44,10 @@ export function parseProbe(text: string): ProbeAnswer | null {
 
 /**
  * The Before step: the environment as the program will see it — the GPUs NVML lists and what holds them now, the
- * driver, PyTorch's and CuPy's CUDA (read without importing them), and the program's CUDA variables, judged.
+ * driver, PyTorch's and CuPy's CUDA (read without importing them), and the program's CUDA variables, judged. What
+ * NVML says comes first (it must be read before the program starts: what holds the GPUs then is not the program);
+ * the Python probe (a Python start, tens to hundreds of milliseconds) answers meanwhile, while the program runs,
+ * as `python`: the same environment with its facts added.
  */
 export async function gatherProgramEnvironment(options: {
   argv: string[];
@@ -52,7 +56,8 @@ export async function gatherProgramEnvironment(options: {
   /** NVML, opening meanwhile. */
   nvml: Promise<{ source: NvmlSource | null; problem: string | null }>;
   deadlineMs: number;
-}): Promise<EnvironmentEvidence> {
+  signal?: AbortLike;
+}): Promise<{ environment: EnvironmentEvidence; python: Promise<EnvironmentEvidence> | null }> {
   const problems: string[] = [];
   // The probe starts Python (slow) while NVML is read: the two do not wait on each other.
   const pythonCommand = pythonCommandOf(options.argv);
@@ -62,6 +67,7 @@ export async function gatherProgramEnvironment(options: {
         cwd: options.cwd,
         env: options.env,
         timeoutMs: Math.min(PROBE_TIMEOUT_MS, Math.max(0, options.deadlineMs - performance.now())),
+        signal: options.signal,
       })
     : null;
   const libraries = discoverLibraries();
@@ -94,17 +100,25 @@ export async function gatherProgramEnvironment(options: {
     listed.forEach((p, i) => processes.push({ pid: p.pid, device: p.device, usedBytes: p.usedBytes, command: commands[i] ?? null }));
   } else problems.push(nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
 
-  let python: EnvironmentEvidence['python'] = null;
-  if (probe) {
-    const done = await probe;
-    const answer = done.exit.code === 0 ? parseProbe(done.output) : null;
-    if (answer) python = { version: answer.python, torch: answer.packages.torch ?? null, cupy: answer.packages.cupy ?? null };
-    else
-      problems.push(
-        `The program's Python could not be asked which PyTorch and CuPy it loads (${done.spawnError ?? `it ${done.exit.code === null ? 'was stopped' : `exited with ${done.exit.code}`}`}).`,
-      );
-  }
   const driver = { version: nvml?.driverVersion ?? null, cuda: driverCuda };
-  const checks = programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python });
-  return { checks, gpus, driver, python, processes, problems };
+  const judged = (python: EnvironmentEvidence['python'], more: string[]): EnvironmentEvidence => ({
+    checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python }),
+    gpus,
+    driver,
+    python,
+    processes,
+    problems: [...problems, ...more],
+  });
+  return { environment: judged(null, []), python: probe ? probe.then((done) => withProbe(done, judged)) : null };
+}
+
+/** The environment again once the probe has answered: PyTorch's and CuPy's CUDA judged against the driver. */
+function withProbe(
+  done: Awaited<ReturnType<typeof runProgramOnce>>,
+  judged: (python: EnvironmentEvidence['python'], more: string[]) => EnvironmentEvidence,
+): EnvironmentEvidence {
+  const answer = done.exit.code === 0 ? parseProbe(done.output) : null;
+  if (answer) return judged({ version: answer.python, torch: answer.packages.torch ?? null, cupy: answer.packages.cupy ?? null }, []);
+  const why = done.spawnError ?? `it ${done.exit.code === null ? 'was stopped' : `exited with ${done.exit.code}`}`;
+  return judged(null, [`The program's Python could not be asked which PyTorch and CuPy it loads (${why}).`]);
 }

@@ -123,7 +123,7 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
           signal: controller.signal,
           onEvent: (event) => {
             if (diagnoseAbort !== controller) return;
-            const said = stepAnnouncement(event);
+            const said = stepAnnouncement(event, get().diagnoseLive);
             set((s) => ({
               diagnoseLive: s.diagnoseLive && applyDiagnoseEvent(s.diagnoseLive, event, performance.now()),
               ...(said ? { diagnoseStatus: said } : {}),

@@ -89,6 +89,10 @@ test('events: steps by index as they start and finish, output by step, and a pol
     'Step 4 could not run, in 12 ms: Re-run under compute-sanitizer memcheck.',
   );
   assert.equal(stepAnnouncement({ kind: 'output', index: 1, stream: 'stderr', text: 'x' }), null);
+  // A step finished earlier that says more (the Python probe's answer while step 2 runs): the line stays step 2's.
+  const live = { steps: [step('environment', 'done'), step('as-is', 'running')] };
+  assert.equal(stepAnnouncement({ kind: 'step-finished', index: 0, step: step('environment', 'done') }, live), null);
+  assert.equal(stepAnnouncement({ kind: 'step-finished', index: 1, step: step('as-is', 'done') }, live), 'Step 2 finished, in 12 ms: Run it as it is.');
 });
 
 test('cancelled in the first run: the host’s own “did not finish” verdict, judged from that run; the step says it was stopped', () => {

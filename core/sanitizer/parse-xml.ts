@@ -76,214 +76,216 @@ class Stop {
   constructor(readonly problem: string) {}
 }
 
-export function createSanitizerXmlParser(tool: SanitizerTool, limits: Partial<SanitizerXmlLimits> = {}): SanitizerXmlParser {
-  const lim: SanitizerXmlLimits = { ...DEFAULT_SANITIZER_XML_LIMITS, ...limits };
-  const findings: SanitizerFinding[] = [];
-  const problems: string[] = [];
-  let records = 0;
-  let dropped = 0;
-  let stopped = false;
-  let closed = false;
-  let rootOpened = false;
-  let rootClosed = false;
-  let depth = 0;
-  /** The name of each open element (only the names: the tree is kept for the open record alone). */
-  const open: string[] = [];
-  /** The open record's elements, innermost last; empty outside a record. */
-  const stack: Node[] = [];
-  let recordElements = 0;
-  let recordOverflow = false;
-  let skipRecord = false;
-  let textCut = false;
-  let elementsCut = false;
-  /** Characters handed to saxes since it last reported anything: what it holds in its own buffers. */
-  let sinceEvent = 0;
-  /** The end of the previous chunk, while the root is not open yet, to find `<!DOCTYPE` across chunks. */
-  let prelude = '';
-
-  const findingsSoFar = (before = 'it') =>
-    findings.length === 0
+/** What the reader says when a file goes wrong, each a sentence a person can act on. */
+const SAYS = {
+  soFar: (findings: number, before = 'it') =>
+    findings === 0
       ? `No finding was read before ${before}.`
-      : `The ${plural(findings.length, 'finding')} read before ${before} ${findings.length === 1 ? 'is' : 'are'} shown.`;
+      : `The ${plural(findings, 'finding')} read before ${before} ${findings === 1 ? 'is' : 'are'} shown.`,
+  notWellFormed: (message: string, soFar: string) =>
+    `The XML from compute-sanitizer is not well-formed (${message.replace(/\.$/, '')}), so reading stopped there. ${soFar} ` +
+    `Was the file written by something else, or edited? Take it as compute-sanitizer wrote it (--xml --save FILE), or run the tool again.`,
+  doctype: () =>
+    `The XML declares a DOCTYPE. compute-sanitizer never writes one, and a DOCTYPE can define entities that expand a few bytes into gigabytes ` +
+    `(the "billion laughs" attack), so the workbench refuses the file and read nothing from it. ` +
+    `Take the XML straight from compute-sanitizer --xml --save FILE; if you built this file yourself, remove its <!DOCTYPE …>.`,
+  tooDeep: (max: number, tag: string, soFar: string) =>
+    `The XML nests elements more than ${max} deep (at <${tag}>); compute-sanitizer's go 6 deep, so this is not its output, or it is damaged. ` +
+    `Reading stopped there. ${soFar} Take the XML as compute-sanitizer wrote it (--xml --save FILE).`,
+  notItsRoot: (tag: string) =>
+    `This XML is not compute-sanitizer's: its root element is <${tag}>, where compute-sanitizer writes <${ROOT}>. ` +
+    `Nothing was read from it. Open the file that compute-sanitizer --xml --save FILE wrote.`,
+  noMarkup: (max: number, inside: string, soFar: string) =>
+    `The XML holds more than ${plural(max, 'character')} without markup${inside}; compute-sanitizer writes nothing that long, ` +
+    `so the file is damaged or not its output, and reading stopped there rather than hold it in memory. ${soFar} ` +
+    `Take the XML as compute-sanitizer wrote it (--xml --save FILE), or run the tool again.`,
+  failed: (message: string, soFar: string) => `Reading the XML failed (${message}). ${soFar} Run compute-sanitizer again.`,
+  empty: () =>
+    `The XML file holds no compute-sanitizer output: the tool wrote nothing, so it failed to start or died at once. ` +
+    `Its text output (what it printed on the terminal) says why; run it again and look there.`,
+  cutOff: (soFar: string, partial: boolean) =>
+    `The XML stops before its closing </${ROOT}>: the output was cut off, so compute-sanitizer or the program it ran died ` +
+    `(killed, out of memory, a crash, a time limit) before the tool finished writing. ${soFar} There may have been more.` +
+    `${partial ? ' The record being written when it stopped is left out.' : ''} ` +
+    `Run it again, and check the program's own exit status and output for why it died.`,
+  kept: (max: number, dropped: number) =>
+    `Only the first ${plural(max, 'finding')} are kept: ${plural(dropped, 'more record')} ${dropped === 1 ? 'was' : 'were'} counted and left out, ` +
+    `so counts in the groups are lower bounds. Fewer findings come out with compute-sanitizer's --print-limit N, or by fixing the first groups and running again.`,
+  textCut: (max: number) => `Some text in the XML was longer than ${plural(max, 'character')} and was cut to that length; the findings are otherwise whole.`,
+  elementsCut: (max: number) => `Some records held more than ${plural(max, 'element')} (a very deep host stack); only their first elements were read.`,
+};
 
-  const parser = new SaxesParser({ position: true });
-  const event = () => {
-    sinceEvent = 0;
-  };
+/**
+ * The reading of one file: the state between saxes's events (the open elements' names, the open record's tree, the
+ * findings so far), and what it found wrong, said once at close.
+ */
+class RecordReader {
+  readonly findings: SanitizerFinding[] = [];
+  readonly problems: string[] = [];
+  records = 0;
+  dropped = 0;
+  stopped = false;
+  closed = false;
+  rootOpened = false;
+  rootClosed = false;
+  depth = 0;
+  /** The name of each open element (only the names: the tree is kept for the open record alone). */
+  readonly open: string[] = [];
+  /** The open record's elements, innermost last; empty outside a record. */
+  readonly stack: Node[] = [];
+  recordElements = 0;
+  recordOverflow = false;
+  skipRecord = false;
+  textCut = false;
+  elementsCut = false;
+  /** Characters handed to saxes since it last reported anything: what it holds in its own buffers. */
+  sinceEvent = 0;
+  /** The end of the previous chunk, while the root is not open yet, to find `<!DOCTYPE` across chunks. */
+  prelude = '';
+  readonly parser = new SaxesParser({ position: true });
 
-  parser.on('error', (err) => {
-    throw new Stop(
-      `The XML from compute-sanitizer is not well-formed (${err.message.replace(/\.$/, '')}), so reading stopped there. ${findingsSoFar()} ` +
-        `Was the file written by something else, or edited? Take it as compute-sanitizer wrote it (--xml --save FILE), or run the tool again.`,
-    );
-  });
-  parser.on('doctype', () => {
-    throw new Stop(refuseDoctype());
-  });
-  // saxes keeps each handler as a property set on the parser after construction: past six or so, V8 turns the
-  // object to dictionary mode and parsing runs 5x slower. So only what is needed: no xmldecl, comment or
-  // processing-instruction handlers (compute-sanitizer writes none after its declaration).
+  constructor(
+    readonly tool: SanitizerTool,
+    readonly lim: SanitizerXmlLimits,
+  ) {
+    const p = this.parser;
+    p.on('error', (err) => {
+      throw new Stop(SAYS.notWellFormed(err.message, this.soFar()));
+    });
+    p.on('doctype', () => {
+      throw new Stop(SAYS.doctype());
+    });
+    // saxes keeps each handler as a property set on the parser after construction: past six or so, V8 turns the
+    // object to dictionary mode and parsing runs 5x slower. So only what is needed: no xmldecl, comment or
+    // processing-instruction handlers (compute-sanitizer writes none after its declaration).
+    p.on('opentag', (tag) => this.openTag(tag.name));
+    const onText = (text: string) => this.text(text);
+    p.on('text', onText);
+    p.on('cdata', onText);
+    p.on('closetag', (tag) => this.closeTag(tag.name));
+  }
 
-  parser.on('opentag', (tag) => {
-    event();
-    depth++;
-    if (depth > lim.maxDepth) {
-      throw new Stop(
-        `The XML nests elements more than ${lim.maxDepth} deep (at <${tag.name}>); compute-sanitizer's go 6 deep, so this is not its output, or it is damaged. ` +
-          `Reading stopped there. ${findingsSoFar()} Take the XML as compute-sanitizer wrote it (--xml --save FILE).`,
-      );
-    }
-    open.push(tag.name);
-    if (depth === 1) {
-      if (tag.name !== ROOT) {
-        throw new Stop(
-          `This XML is not compute-sanitizer's: its root element is <${tag.name}>, where compute-sanitizer writes <${ROOT}>. ` +
-            `Nothing was read from it. Open the file that compute-sanitizer --xml --save FILE wrote.`,
-        );
-      }
-      rootOpened = true;
+  soFar = (before = 'it') => SAYS.soFar(this.findings.length, before);
+
+  openTag(name: string): void {
+    this.sinceEvent = 0;
+    this.depth++;
+    if (this.depth > this.lim.maxDepth) throw new Stop(SAYS.tooDeep(this.lim.maxDepth, name, this.soFar()));
+    this.open.push(name);
+    if (this.depth === 1) {
+      if (name !== ROOT) throw new Stop(SAYS.notItsRoot(name));
+      this.rootOpened = true;
       return;
     }
-    if (depth === 2) {
-      if (tag.name !== 'record') return;
-      recordElements = 0;
-      recordOverflow = false;
-      skipRecord = findings.length >= lim.maxFindings;
-      if (!skipRecord) stack.push({ name: 'record', text: '', children: [] });
+    if (this.depth === 2) {
+      if (name !== 'record') return;
+      this.recordElements = 0;
+      this.recordOverflow = false;
+      this.skipRecord = this.findings.length >= this.lim.maxFindings;
+      if (!this.skipRecord) this.stack.push({ name: 'record', text: '', children: [] });
       return;
     }
-    if (stack.length === 0 || skipRecord) return;
-    if (recordOverflow || ++recordElements > lim.maxElementsPerRecord) {
-      recordOverflow = true;
-      elementsCut = true;
+    if (this.stack.length === 0 || this.skipRecord) return;
+    if (this.recordOverflow || ++this.recordElements > this.lim.maxElementsPerRecord) {
+      this.recordOverflow = true;
+      this.elementsCut = true;
       return;
     }
-    const node: Node = { name: tag.name, text: '', children: [] };
-    stack[stack.length - 1]!.children.push(node);
-    stack.push(node);
-  });
+    const node: Node = { name, text: '', children: [] };
+    this.stack[this.stack.length - 1]!.children.push(node);
+    this.stack.push(node);
+  }
 
-  const onText = (text: string) => {
-    event();
-    const node = stack[stack.length - 1];
+  text(text: string): void {
+    this.sinceEvent = 0;
+    const node = this.stack[this.stack.length - 1];
     // Only the element the tag stack says is open takes text (an element past the record's limit is not on it).
-    if (node === undefined || open[open.length - 1] !== node.name || depth - 2 !== stack.length - 1) return;
-    if (node.text.length + text.length > lim.maxTextLength) {
-      textCut = true;
-      node.text = (node.text + text).slice(0, lim.maxTextLength);
+    if (node === undefined || this.open[this.open.length - 1] !== node.name || this.depth - 2 !== this.stack.length - 1) return;
+    if (node.text.length + text.length > this.lim.maxTextLength) {
+      this.textCut = true;
+      node.text = (node.text + text).slice(0, this.lim.maxTextLength);
     } else node.text += text;
-  };
-  parser.on('text', onText);
-  parser.on('cdata', onText);
+  }
 
-  parser.on('closetag', (tag) => {
-    event();
-    open.pop();
-    const at = depth;
-    depth--;
+  closeTag(name: string): void {
+    this.sinceEvent = 0;
+    this.open.pop();
+    const at = this.depth;
+    this.depth--;
     if (at === 1) {
-      rootClosed = true;
+      this.rootClosed = true;
       return;
     }
     if (at === 2) {
-      if (tag.name !== 'record') return;
-      records++;
-      const record = stack.pop();
-      stack.length = 0;
-      if (record === undefined || skipRecord) {
-        dropped++;
-        return;
-      }
-      findings.push(toFinding(tool, record));
+      if (name !== 'record') return;
+      this.records++;
+      const record = this.stack.pop();
+      this.stack.length = 0;
+      if (record === undefined || this.skipRecord) this.dropped++;
+      else this.findings.push(toFinding(this.tool, record));
       return;
     }
-    if (stack.length > 0 && !skipRecord && at - 2 === stack.length - 1 && stack[stack.length - 1]!.name === tag.name) stack.pop();
-  });
-
-  function refuseDoctype(): string {
-    return (
-      `The XML declares a DOCTYPE. compute-sanitizer never writes one, and a DOCTYPE can define entities that expand a few bytes into gigabytes ` +
-      `(the "billion laughs" attack), so the workbench refuses the file and read nothing from it. ` +
-      `Take the XML straight from compute-sanitizer --xml --save FILE; if you built this file yourself, remove its <!DOCTYPE …>.`
-    );
+    const top = this.stack[this.stack.length - 1];
+    if (top && !this.skipRecord && at - 2 === this.stack.length - 1 && top.name === name) this.stack.pop();
   }
 
-  function stop(problem: string) {
-    stopped = true;
-    problems.push(problem);
+  stop(problem: string): void {
+    this.stopped = true;
+    this.problems.push(problem);
   }
 
-  function feed(slice: string) {
-    if (!rootOpened) {
+  feed(slice: string): void {
+    if (!this.rootOpened) {
       // A DOCTYPE comes before the root element: refuse it as soon as it shows, before saxes reads its subset.
-      const look = prelude + slice;
-      if (look.includes('<!DOCTYPE')) throw new Stop(refuseDoctype());
-      prelude = look.slice(-16);
+      const look = this.prelude + slice;
+      if (look.includes('<!DOCTYPE')) throw new Stop(SAYS.doctype());
+      this.prelude = look.slice(-16);
     }
-    parser.write(slice);
-    sinceEvent += slice.length;
-    if (sinceEvent > lim.maxTextLength + SLICE) {
-      const inside = open.length > 0 ? ` inside <${open[open.length - 1]}>` : '';
-      throw new Stop(
-        `The XML holds more than ${plural(lim.maxTextLength, 'character')} without markup${inside}; compute-sanitizer writes nothing that long, ` +
-          `so the file is damaged or not its output, and reading stopped there rather than hold it in memory. ${findingsSoFar()} ` +
-          `Take the XML as compute-sanitizer wrote it (--xml --save FILE), or run the tool again.`,
-      );
+    this.parser.write(slice);
+    this.sinceEvent += slice.length;
+    if (this.sinceEvent > this.lim.maxTextLength + SLICE) {
+      const inside = this.open.length > 0 ? ` inside <${this.open[this.open.length - 1]}>` : '';
+      throw new Stop(SAYS.noMarkup(this.lim.maxTextLength, inside, this.soFar()));
     }
   }
 
-  return {
-    write(chunk: string) {
-      if (stopped || closed) return;
-      try {
-        for (let i = 0; i < chunk.length; i += SLICE) feed(chunk.length <= SLICE ? chunk : chunk.slice(i, i + SLICE));
-      } catch (e) {
-        if (e instanceof Stop) stop(e.problem);
-        else stop(`Reading the XML failed (${e instanceof Error ? e.message : String(e)}). ${findingsSoFar()} Run compute-sanitizer again.`);
-      }
-    },
-    close(): SanitizerXmlResult {
-      if (!closed && !stopped) {
-        if (!rootOpened) {
-          stop(
-            `The XML file holds no compute-sanitizer output: the tool wrote nothing, so it failed to start or died at once. ` +
-              `Its text output (what it printed on the terminal) says why; run it again and look there.`,
-          );
-        } else if (!rootClosed) {
-          const partial = stack.length > 0 || (depth >= 2 && open[1] === 'record') ? ' The record being written when it stopped is left out.' : '';
-          stop(
-            `The XML stops before its closing </${ROOT}>: the output was cut off, so compute-sanitizer or the program it ran died ` +
-              `(killed, out of memory, a crash, a time limit) before the tool finished writing. ${findingsSoFar('the cut')} There may have been more.${partial} ` +
-              `Run it again, and check the program's own exit status and output for why it died.`,
-          );
-        } else {
-          try {
-            parser.close();
-          } catch (e) {
-            if (e instanceof Stop) stop(e.problem);
-          }
-        }
-      }
-      closed = true;
-      if (dropped > 0) {
-        problems.push(
-          `Only the first ${plural(lim.maxFindings, 'finding')} are kept: ${plural(dropped, 'more record')} ${dropped === 1 ? 'was' : 'were'} counted and left out, ` +
-            `so counts in the groups are lower bounds. Fewer findings come out with compute-sanitizer's --print-limit N, or by fixing the first groups and running again.`,
-        );
-      }
-      if (textCut) {
-        problems.push(
-          `Some text in the XML was longer than ${plural(lim.maxTextLength, 'character')} and was cut to that length; the findings are otherwise whole.`,
-        );
-      }
-      if (elementsCut) {
-        problems.push(
-          `Some records held more than ${plural(lim.maxElementsPerRecord, 'element')} (a very deep host stack); only their first elements were read.`,
-        );
-      }
-      return { findings, problems, records, dropped, complete: !stopped && rootClosed };
-    },
-  };
+  write(chunk: string): void {
+    if (this.stopped || this.closed) return;
+    try {
+      for (let i = 0; i < chunk.length; i += SLICE) this.feed(chunk.length <= SLICE ? chunk : chunk.slice(i, i + SLICE));
+    } catch (e) {
+      if (e instanceof Stop) this.stop(e.problem);
+      else this.stop(SAYS.failed(e instanceof Error ? e.message : String(e), this.soFar()));
+    }
+  }
+
+  /** Why the file ended where it did, if it did not end as compute-sanitizer ends one. */
+  private finish(): void {
+    if (!this.rootOpened) return this.stop(SAYS.empty());
+    if (!this.rootClosed) {
+      const partial = this.stack.length > 0 || (this.depth >= 2 && this.open[1] === 'record');
+      return this.stop(SAYS.cutOff(this.soFar('the cut'), partial));
+    }
+    try {
+      this.parser.close();
+    } catch (e) {
+      if (e instanceof Stop) this.stop(e.problem);
+    }
+  }
+
+  close(): SanitizerXmlResult {
+    if (!this.closed && !this.stopped) this.finish();
+    this.closed = true;
+    if (this.dropped > 0) this.problems.push(SAYS.kept(this.lim.maxFindings, this.dropped));
+    if (this.textCut) this.problems.push(SAYS.textCut(this.lim.maxTextLength));
+    if (this.elementsCut) this.problems.push(SAYS.elementsCut(this.lim.maxElementsPerRecord));
+    return { findings: this.findings, problems: this.problems, records: this.records, dropped: this.dropped, complete: !this.stopped && this.rootClosed };
+  }
+}
+
+export function createSanitizerXmlParser(tool: SanitizerTool, limits: Partial<SanitizerXmlLimits> = {}): SanitizerXmlParser {
+  const reader = new RecordReader(tool, { ...DEFAULT_SANITIZER_XML_LIMITS, ...limits });
+  return { write: (chunk) => reader.write(chunk), close: () => reader.close() };
 }
 
 /** The whole text at once: a convenience over createSanitizerXmlParser for files already in memory. */

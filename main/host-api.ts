@@ -36,6 +36,8 @@ import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-pro
 import { importSanitizerReport, SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
+import { confinePaths } from './request-paths';
+import { openPaths, type PathPolicy } from './services/workspace-paths';
 import { fullPathToWrite } from './services/write-path';
 import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
@@ -109,10 +111,13 @@ function planInWords(plan: unknown, planPath: string | null): string {
 export interface HostOptions {
   /** Run programs the UI names (sanitize.program). Electron's user is at the machine; serve must be started with --allow-programs. */
   runsPrograms?: boolean;
+  /** Which files requests may name: any for Electron; for serve, its workspace (main/serve/serve-command.ts). */
+  paths?: PathPolicy;
 }
 
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
+  const paths = options.paths ?? openPaths;
   const monitors = new MonitorSessions();
   // One run under compute-sanitizer for this host, whichever window asks: a second is refused in words.
   const sanitizer = new SanitizerGate();
@@ -123,7 +128,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     defaultArch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : 'sm_90';
     return defaultArch;
   };
-  return {
+  const handlers: Handlers = {
     'app.info': async () => ({
       name: 'GPU Workbench',
       version: appVersion(),
@@ -131,6 +136,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       homeDir: homedir(),
+      startDir: paths.startDir,
+      roots: paths.roots,
       runsPrograms,
     }),
     'discovery.get': () => discover(),
@@ -166,7 +173,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),
     'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(fullPathToWrite(path), text, expectedMtimeMs),
-    'files.list': ({ dir }) => listFolder(dir),
+    'files.list': ({ dir }) => listFolder(dir, paths),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
     'run.plan': ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) =>
@@ -251,7 +258,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     },
     'memory.export': (request) => userFile(() => exportMemory(request, fullPathToWrite(request.path))),
     'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
-    'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
+    'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path, {}, paths)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
     'bundle.preview': (request, { signal }) =>
       userBundle(async () => previewOf(await gatherBundle(bundleRequest(request), { compiler: workbench.compiler }, { signal }), bundleRequest(request))),
@@ -284,6 +291,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'workspace.get': () => workbench.workspace.get(),
     'workspace.set': (change) => workbench.workspace.set(change),
   };
+  return confinePaths(handlers, paths);
 }
 
 /** The host boundary: checks the channel and validates the request before any handler sees it. */

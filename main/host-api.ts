@@ -2,6 +2,7 @@ import {
   ApiError,
   channels,
   isChannelName,
+  type AppInfo,
   type CallContext,
   type ChannelEvent,
   type ChannelName,
@@ -115,6 +116,20 @@ export interface HostOptions {
   paths?: PathPolicy;
 }
 
+function appInfo(transport: AppInfo['transport'], runsPrograms: boolean, paths: PathPolicy): AppInfo {
+  return {
+    name: 'GPU Workbench',
+    version: appVersion(),
+    transport,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    homeDir: homedir(),
+    startDir: paths.startDir,
+    roots: paths.roots,
+    runsPrograms,
+  };
+}
+
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
   const paths = options.paths ?? openPaths;
@@ -129,17 +144,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     return defaultArch;
   };
   const handlers: Handlers = {
-    'app.info': async () => ({
-      name: 'GPU Workbench',
-      version: appVersion(),
-      transport,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      homeDir: homedir(),
-      startDir: paths.startDir,
-      roots: paths.roots,
-      runsPrograms,
-    }),
+    'app.info': async () => appInfo(transport, runsPrograms, paths),
     'discovery.get': () => discover(),
     ...diagnoseHandlers(runsPrograms),
     'devices.list': () => listDevices(),

@@ -90,8 +90,7 @@ const realDir = async (dir: string): Promise<string> => realLocation(resolve(dir
  */
 export async function workspacePaths(options: WorkspaceOptions): Promise<PathPolicy> {
   const cwd = resolve(options.cwd);
-  const shown = [cwd, ...options.roots.map((r) => resolve(cwd, r))];
-  const roots = [...new Set(shown)];
+  const roots = [...new Set([cwd, ...options.roots.map((r) => resolve(cwd, r))])];
   const zones: Zone[] = [
     ...(await Promise.all(roots.map(async (dir) => ({ dir: await realDir(dir), kind: 'root' as const })))),
     ...(await Promise.all(options.appDirs.map(async (dir) => ({ dir: await realDir(dir), kind: 'app' as const })))),
@@ -112,18 +111,38 @@ export async function workspacePaths(options: WorkspaceOptions): Promise<PathPol
       'HIDDEN_PATH',
     );
 
-  /** The path in full (relative to cwd), its real location, and the zone that holds it; refused if none does. */
-  const locate = async (path: string, kinds: Zone['kind'][]) => {
-    const full = resolve(cwd, path);
-    const real = await realLocation(full);
+  /** Why `real` may not be reached through a zone of these kinds; null when one lets it. */
+  const unreachable = (full: string, real: string, kinds: Zone['kind'][]): ApiError | null => {
     const holding = zones.filter((z) => kinds.includes(z.kind) && within(real, z.dir));
-    if (holding.length === 0) throw outside(full);
-    const open = holding.find((z) => hiddenIn(real, z) === null);
-    if (!open) throw hidden(full, hiddenIn(real, holding[0]!)!);
-    return { full, real };
+    if (holding.length === 0) return outside(full);
+    return holding.some((z) => hiddenIn(real, z) === null) ? null : hidden(full, hiddenIn(real, holding[0]!)!);
+  };
+  const ownFiles = (full: string) =>
+    new ApiError(`${full} is one of the workbench's own files: serve opens them but never writes them. Save under another name.`, 'READ_ONLY');
+
+  /** Why a write to `real` is refused, in order: out of the roots, hidden, the workbench's own, a program; null when it may go. */
+  const writeRefusal = async (full: string, real: string): Promise<ApiError | null> => {
+    const refused = unreachable(full, real, ['root']);
+    if (refused) return refused.code === 'OUTSIDE_ROOTS' && unreachable(full, real, ['app']) === null ? ownFiles(full) : refused;
+    if (protectedDirs.some((dir) => within(real, dir))) return ownFiles(full);
+    const existing = await stat(real).catch(() => null);
+    const why = LIBRARY_NAME.test(basename(real)) ? 'by its name' : existing?.isFile() && (existing.mode & 0o111) !== 0 ? 'it has an execute bit' : null;
+    return why
+      ? new ApiError(
+          `${full} is a program or a library (${why}): serve never writes one, so a browser cannot change what runs. Save under another name.`,
+          'EXECUTABLE',
+        )
+      : null;
   };
 
-  const read = async (path: string) => (await locate(path, ['root', 'app'])).full;
+  /** The full path (relative ones from cwd) once `refusal` of its real location says nothing. */
+  const checked = async (path: string, refusal: (full: string, real: string) => ApiError | null | Promise<ApiError | null>): Promise<string> => {
+    const full = resolve(cwd, path);
+    const refused = await refusal(full, await realLocation(full));
+    if (refused) throw refused;
+    return full;
+  };
+  const read = (path: string) => checked(path, (full, real) => unreachable(full, real, ['root', 'app']));
   const startDir = await read(home).then(
     () => home,
     () => cwd,
@@ -132,36 +151,7 @@ export async function workspacePaths(options: WorkspaceOptions): Promise<PathPol
     roots,
     startDir,
     read,
-    write: async (path) => {
-      const { full, real } = await locate(path, ['root']).catch(async (error: unknown) => {
-        // A file the browser may open but not change gets that reason, not "outside".
-        if (
-          error instanceof ApiError &&
-          error.code === 'OUTSIDE_ROOTS' &&
-          (await read(path).then(
-            () => true,
-            () => false,
-          ))
-        )
-          throw new ApiError(
-            `${resolve(cwd, path)} can be opened but not written: it is one of the workbench's own files. Save under another name.`,
-            'READ_ONLY',
-          );
-        throw error;
-      });
-      if (protectedDirs.some((dir) => within(real, dir)))
-        throw new ApiError(
-          `${full} is one of the workbench's own files (under ${protectedDirs.find((dir) => within(real, dir))}): serve never writes them. Save under another name.`,
-          'READ_ONLY',
-        );
-      const existing = await stat(real).catch(() => null);
-      if (LIBRARY_NAME.test(basename(real)) || (existing?.isFile() && (existing.mode & 0o111) !== 0))
-        throw new ApiError(
-          `${full} is a program or a library (${LIBRARY_NAME.test(basename(real)) ? 'by its name' : 'it has an execute bit'}): serve never writes one, so a browser cannot change what runs. Save under another name.`,
-          'EXECUTABLE',
-        );
-      return full;
-    },
+    write: (path) => checked(path, writeRefusal),
     folder: async (path) => (path === null ? startDir : read(path)),
     reaches: (path) =>
       read(path).then(

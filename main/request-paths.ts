@@ -44,26 +44,23 @@ async function checkedIncludes(options: unknown, paths: PathPolicy): Promise<unk
   return { ...options, includePaths };
 }
 
-/** A plan from a request (checked by its schema later): the files its buffers are read from, the folders its kernels include from. */
+/** Each element of a list in `field` through `check`; an object without such a list is left as it is. */
+async function eachOf(value: Json, field: string, check: (item: unknown) => Promise<unknown>): Promise<Json> {
+  const list = value[field];
+  return Array.isArray(list) ? { ...value, [field]: await Promise.all(list.map(check)) } : value;
+}
+
+/** A plan from a request (its schema is checked later): the files its buffers are read from, the folders its kernels include from. */
 async function checkedPlan(plan: unknown, paths: PathPolicy): Promise<unknown> {
   if (!isObject(plan)) return plan;
-  const buffers = Array.isArray(plan['buffers'])
-    ? await Promise.all(
-        plan['buffers'].map(async (buffer: unknown) => {
-          const init = isObject(buffer) ? buffer['init'] : null;
-          if (!isObject(init) || init['kind'] !== 'file' || typeof init['path'] !== 'string') return buffer;
-          return { ...(buffer as Json), init: { ...init, path: await paths.read(init['path']) } };
-        }),
-      )
-    : plan['buffers'];
-  const kernels = Array.isArray(plan['kernels'])
-    ? await Promise.all(
-        plan['kernels'].map(async (kernel: unknown) =>
-          isObject(kernel) && 'options' in kernel ? { ...kernel, options: await checkedIncludes(kernel['options'], paths) } : kernel,
-        ),
-      )
-    : plan['kernels'];
-  return { ...plan, buffers, kernels };
+  const withBuffers = await eachOf(plan, 'buffers', async (buffer) => {
+    const init = isObject(buffer) ? buffer['init'] : null;
+    if (!isObject(init) || init['kind'] !== 'file' || typeof init['path'] !== 'string') return buffer;
+    return { ...(buffer as Json), init: { ...init, path: await paths.read(init['path']) } };
+  });
+  return eachOf(withBuffers, 'kernels', async (kernel) =>
+    isObject(kernel) && 'options' in kernel ? { ...kernel, options: await checkedIncludes(kernel['options'], paths) } : kernel,
+  );
 }
 
 const CHECK: Record<PathKind, (value: unknown, paths: PathPolicy) => Promise<unknown>> = {

@@ -3,6 +3,7 @@ import {
   ApiError,
   channels,
   isChannelName,
+  type AppInfo,
   type CallContext,
   type ChannelEvent,
   type ChannelName,
@@ -37,6 +38,8 @@ import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-pro
 import { SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
+import { confinePaths } from './request-paths';
+import { openPaths, type PathPolicy } from './services/workspace-paths';
 import { fullPathToWrite } from './services/write-path';
 import { exportMemory } from './memory/export-memory';
 import { openMemoryTimelines, SnapshotImportError } from './memory/snapshot-client';
@@ -111,10 +114,27 @@ function planInWords(plan: unknown, planPath: string | null): string {
 export interface HostOptions {
   /** Run programs the UI names (sanitize.program). Electron's user is at the machine; serve must be started with --allow-programs. */
   runsPrograms?: boolean;
+  /** Which files requests may name: any for Electron; for serve, its workspace (main/serve/serve-command.ts). */
+  paths?: PathPolicy;
+}
+
+function appInfo(transport: AppInfo['transport'], runsPrograms: boolean, paths: PathPolicy): AppInfo {
+  return {
+    name: 'GPU Workbench',
+    version: appVersion(),
+    transport,
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    homeDir: homedir(),
+    startDir: paths.startDir,
+    roots: paths.roots,
+    runsPrograms,
+  };
 }
 
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
+  const paths = options.paths ?? openPaths;
   const monitors = new MonitorSessions();
   // One run under compute-sanitizer for this host, whichever window asks: a second is refused in words.
   const sanitizer = new SanitizerGate();
@@ -125,16 +145,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     defaultArch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : 'sm_90';
     return defaultArch;
   };
-  return {
-    'app.info': async () => ({
-      name: 'GPU Workbench',
-      version: appVersion(),
-      transport,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      homeDir: homedir(),
-      runsPrograms,
-    }),
+  const handlers: Handlers = {
+    'app.info': async () => appInfo(transport, runsPrograms, paths),
     'discovery.get': () => discover(),
     ...diagnoseHandlers(runsPrograms),
     'devices.list': () => listDevices(),
@@ -168,7 +180,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),
     'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(fullPathToWrite(path), text, expectedMtimeMs),
-    'files.list': ({ dir }) => listFolder(dir),
+    'files.list': ({ dir }) => listFolder(dir, paths),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
     'run.plan': ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) =>
@@ -253,7 +265,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     },
     'memory.export': (request) => userFile(() => exportMemory(request, fullPathToWrite(request.path))),
     'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
-    'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path)).plan, path })),
+    'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path, {}, paths)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
     'bundle.preview': (request, { signal }) =>
       userBundle(async () => previewOf(await gatherBundle(bundleRequest(request), { compiler: workbench.compiler }, { signal }), bundleRequest(request))),
@@ -286,6 +298,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'workspace.get': () => workbench.workspace.get(),
     'workspace.set': (change) => workbench.workspace.set(change),
   };
+  return confinePaths(handlers, paths);
 }
 
 /** The host boundary: checks the channel and validates the request before any handler sees it. */

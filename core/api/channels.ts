@@ -75,8 +75,12 @@ export interface AppInfo {
   transport: 'electron' | 'serve';
   node: string;
   platform: string;
-  /** The host user's home folder: where a save box starts, and what a relative name is shown against. */
+  /** The host user's home folder. */
   homeDir: string;
+  /** Where a file box starts, and what a relative name is shown against: the home folder, or serve's first root when home is not in one. */
+  startDir: string;
+  /** The folders a serve host reads and writes under (the folder it was started in, then each --root); null: not confined (Electron). */
+  roots: readonly string[] | null;
   /** Whether this host runs programs the UI names (sanitize.program): Electron does; serve only when started with --allow-programs. */
   runsPrograms: boolean;
 }

@@ -87,13 +87,16 @@ export async function exportDiagnosisBundle(
   return { ...written, notes };
 }
 
+/** The folder of opened bundles' diagnosis snapshots: the Memory tab opens them by path. */
+export const bundleSnapshotDir = (): string => join(defaultStateDir(), 'bundles');
+
 /**
  * An opened bundle's diagnosis snapshot, written where the Memory tab can open it by path: the host's state folder
  * (0700), named by its content, so opening the same bundle twice writes it once.
  */
 export async function placeDiagnosisSnapshot(view: BundleView, bytes: Uint8Array | undefined): Promise<BundleView> {
   if (!view.diagnosis || !view.diagnosisSnapshot || !bytes) return view;
-  const dir = join(defaultStateDir(), 'bundles');
+  const dir = bundleSnapshotDir();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, `${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}.pickle`);
   await keepNewest(dir, KEPT_SNAPSHOTS - 1);

@@ -31,7 +31,7 @@ import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-file
 import { listGallery, loadSample } from '../services/sample-service';
 import type { ExpectedDiagnosis } from '../../core/samples/sample-manifest';
 import { errorCode } from '../process/supervised-process';
-import { parsePort } from '../serve/parse-port';
+import { withServeOptions, type ServeCommandOptions } from '../serve/serve-options';
 import { registerBundleExport } from './bundle-export-command';
 import { isSanitizerTool, parseEnvAssignment } from '../../core/sanitizer/sanitizer-args';
 import { SANITIZER_TOOLS } from '../../core/sanitizer/findings';
@@ -399,29 +399,15 @@ export function buildProgram(): Command {
       },
     );
 
-  program
-    .command('serve')
-    .description('Serve the workbench UI on 127.0.0.1 for a browser: on a GPU server, reach it through an SSH tunnel (ssh -L 7411:127.0.0.1:7411).')
-    .option(
-      '--port <n>',
-      'port to listen on (0 picks a free one)',
-      (v: string) => {
-        const port = parsePort(v);
-        if (port === null) throw new InvalidArgumentError('--port is a whole number from 0 to 65535');
-        return port;
-      },
-      7411,
-    )
-    .option('--no-spare', 'do not keep a warm spare runner')
-    .option(
-      '--allow-programs',
-      'let the browser run programs under compute-sanitizer (Sanitize a program); off by default: a request never chooses a program otherwise',
-    )
-    .action(async (opts: { port: number; spare: boolean; allowPrograms?: boolean }) => {
-      // Loaded here, not at start: the web server and its WebSocket library are for this command only.
-      const { serveUntilStopped } = await import('../serve/serve-command');
-      process.exitCode = await serveUntilStopped(opts);
-    });
+  withServeOptions(
+    program
+      .command('serve')
+      .description('Serve the workbench UI on 127.0.0.1 for a browser: on a GPU server, reach it through an SSH tunnel (ssh -L 7411:127.0.0.1:7411).'),
+  ).action(async (opts: ServeCommandOptions) => {
+    // Loaded here, not at start: the web server and its WebSocket library are for this command only.
+    const { serveUntilStopped } = await import('../serve/serve-command');
+    process.exitCode = await serveUntilStopped(opts);
+  });
 
   const bundle = program.command('bundle').description('Diagnostic bundles: one zip that carries a run, its sources and what was seen.');
   registerBundleExport(bundle);

@@ -15,9 +15,12 @@ export class DiagnosisFileError extends Error {
   override readonly name = 'DiagnosisFileError';
 }
 
+/** The folder of the snapshots below: the Memory tab opens them by path. */
+export const diagnosisSnapshotDir = (): string => join(defaultStateDir(), 'diagnoses');
+
 /** Where the host keeps the allocator history's snapshots of diagnoses run from the UI (private to the user). */
 export async function snapshotKeepPath(): Promise<string> {
-  const dir = join(defaultStateDir(), 'diagnoses');
+  const dir = diagnosisSnapshotDir();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await keepNewest(dir, KEPT_SNAPSHOTS - 1);
   return join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.pickle`);

@@ -6,6 +6,7 @@ import { ApiError } from '../../core/api/channels';
 import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
 import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
+import { openPaths, type PathPolicy } from './workspace-paths';
 
 const explain = (error: unknown, path: string, verb: string): ApiError => {
   const code = (error as NodeJS.ErrnoException).code;
@@ -54,8 +55,10 @@ export async function writeTextFile(path: string, text: string, expectedMtimeMs:
   }
 }
 
+/** A folder's sub-folders and the files the editor opens; its parent only where `paths` would list it too. */
 export async function listFolder(
   dir: string | null,
+  paths: Pick<PathPolicy, 'reaches'> = openPaths,
 ): Promise<{ dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] }> {
   const full = resolve(dir ?? homedir());
   try {
@@ -70,7 +73,8 @@ export async function listFolder(
         })),
     );
     entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'dir' ? -1 : 1));
-    return { dir: full, parent: dirname(full) === full ? null : dirname(full), entries };
+    const parent = dirname(full) === full || !(await paths.reaches(dirname(full))) ? null : dirname(full);
+    return { dir: full, parent, entries };
   } catch (error) {
     throw explain(error, full, 'list');
   }

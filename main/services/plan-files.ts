@@ -9,6 +9,7 @@ import type { RunOutcome } from '../../core/runner/run-outcome';
 import { checkSavedOutcome, describeNotAResult, resultFileText } from '../../core/runner/result-file';
 
 import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
+import { openPaths, type PathPolicy } from './workspace-paths';
 
 /** A plan file that cannot be read, in words for the user (never a stack trace). */
 export class PlanFileError extends Error {}
@@ -41,7 +42,7 @@ interface PlanFileShape {
  * here, so what reaches the schema is self-contained. `rename` maps one sourceFile to another (a
  * gallery sample's fixed variant). The schema itself is checked by the run.
  */
-export async function readPlanFile(path: string, rename: Record<string, string> = {}): Promise<{ plan: unknown }> {
+export async function readPlanFile(path: string, rename: Record<string, string> = {}, paths: Pick<PathPolicy, 'read'> = openPaths): Promise<{ plan: unknown }> {
   let plan: PlanFileShape;
   try {
     // Counted before it is parsed: a plan is kilobytes, and 16 MiB of `[]` would be millions of arrays.
@@ -54,7 +55,7 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
   const folder = dirname(resolve(path));
   for (const kernel of Array.isArray(plan.kernels) ? plan.kernels : []) {
     if (typeof kernel?.sourceFile === 'string' && kernel.source === undefined) {
-      const file = await insidePlanFolder(folder, rename[kernel.sourceFile] ?? kernel.sourceFile, path, 'sourceFile');
+      const file = await paths.read(await insidePlanFolder(folder, rename[kernel.sourceFile] ?? kernel.sourceFile, path, 'sourceFile'));
       kernel.source = await readTextFile(file, 'Kernel source');
       kernel.sourceName ??= basename(file);
       delete kernel.sourceFile;
@@ -62,7 +63,8 @@ export async function readPlanFile(path: string, rename: Record<string, string> 
   }
   for (const buffer of Array.isArray(plan.buffers) ? plan.buffers : []) {
     const init = buffer?.init;
-    if (init?.kind === 'file' && typeof init.path === 'string') init.path = await insidePlanFolder(folder, init.path, path, 'a file initializer');
+    if (init?.kind === 'file' && typeof init.path === 'string')
+      init.path = await paths.read(await insidePlanFolder(folder, init.path, path, 'a file initializer'));
   }
   return { plan };
 }

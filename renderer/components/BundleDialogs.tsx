@@ -13,11 +13,11 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 /** Open a diagnostic bundle (a .zip someone sent): read on the host into memory, every view shown from it, nothing run or written. */
 export function OpenBundleDialog({ store, onOpened }: { store: WorkbenchStore; onOpened: () => void }) {
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const opened = useStore(store, (s) => s.bundle?.view.path ?? null);
   const opening = useStore(store, (s) => s.bundleOpening);
   const close = () => store.getState().showBundleDialog(null);
-  const folder = opened ? dirnameOf(opened) : homeDir;
+  const folder = opened ? dirnameOf(opened) : startDir;
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
   const target = resolveShownPath(folder, path);
@@ -90,7 +90,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const [done, setDone] = useState<BundleExportResult | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const exporting = useRef<AbortController | null>(null);
-  const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.homeDir ?? '/');
+  const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.startDir ?? '/');
   const label = state.outcome?.diagnosis.kernel?.entry ?? 'run';
   const [path, setPath] = useState(`gpu-workbench-bundle-${label}-${stamp()}.zip`);
   const target = resolveShownPath(folder, path);

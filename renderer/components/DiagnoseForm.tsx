@@ -18,9 +18,9 @@ export function DiagnoseForm({ store }: { store: WorkbenchStore }) {
   const running = useStore(store, (s) => s.diagnoseRunning);
   const { setDiagnoseForm, startDiagnosis, cancelDiagnosis } = store.getState();
   const [error, setError] = useState<string | null>(null);
-  const homeDir = info?.homeDir ?? '/';
+  const startDir = info?.startDir ?? '/';
   const off = info !== null && !info.runsPrograms;
-  const cwd = resolveShownPath(homeDir, form.folder || homeDir);
+  const cwd = resolveShownPath(startDir, form.folder || startDir);
   const why = info === null ? 'Asking the host whether it runs programs…' : off ? 'This host does not run programs: see above' : undefined;
   return (
     <>
@@ -62,7 +62,7 @@ export function DiagnoseForm({ store }: { store: WorkbenchStore }) {
             className="mono"
           />
         </label>
-        <FolderField store={store} homeDir={homeDir} cwd={cwd} />
+        <FolderField store={store} startDir={startDir} cwd={cwd} />
         {cwd && form.folder.trim() !== cwd && <p className="muted shown-path">Runs in {cwd}</p>}
         <label className="field">
           Environment (NAME=value, one a line)
@@ -120,7 +120,7 @@ export function DiagnoseForm({ store }: { store: WorkbenchStore }) {
 }
 
 /** The folder to run in: typed (a name goes into the home folder), or picked in the file browser. */
-function FolderField({ store, homeDir, cwd }: { store: WorkbenchStore; homeDir: string; cwd: string | null }) {
+function FolderField({ store, startDir, cwd }: { store: WorkbenchStore; startDir: string; cwd: string | null }) {
   const folder = useStore(store, (s) => s.diagnoseForm.folder);
   const [browsing, setBrowsing] = useState(false);
   const set = (path: string) => store.getState().setDiagnoseForm({ folder: path });
@@ -128,7 +128,7 @@ function FolderField({ store, homeDir, cwd }: { store: WorkbenchStore; homeDir: 
     <div className="field">
       <label htmlFor="diagnose-folder">Folder to run it in</label>
       <span className="field-row">
-        <input id="diagnose-folder" value={folder} onChange={(e) => set(e.target.value)} placeholder={homeDir} />
+        <input id="diagnose-folder" value={folder} onChange={(e) => set(e.target.value)} placeholder={startDir} />
         <button type="button" onClick={() => setBrowsing(true)}>
           Browse…
         </button>

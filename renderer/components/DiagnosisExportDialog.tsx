@@ -22,10 +22,10 @@ import { Prose } from './Prose';
  * nothing behind; what was written, or why not, in words.
  */
 export function DiagnosisExportDialog({ store, report, onClose }: { store: WorkbenchStore; report: DiagnosisReport & { id: string }; onClose: () => void }) {
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const origin = useStore(store, (s) => s.diagnoseOrigin);
   // A report opened from a file goes beside it by default; a run's, into the home folder (as a run's bundle does).
-  const [folder, setFolder] = useState(origin?.kind === 'file' ? dirnameOf(origin.path) : homeDir);
+  const [folder, setFolder] = useState(origin?.kind === 'file' ? dirnameOf(origin.path) : startDir);
   const [path, setPath] = useState(() => diagnosisBundleName(report, new Date()));
   const [redact, setRedact] = useState(true);
   const [browsing, setBrowsing] = useState(false);

@@ -14,7 +14,7 @@ export function LocateFileDialog({ store }: { store: WorkbenchStore }) {
   const request = useStore(store, (s) => s.locate);
   const documents = useStore(store, (s) => s.documents);
   const compiles = useStore(store, (s) => s.compiles);
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const [path, setPath] = useState('');
   const [busy, setBusy] = useState(false);
   if (!request) return null;
@@ -24,7 +24,7 @@ export function LocateFileDialog({ store }: { store: WorkbenchStore }) {
     request.kind === 'line'
       ? documents.filter((d) => d.name === basenameOf(request.ref.file))
       : documents.filter((d) => (compiles[d.id]?.lastGood ?? compiles[d.id]?.result)?.kernels.some((k) => k.name === request.entry));
-  const target = resolveShownPath(homeDir, path);
+  const target = resolveShownPath(startDir, path);
   const title = request.kind === 'line' ? `Where is ${request.ref.file}?` : `Which file defines ${request.entry}?`;
   const why =
     request.kind === 'line'

@@ -97,9 +97,9 @@ export function OpenDialog({ store, onClose, onBundleOpened }: { store: Workbenc
 export function SaveAsDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
   const activeId = useStore(store, (s) => s.activeId);
   const doc = useStore(store, (s) => s.documents.find((d) => d.id === s.activeId));
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const save = useStore(store, (s) => s.save);
-  const folder = doc?.path ? dirnameOf(doc.path) : homeDir;
+  const folder = doc?.path ? dirnameOf(doc.path) : startDir;
   const [path, setPath] = useState(doc?.path ? basenameOf(doc.path) : (doc?.name ?? 'kernel.cu'));
   const target = resolveShownPath(folder, path);
   return (

@@ -12,9 +12,9 @@ import { Prose } from './Prose';
  * host, never run. Names go into the folder shown; a full path stands as typed.
  */
 export function OpenSanitizerReportDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const shown = useStore(store, (s) => (s.sanitizeOrigin?.kind === 'file' ? s.sanitizeOrigin.xmlPath : (s.outcomeOrigin?.file ?? null)));
-  const folder = shown ? dirnameOf(shown) : homeDir;
+  const folder = shown ? dirnameOf(shown) : startDir;
   const [xml, setXml] = useState('');
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);

@@ -26,7 +26,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
   const [planPathText, setPlanPathText] = useState('');
   const [note, setNote] = useState<{ kind: 'ok' | 'fail'; text: string } | null>(null);
   const rows = run.argRows && kernel && run.argRows.kernel === kernel.name ? run.argRows.rows : null;
-  const planFolder = run.plan?.planPath ? dirnameOf(run.plan.planPath) : doc?.path ? dirnameOf(doc.path) : (s.info?.homeDir ?? null);
+  const planFolder = run.plan?.planPath ? dirnameOf(run.plan.planPath) : doc?.path ? dirnameOf(doc.path) : (s.info?.startDir ?? null);
   const planTarget = planFolder ? resolveShownPath(planFolder, planPathText) : null;
 
   useEffect(() => {

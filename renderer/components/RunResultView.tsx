@@ -211,7 +211,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
   const r = o?.result ?? null;
   const origin = s.outcomeOrigin;
   // Typed names are shown against a folder, and the full path is what is read or written.
-  const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.homeDir ?? '/');
+  const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.startDir ?? '/');
   const target = resolveShownPath(folder, path);
   // A bundle's launch is already in its file's launch panel.
   const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;

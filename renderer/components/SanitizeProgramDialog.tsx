@@ -15,16 +15,16 @@ import { Prose } from './Prose';
  */
 export function SanitizeProgramDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
   const info = useStore(store, (s) => s.info);
-  const homeDir = info?.homeDir ?? '/';
+  const startDir = info?.startDir ?? '/';
   const allowed = info?.runsPrograms ?? false;
   // A run that started while this dialog was open (a failure re-run at once): this one would be refused, so say so here.
   const running = useStore(store, (s) => s.sanitizeProgress);
   const [line, setLine] = useState('');
-  const [folder, setFolder] = useState(homeDir);
+  const [folder, setFolder] = useState(startDir);
   const [envText, setEnvText] = useState('');
   const [tool, setTool] = useState<SanitizerTool>('memcheck');
   const [error, setError] = useState<string | null>(null);
-  const cwd = resolveShownPath(homeDir, folder);
+  const cwd = resolveShownPath(startDir, folder);
   return (
     <Modal label="Sanitize a program" onClose={onClose} testId="sanitize-program-dialog">
       <form

@@ -80,13 +80,13 @@ let diagnoseAbort: AbortController | null = null;
 /** The form as a request: the words, the folder, the environment and the budget, or what is wrong with them. */
 export function diagnoseRequest(
   form: DiagnoseForm,
-  homeDir: string,
+  startDir: string,
 ): { ok: true; command: string[]; cwd: string; env: Record<string, string>; budgetMs: number; thorough: boolean } | { ok: false; error: string } {
   const words = splitCommandLine(form.line);
   if (!words.ok) return words;
   const env = parseEnvironmentLines(form.envText);
   if (!env.ok) return env;
-  const cwd = resolveShownPath(homeDir, form.folder || homeDir);
+  const cwd = resolveShownPath(startDir, form.folder || startDir);
   if (!cwd) return { ok: false, error: 'Give the folder to run the program in.' };
   const minutes = Number(form.budgetMinutes);
   if (!Number.isFinite(minutes) || minutes < 1 || minutes > MAX_BUDGET_MINUTES)
@@ -107,7 +107,7 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
 
   startDiagnosis: async () => {
     if (get().diagnoseRunning) return 'A diagnosis is running: wait for it, or cancel it.';
-    const request = diagnoseRequest(get().diagnoseForm, get().info?.homeDir ?? '/');
+    const request = diagnoseRequest(get().diagnoseForm, get().info?.startDir ?? '/');
     if (!request.ok) return request.error;
     const { command, cwd, env, budgetMs, thorough } = request;
     const controller = new AbortController();

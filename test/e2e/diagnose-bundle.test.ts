@@ -61,7 +61,7 @@ async function assertDiagnosisBundleShown(page: Page, name: string, viewport: Vi
 }
 
 describe('a host started normally: a diagnosis exported as a bundle, and opened again', () => {
-  const app = serveWithBrowser(join(work, 'host'));
+  const app = serveWithBrowser(join(work, 'host'), {}, ['--root', work]);
 
   for (const viewport of VIEWPORTS) {
     test(`${sizeName(viewport)}: export the recorded out-of-memory, open its bundle, Open in Diagnose, its snapshot in the Memory tab`, async () => {

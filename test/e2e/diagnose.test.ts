@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import { ROOT } from '../helpers/cli';
-import { assertAccessible, diagnosePage, openSaved } from '../helpers/diagnose-ui';
+import { assertAccessible, diagnosePage, openSaved, relocatedDiagnoses } from '../helpers/diagnose-ui';
 import { serveWithBrowser } from '../helpers/serve';
 import { activeTab, markedLine, sizeName, VIEWPORTS } from '../helpers/ui';
 import { assertInsideWindow } from '../helpers/viewports';
@@ -30,7 +30,8 @@ async function assertNoSidewaysScroll(page: Page, what: string) {
 }
 
 describe('a host started without --allow-programs: recorded diagnoses', () => {
-  const app = serveWithBrowser(join(work, 'off'));
+  const app = serveWithBrowser(join(work, 'off'), {}, ['--root', work]);
+  const saved = relocatedDiagnoses(join(work, 'saved'));
 
   test('the view says programs are off, and why Diagnose is off; a saved diagnosis opens all the same', async () => {
     const { page, errors, close } = await diagnosePage(app.browser, app.serve.url, VIEWPORTS[0]);
@@ -49,7 +50,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
     // The reason is the button's description, for those who cannot see it beside the button.
     assert.equal(await diagnose.getAttribute('aria-describedby'), 'diagnose-programs-off');
     await assertAccessible(page, 'programs off');
-    await openSaved(page, 'cuda-visible-devices.json');
+    await openSaved(page, 'cuda-visible-devices.json', saved);
     assert.match(await page.getByTestId('diagnosis-verdict').innerText(), /The program found no GPU because CUDA_VISIBLE_DEVICES/);
     // The environment's check that failed, as the doctor shows its checks.
     assert.match(await page.getByTestId('diagnosis-environment').innerText(), /CUDA_VISIBLE_DEVICES hides every GPU/);
@@ -63,7 +64,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
   ] as const) {
     test(`${sizeName(viewport)}, ${theme}: a device-side assert recorded on an H100 — the verdict, your line opens the editor at 16, the chain`, async () => {
       const { page, errors, close } = await diagnosePage(app.browser, app.serve.url, viewport, theme);
-      await openSaved(page, 'pytorch-device-assert.json');
+      await openSaved(page, 'pytorch-device-assert.json', saved);
       const verdict = page.getByRole('heading', { name: /A device-side assert failed in vectorized_gather_kernel/ });
       await verdict.waitFor();
       await assertInsideWindow(page, verdict, 'the verdict');
@@ -108,7 +109,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
 
     test(`${sizeName(viewport)}, ${theme}: an out-of-memory recorded on an H100 — what was alive by line, and its snapshot in the Memory tab`, async () => {
       const { page, errors, close } = await diagnosePage(app.browser, app.serve.url, viewport, theme);
-      await openSaved(page, 'pytorch-oom-too-large.json');
+      await openSaved(page, 'pytorch-oom-too-large.json', saved);
       assert.match(await page.getByTestId('diagnosis-verdict').innerText(), /Out of GPU memory at join\.py:20 .*asking for 63\.3 GiB/);
       const oom = page.getByTestId('diagnosis-oom');
       assert.match(await oom.innerText(), /It asked for 63\.3 GiB; PyTorch held 63\.3 GiB in tensors/);
@@ -132,7 +133,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
 });
 
 describe('a host started with --allow-programs: real diagnoses of programs that need no GPU', () => {
-  const app = serveWithBrowser(join(work, 'on'), {}, ['--allow-programs']);
+  const app = serveWithBrowser(join(work, 'on'), {}, ['--allow-programs', '--root', work]);
   const folder = join(work, 'programs');
   mkdirSync(folder, { recursive: true });
   // Prints, waits (so its step is seen running, its output already shown), then fails with a plain traceback.

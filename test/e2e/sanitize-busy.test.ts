@@ -33,7 +33,7 @@ async function sanitizeProgram(page: Page, line: string): Promise<void> {
 }
 
 describe('two windows of one host, one compute-sanitizer', () => {
-  const app = serveWithBrowser(join(work, 'host'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs']);
+  const app = serveWithBrowser(join(work, 'host'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs', '--root', work]);
 
   test('the second window is told which run holds the tool, since when, and what to do; the first shows it is busy, and its Cancel frees the tool', async () => {
     const first = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
@@ -115,6 +115,8 @@ describe('a host without compute-sanitizer', () => {
   const absent = join(work, 'absent');
   const app = serveWithBrowser(join(work, 'no-tool'), { GPU_WORKBENCH_COMPUTE_SANITIZER: absent, PATH: '/usr/bin:/bin', CUDA_HOME: work, CUDA_PATH: work }, [
     '--allow-programs',
+    '--root',
+    work,
   ]);
   test('says so each time it is asked, never that a run is under way', async (t) => {
     if (locateComputeSanitizer().path || existsSync('/usr/local/cuda/bin/compute-sanitizer')) return t.skip('compute-sanitizer is installed here');

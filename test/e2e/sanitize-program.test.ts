@@ -40,7 +40,7 @@ async function openDialog(page: Page) {
 }
 
 describe('a host started without --allow-programs', () => {
-  const app = serveWithBrowser(join(work, 'off'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool });
+  const app = serveWithBrowser(join(work, 'off'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--root', work]);
   test('says it runs no programs named from the browser, and how to change that; Run is off', async () => {
     // The page's CSP refuses inline scripts, axe's included: this context alone bypasses it.
     const context = await app.browser.newContext({ viewport: VIEWPORTS[0]!, bypassCSP: true });
@@ -61,7 +61,7 @@ describe('a host started without --allow-programs', () => {
 });
 
 describe('the setting that re-runs failures under compute-sanitizer', () => {
-  const app = serveWithBrowser(join(work, 'setting'));
+  const app = serveWithBrowser(join(work, 'setting'), {}, ['--root', work]);
   test('is off until asked for, and kept for the workspace on the host across a reload', async () => {
     const { page, errors } = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
     await page.getByTestId('output-tab-Run').click();
@@ -83,7 +83,7 @@ describe('the setting that re-runs failures under compute-sanitizer', () => {
 });
 
 describe('a host started with --allow-programs', () => {
-  const app = serveWithBrowser(join(work, 'on'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs']);
+  const app = serveWithBrowser(join(work, 'on'), { GPU_WORKBENCH_COMPUTE_SANITIZER: tool }, ['--allow-programs', '--root', work]);
   test('the command line as typed (split as a shell would, nothing expanded), the folder and the environment reach the tool; its findings show', async () => {
     const { page, errors } = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
     let dialog = await openDialog(page);

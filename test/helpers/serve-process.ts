@@ -11,14 +11,21 @@ export interface ServeProcess {
   port: number;
   token: string;
   child: ChildProcess;
+  /** Everything the host printed so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** Starts the real `serve` entry on a free port and reads the URL it prints. */
-export function startServe(env: Record<string, string> = {}, via: 'npm-script' | 'cli' = 'npm-script', extraArgs: string[] = []): Promise<ServeProcess> {
+/** Starts the real `serve` entry on a free port, in `cwd` (this checkout unless given), and reads the URL it prints. */
+export function startServe(
+  env: Record<string, string> = {},
+  via: 'npm-script' | 'cli' = 'npm-script',
+  extraArgs: string[] = [],
+  cwd = projectRoot(),
+): Promise<ServeProcess> {
   const entry = via === 'cli' ? [join(projectRoot(), 'bin/gpu-workbench.js'), 'serve'] : [join(projectRoot(), 'dist/main/serve.js')];
   const child = spawn(process.execPath, [...entry, '--port', '0', '--no-spare', ...extraArgs], {
-    cwd: projectRoot(),
+    cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
@@ -35,6 +42,7 @@ export function startServe(env: Record<string, string> = {}, via: 'npm-script' |
         port: Number(m[2]),
         token: m[3]!,
         child,
+        output: () => out,
         stop: () =>
           new Promise((done) => {
             child.once('exit', () => done());

@@ -13,19 +13,19 @@ const MAX_REQUEST_CHARS = 36 * 1024 * 1024;
 
 /**
  * Export of what the Memory tab shows: the timeline as a Chrome trace (Perfetto, chrome://tracing), and samples
- * (the monitor's, or a run's) as CSV, to a file the user names — shown against their home folder, written whole.
+ * (the monitor's, or a run's) as CSV, to a file the user names — shown against the folder file boxes start in (home, in the desktop app), written whole.
  */
 export function MemoryExport({ store, timeline, series }: { store: WorkbenchStore; timeline: Timeline | null; series: SampleSeries | null }) {
   const api = useStore(store, (s) => s.api);
-  const home = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const [name, setName] = useState('');
   const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  const target = resolveShownPath(home, name);
+  const target = resolveShownPath(startDir, name);
 
   const send = (format: 'trace' | 'csv') => {
     setSaid(null);
-    if (!target) return setSaid({ ok: false, text: `Give a file name (it goes into ${home}) or a full path to export to.` });
+    if (!target) return setSaid({ ok: false, text: `Give a file name (it goes into ${startDir}) or a full path to export to.` });
     const request = format === 'trace' ? { format, path: target, timeline: encodeTimeline(timeline!) } : { format, path: target, series: series! };
     const chars = JSON.stringify(request).length;
     if (chars > MAX_REQUEST_CHARS)

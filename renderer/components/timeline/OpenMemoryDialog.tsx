@@ -14,10 +14,10 @@ const PHASES = { read: 'Reading the file…', parse: 'Reading the pickle…', mo
  * whitelist unpickler, never run. A bare name goes into the folder shown; a full path stands as typed.
  */
 export function OpenMemoryDialog({ store, as, onClose }: { store: WorkbenchStore; as: 'file' | 'compare'; onClose: () => void }) {
-  const homeDir = useStore(store, (s) => s.info?.homeDir ?? '/');
+  const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const shown = useStore(store, (s) => s.memoryFile?.path ?? s.outcomeOrigin?.file ?? null);
   const opening = useStore(store, (s) => s.memoryOpening);
-  const folder = shown ? dirnameOf(shown) : homeDir;
+  const folder = shown ? dirnameOf(shown) : startDir;
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
   const target = resolveShownPath(folder, path);

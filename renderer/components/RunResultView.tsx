@@ -263,7 +263,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
         </p>
       )}
       {s.runError && (
-        <p className="status-fail" role="alert">
+        <p className="status-fail" role="alert" data-testid="run-error">
           <Prose text={s.runError} />
         </p>
       )}

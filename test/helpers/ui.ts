@@ -46,10 +46,12 @@ export async function openSample(page: Page, name: string, variant: 'broken' | '
 }
 
 /** Opens a saved run result from the Run tab. */
+/** Opens a result file from the Run tab and waits until it is the result on screen (not the one opened before it). */
 export async function openResult(page: Page, path: string): Promise<void> {
   await page.getByTestId('output-tab-Run').click();
   await page.getByLabel('Result file').fill(path);
   await page.getByRole('button', { name: 'Open result' }).click();
+  await page.getByText(`opened from ${path}`, { exact: true }).or(page.getByTestId('run-error')).first().waitFor();
 }
 
 export async function openByPath(page: Page, path: string): Promise<void> {

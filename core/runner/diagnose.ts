@@ -1,4 +1,4 @@
-import { lookupCode } from '../cuda/error-catalog';
+import { isOutOfMemory, lookupCode } from '../cuda/error-catalog';
 import { explanationFor, type Explanation } from '../cuda/explanations';
 import type { GpuProcess } from '../devices';
 import type { Problem } from '../discovery';
@@ -229,7 +229,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
     const staleHere = stale.filter((s) => s.stepIndex === f.stepIndex);
     for (const s of staleHere) specifics.unshift(`Buffer ${s.buffer} was freed at step ${s.freedAtStep + 1}, and this launch was given its dangling pointer.`);
 
-    if (f.error.library === 'cuda' && f.error.code === 2 && f.op === 'alloc') {
+    if (f.op === 'alloc' && isOutOfMemory(f.error)) {
       const m = f.memory ?? null;
       const memory = m ? { ...m, processes: input.processes } : null;
       if (m) {

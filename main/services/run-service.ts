@@ -1,6 +1,7 @@
 import type { AbortLike } from '../../core/api/channels';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { findKernelSymbol } from '../../core/cubin';
+import { isOutOfMemory } from '../../core/cuda/error-catalog';
 import { smArch } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
@@ -223,7 +224,7 @@ async function execute(
     const step = f.stepIndex === null ? undefined : plan.steps[f.stepIndex];
     const fn = result.functions.find((x) => x.kernel === f.kernel);
     const launchFindings = step?.op === 'launch' && fn ? findingsFor(device, fn.attributes, step) : [];
-    const processes = f.error.code === 2 && f.op === 'alloc' ? await processesOn(device) : null;
+    const processes = f.op === 'alloc' && isOutOfMemory(f.error) ? await processesOn(device) : null;
     return outcome('cuda-error', {
       problem: {
         title: `${f.error.name} in ${f.error.api}`,

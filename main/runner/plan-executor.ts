@@ -29,7 +29,7 @@ import {
   type RunResult,
   type StepRecord,
 } from '../../core/runner/run-result';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { NativeAddon } from '../native/addon';
 import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
@@ -599,7 +599,7 @@ export async function executePlan(
  * Initial buffer contents are deterministic (core/plan/buffer-data.ts), so the runner keeps recent ones
  * between runs: a re-run does not regenerate them. Bounded by bytes, least recently used out first.
  */
-const initialBytesCache = new BoundedLru<string, Uint8Array>(256 * 1024 * 1024, (bytes) => bytes.byteLength);
+const initialBytesCache = new BoundedCache<string, Uint8Array>(256 * 1024 * 1024, (bytes) => bytes.byteLength);
 
 function initialBytesOf(spec: BufferSpec): Uint8Array {
   const key = `${spec.type}:${spec.count}:${JSON.stringify(spec.init)}`;

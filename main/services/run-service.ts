@@ -16,7 +16,7 @@ import type { DeviceInfo, GpuProcess } from '../../core/devices';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
 import { freemem } from 'node:os';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { CompileService } from '../compile/compile-service';
 import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
@@ -54,7 +54,7 @@ interface Pieces {
 }
 
 /** The kernels a source declares, parsed once per source text: a re-run parses nothing again. */
-const parsedSources = new BoundedLru<string, ReturnType<typeof findKernels>>(32);
+const parsedSources = new BoundedCache<string, ReturnType<typeof findKernels>>(32);
 function kernelsIn(source: string): ReturnType<typeof findKernels> {
   let kernels = parsedSources.get(source);
   if (!kernels) {

@@ -19,6 +19,7 @@ import { projectRoot } from '../main/paths';
 import { forkLauncher } from '../main/process/launcher';
 import { nullPointerPlan } from '../test/helpers/plans';
 import { RunnerPool } from '../main/runner/runner-pool';
+import { smArch } from '../core/devices';
 import { listDevices } from '../main/services/device-service';
 import { createWorkbench } from '../main/workbench';
 import { LineReference } from './line-reference';
@@ -75,7 +76,7 @@ async function main() {
     process.exit(2);
   }
   const device = devices.devices[0]!;
-  const arch = `sm_${device.computeCapability.major}${device.computeCapability.minor}`;
+  const arch = smArch(device);
   const source = readFileSync(join(root, 'samples/vector-add/vector_add.cu'), 'utf8');
   const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-bench-'));
 

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     }
     all.push(ms);
     const watchdog = outcome.exit?.kind === 'watchdog';
-    const sticky = !watchdog && (outcome.result?.failure?.sticky === true || outcome.exit?.kind === 'sticky-cuda-error');
+    const sticky = !watchdog && outcome.result?.failure?.sticky === true;
     if (sticky) await probeRun(afterFault, afterSticky);
     else if (watchdog) await probeRun(afterFault, afterWatchdog);
     else if (i % 10 === 0) await probeRun(steady);

@@ -478,9 +478,6 @@ export function generateReproSource(plan: LaunchPlan, options: ReproOptions = {}
   return lines.join('\n');
 }
 
-/** The nvcc -arch for a compute capability (9.0 -> sm_90). */
-export const archOf = (major: number, minor: number): string => `sm_${major}${minor}`;
-
 /** Every file of repro/, by its name inside the bundle. */
 export function generateRepro(plan: LaunchPlan, options: ReproOptions = {}): Map<string, string> {
   const arch = options.arch ?? 'native';

@@ -18,7 +18,7 @@ export interface CatalogEntry {
  * the process in an inconsistent state", "the context cannot be used anymore"), plus 999 (unknown),
  * which we treat as sticky because nothing proves otherwise and a fresh runner costs little.
  */
-export const STICKY_CODES: ReadonlySet<number> = new Set([214, 226, 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 810, 911, 999]);
+const STICKY_CODES: ReadonlySet<number> = new Set([214, 226, 700, 702, 710, 714, 715, 716, 717, 718, 719, 721, 810, 911, 999]);
 
 const byCode = new Map<number, CatalogEntry>();
 const byName = new Map<string, CatalogEntry>();
@@ -62,5 +62,19 @@ export function lookupName(name: string): CatalogEntry | undefined {
   return byName.get(name);
 }
 
-export const isStickyCode = (code: number): boolean => STICKY_CODES.has(code);
+/** CUDA_ERROR_OUT_OF_MEMORY in the driver API, cudaErrorMemoryAllocation in the runtime API: the same number. */
+export const CUDA_ERROR_OUT_OF_MEMORY = 2;
+
+/**
+ * The one answer to "is this CUDA's out of memory?", for a runner's error (a code is CUDA's only where its library is
+ * 'cuda'), a catalog entry (no library: always CUDA's) or a name read from text (either API's).
+ */
+export const isOutOfMemory = (e: { code: number; name?: string; library?: string }): boolean =>
+  e.name === 'CUDA_ERROR_OUT_OF_MEMORY' || e.name === 'cudaErrorMemoryAllocation' || ((e.library ?? 'cuda') === 'cuda' && e.code === CUDA_ERROR_OUT_OF_MEMORY);
+
+/**
+ * The one answer to "is this error sticky?" (the context is dead after it), for a runner's error or a catalog
+ * entry, as `isOutOfMemory`: a workbench or NVRTC error with the same number is not.
+ */
+export const isSticky = (e: { code: number; library?: string }): boolean => (e.library ?? 'cuda') === 'cuda' && STICKY_CODES.has(e.code);
 export const catalogEntries = (): CatalogEntry[] => [...byCode.values()];

@@ -1,3 +1,4 @@
+import { isOutOfMemory } from '../cuda/error-catalog';
 import { explainPaste, type TraceFrame } from '../explain/explain-paste';
 import { isKernelFault } from '../explain/python-fault';
 import type { ExitStatus, FailureCategory, FailureReading } from './evidence';
@@ -82,7 +83,7 @@ function categorise(exit: ExitStatus, signal: string | null, explained: ReturnTy
   if (explained.oom) return 'out-of-memory';
   if (explained.error && isKernelFault(explained.error)) return 'kernel-fault';
   if (isCrashSignal(signal)) return 'host-crash';
-  if (explained.recognized && explained.error?.code === 2) return 'out-of-memory';
+  if (explained.recognized && explained.error && isOutOfMemory(explained.error)) return 'out-of-memory';
   if (explained.recognized && explained.error && (NOT_FAULT_ERRORS.has(explained.error.code) || exception !== null)) return 'cuda-error';
   if (exception && /No CUDA GPUs are available|Found no NVIDIA driver|CUDA driver version is insufficient/.test(exception)) return 'cuda-error';
   if (exception) return 'python-error';

@@ -1,5 +1,5 @@
 import { explanationFor, type Explanation } from '../cuda/explanations';
-import { lookupCode, lookupName, lookupRuntimeCode, type CatalogEntry } from '../cuda/error-catalog';
+import { CUDA_ERROR_OUT_OF_MEMORY, isOutOfMemory, lookupCode, lookupName, lookupRuntimeCode, type CatalogEntry } from '../cuda/error-catalog';
 import { ERROR_MESSAGES } from './error-strings.generated';
 import { cupyOomSpecifics, parseCupyOom, parsePytorchOom, pytorchOomSpecifics, rawOomSpecifics, type OomBreakdown } from './oom';
 import { parseDeviceAsserts } from './device-assert';
@@ -103,7 +103,7 @@ function sanitizerSpecifics(findings: SanitizerFinding[]): string[] {
 /** The specifics for an error that carries no numbers of its own: a kernel fault, or an allocation that failed. */
 function errorSpecifics(text: string, error: CatalogEntry, fault: KernelFault): string[] {
   if (isKernelFault(error)) return kernelFaultSpecifics(fault, error);
-  if (error.code === 2) return rawOomSpecifics(text);
+  if (isOutOfMemory(error)) return rawOomSpecifics(text);
   return [];
 }
 
@@ -140,7 +140,12 @@ function pythonExceptionLine(text: string): string[] {
 export function explainPaste(text: string): PasteExplanation {
   const paste = text.slice(0, 200_000);
   const oom = parsePytorchOom(paste);
-  if (oom) return result('pytorch-oom', lookupCode(2) ?? null, { title: 'PyTorch: CUDA out of memory', oom, specifics: pytorchOomSpecifics(oom) });
+  if (oom)
+    return result('pytorch-oom', lookupCode(CUDA_ERROR_OUT_OF_MEMORY) ?? null, {
+      title: 'PyTorch: CUDA out of memory',
+      oom,
+      specifics: pytorchOomSpecifics(oom),
+    });
 
   const sanitizer = /=+\s+(COMPUTE-SANITIZER|ERROR SUMMARY|Invalid __|Race reported|Uninitialized __global__)/.test(paste) ? parseSanitizer(paste) : [];
   if (sanitizer.length > 0) {
@@ -159,7 +164,8 @@ export function explainPaste(text: string): PasteExplanation {
   }
 
   const cupyOom = parseCupyOom(paste);
-  if (cupyOom) return result('cupy', lookupCode(2) ?? null, { title: 'CuPy: out of memory', oom: cupyOom, specifics: cupyOomSpecifics(cupyOom) });
+  if (cupyOom)
+    return result('cupy', lookupCode(CUDA_ERROR_OUT_OF_MEMORY) ?? null, { title: 'CuPy: out of memory', oom: cupyOom, specifics: cupyOomSpecifics(cupyOom) });
 
   const framework = explainFrameworkError(paste, frameworkErrors(paste));
   if (framework) return framework;

@@ -3,7 +3,7 @@
  * memory (the request against what was free, and who held the rest: the run's own buffers and, when NVML was
  * sampled, every process on the device), the buffers a completed plan never freed, and the peak.
  */
-import { lookupCode, lookupName } from '../cuda/error-catalog';
+import { isSticky, lookupCode, lookupName } from '../cuda/error-catalog';
 import { explanationFor } from '../cuda/explanations';
 import { formatBytes } from '../format';
 import type { CudaErrorInfo } from '../runner/run-result';
@@ -21,8 +21,6 @@ export interface RunMarkerContext {
 }
 
 const LISTED = 12;
-
-export const isOutOfMemory = (error: CudaErrorInfo): boolean => error.name === 'CUDA_ERROR_OUT_OF_MEMORY' || (error.library === 'cuda' && error.code === 2);
 
 function bufferName(ctx: RunMarkerContext, i: number): string {
   const l = ctx.allocations.label[i]!;
@@ -97,7 +95,7 @@ export function errorMarker(
     `${at.api} failed at ${at.step === null ? 'the run' : ctx.stepLabel(at.step)}: ${at.error.name} (${at.error.code}).`,
     at.error.message,
     ...(explanation ? [explanation.summary] : []),
-    ...(sticky || entry?.sticky ? ['The error is sticky: the CUDA context was dead after it, so the runner that hit it was replaced.'] : []),
+    ...(sticky || isSticky(at.error) ? ['The error is sticky: the CUDA context was dead after it, so the runner that hit it was replaced.'] : []),
     ...nextSteps(at.error),
   ];
   return {

@@ -18,7 +18,8 @@ import { orderedSamples, sampleCounters } from './samples-timeline';
 import type { Timeline, TimelineMarker } from './timeline';
 import { AllocationsBuilder, CounterBuilder, counterHead, LabelTable, parseAddress, SpansBuilder } from './timeline-columns';
 import { aliveAt, peakOf } from './timeline-model';
-import { errorMarker, isOutOfMemory, leakMarker, oomMarker, peakMarker, type RunMarkerContext } from './run-markers';
+import { isOutOfMemory } from '../cuda/error-catalog';
+import { errorMarker, leakMarker, oomMarker, peakMarker, type RunMarkerContext } from './run-markers';
 
 export class NoEventLogError extends Error {
   constructor(message: string) {

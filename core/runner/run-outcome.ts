@@ -20,6 +20,7 @@ export interface CompileRecord {
 /** Everything one run produced, as the CLI prints it (--json), the UI shows it and a result file keeps it. */
 export interface RunOutcome {
   status: RunStatus;
+  /** Why the run never ran (status invalid, compile-error, unavailable, or a request refused); null once it ran. */
   problem: Problem | null;
   compile: CompileRecord[];
   result: RunResult | null;

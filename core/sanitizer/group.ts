@@ -1,4 +1,4 @@
-import { isStickyCode } from '../cuda/error-catalog';
+import { isSticky } from '../cuda/error-catalog';
 import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary, SourceMapped } from './findings';
 import { plural, thousands } from '../format';
 import { countsAreLowerBounds } from './parse-text';
@@ -227,7 +227,7 @@ const HAZARD_WORDS: Record<string, string> = { WAR: 'a write after a read', RAW:
 /** A sticky error, by its code where the record has one (driver and runtime share these), else by either API's name. */
 export const isStickyApiError = (api: NonNullable<SanitizerFinding['api']>) =>
   api.code !== null
-    ? isStickyCode(api.code)
+    ? isSticky({ code: api.code })
     : /launchfail|illegaladdress|misalignedaddress|illegalinstruction|assert|hardwarestackerror|invalidpc/.test(api.error.replace(/_/g, '').toLowerCase());
 
 /**

@@ -18,6 +18,7 @@ import { loadProfileFile, saveProfile } from '../services/profile-service';
 import { makeProfile, deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch } from '../../core/validate/validate-launch';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
+import { smArch } from '../../core/devices';
 import { listDevices } from '../services/device-service';
 import { discover } from '../services/discovery-service';
 import { createWorkbench } from '../workbench';
@@ -170,7 +171,7 @@ export function buildProgram(): Command {
         let arch = opts.arch;
         if (!arch) {
           const devices = await listDevices();
-          arch = devices.ok && devices.devices[0] ? `sm_${devices.devices[0].computeCapability.major}${devices.devices[0].computeCapability.minor}` : 'sm_90';
+          arch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : 'sm_90';
         }
         const options = compileOptionsSchema.safeParse({
           arch,
@@ -284,7 +285,7 @@ export function buildProgram(): Command {
           profile = makeProfile(device, devices.driverVersion, new Date().toISOString());
         }
         const source = await fromUserFile(() => readTextFile(file, 'Source file'));
-        const arch = `sm_${profile.device.computeCapability.major}${profile.device.computeCapability.minor}`;
+        const arch = smArch(profile.device);
         const compiler = new CompileService(forkLauncher);
         const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });
         try {

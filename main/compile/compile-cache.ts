@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 import type { CompileResult } from '../../core/compile/compile-result';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import { readRegularFile } from '../services/safe-fs';
 
 export interface CachedCompile {
@@ -31,7 +31,7 @@ export class CompileCache {
   /** Entries being written: answered from memory so that a hit right after a compile is never missed. */
   private readonly writing = new Map<string, CachedCompile>();
   /** The most recent entries, in memory: a re-run of an unchanged kernel reads no file. */
-  private readonly recent = new BoundedLru<string, CachedCompile>(32);
+  private readonly recent = new BoundedCache<string, CachedCompile>(32);
   /** Entries on disk with their size and last use, read once: a miss (every edit) then costs no file system call. */
   private index: Promise<Map<string, IndexEntry>> | null = null;
   /** The same index once it is read, for the synchronous paths. */

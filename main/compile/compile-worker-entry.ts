@@ -12,7 +12,7 @@ import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
 import { formatCudaVersion } from '../../core/format';
 import { describeIssues } from '../../core/plan/plan-schema';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { NativeAddon, NvrtcOutput } from '../native/addon';
 import { tieLifetimeToHost } from '../process/child-lifetime';
 import { processRuns } from '../process/process-state';
@@ -121,7 +121,7 @@ function result(
  * compile are remembered by the PTX they came from; a cached answer takes them from there, or, for PTX
  * this worker has not compiled itself, from one compile with --no-cache.
  */
-const ptxasLinesByPtx = new BoundedLru<string, string>(256);
+const ptxasLinesByPtx = new BoundedCache<string, string>(256);
 const ptxasLinesOf = (log: string) =>
   log
     .split('\n')

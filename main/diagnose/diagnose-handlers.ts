@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 
 import { ApiError, type CallContext, type ChannelEvent, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
 import type { DiagnosisReport } from '../../core/diagnose/report';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import { fullPathToWrite } from '../services/write-path';
 import { exportDiagnosisBundle } from '../bundle/diagnosis-bundle';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
@@ -23,7 +23,7 @@ const PROGRAMS_OFF =
 /** The diagnosis's channels, registered by feature: the same service the CLI's `diagnose` calls. */
 export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel]: Handler<C> } {
   // Each report with whether it ran here: only then does this machine's doctor belong beside it in a bundle.
-  const held = new BoundedLru<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) =>
+  const held = new BoundedCache<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) =>
     report.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024),
   );
   const hold = (report: DiagnosisReport, ranHere: boolean): DiagnosisReport => {

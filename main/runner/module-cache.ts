@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { CompiledModule } from '../../core/runner/protocol';
 import type { FunctionAttributes } from '../../core/runner/run-result';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { NativeAddon } from '../native/addon';
 
 export interface LoadedFunction {
@@ -19,13 +19,13 @@ export interface LoadedFunction {
  * recently used are unloaded past `capacity`.
  */
 export class ModuleCache {
-  private readonly modules: BoundedLru<string, { moduleId: number; functions: Map<string, LoadedFunction> }>;
+  private readonly modules: BoundedCache<string, { moduleId: number; functions: Map<string, LoadedFunction> }>;
 
   constructor(
     private readonly addon: NativeAddon,
     capacity = 32,
   ) {
-    this.modules = new BoundedLru(capacity, undefined, (_key, oldest) => void this.addon.unloadModule(oldest.moduleId).catch(() => undefined));
+    this.modules = new BoundedCache(capacity, undefined, (_key, oldest) => void this.addon.unloadModule(oldest.moduleId).catch(() => undefined));
   }
 
   /** The module's function; `loaded` says whether this call loaded the module (a driver call) or the cache held it. */

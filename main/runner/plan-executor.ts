@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { freemem } from 'node:os';
 
-import { isStickyCode } from '../../core/cuda/error-catalog';
+import { isOutOfMemory, isSticky } from '../../core/cuda/error-catalog';
+import { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES } from '../../core/cuda/function-attributes';
 import { formatBytes } from '../../core/format';
 import { initialBytes, summarizeBuffer } from '../../core/plan/buffer-data';
 import { compareBuffer } from '../../core/plan/compare';
@@ -28,13 +29,11 @@ import {
   type RunResult,
   type StepRecord,
 } from '../../core/runner/run-result';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { NativeAddon } from '../native/addon';
 import type { LoadedFunction } from './module-cache';
 import { toCudaError } from './cuda-error';
 
-const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
-const CUDA_ERROR_OUT_OF_MEMORY = 2;
 /** Device printf text kept per step; a kernel printing in a loop can write far more. */
 const DEVICE_OUTPUT_BYTES_PER_STEP = 64 * 1024;
 /** Read-back data kept for paging; past this the run still reports summaries, but pages are not kept. */
@@ -125,7 +124,7 @@ export async function executePlan(
   let failureEvent: ReturnType<RunEventRecorder['error']> = null;
   const fail = (stepIndex: number | null, op: string, kernel: string | null, error: unknown) => {
     const info = error instanceof StepFailure ? error.error : toCudaError(error, op);
-    failure = { stepIndex, op, kernel, error: info, sticky: info.library === 'cuda' && isStickyCode(info.code) };
+    failure = { stepIndex, op, kernel, error: info, sticky: isSticky(info) };
     failureEvent = log.error(info);
   };
 
@@ -162,7 +161,7 @@ export async function executePlan(
     } catch (error) {
       fail(index, step.op, step.op === 'launch' ? step.kernel : null, error);
       const f = failure as RunResult['failure'];
-      if (f && step.op === 'alloc' && f.error.library === 'cuda' && f.error.code === CUDA_ERROR_OUT_OF_MEMORY) {
+      if (f && step.op === 'alloc' && isOutOfMemory(f.error)) {
         const info = await addon.memGetInfo().catch(() => null);
         f.memory = info && { requestedBytes: bytesOf(buffers.get(step.buffer)!), ...info };
         const event = failureEvent as ReturnType<RunEventRecorder['error']>; // set by fail(), which TS cannot see
@@ -600,7 +599,7 @@ export async function executePlan(
  * Initial buffer contents are deterministic (core/plan/buffer-data.ts), so the runner keeps recent ones
  * between runs: a re-run does not regenerate them. Bounded by bytes, least recently used out first.
  */
-const initialBytesCache = new BoundedLru<string, Uint8Array>(256 * 1024 * 1024, (bytes) => bytes.byteLength);
+const initialBytesCache = new BoundedCache<string, Uint8Array>(256 * 1024 * 1024, (bytes) => bytes.byteLength);
 
 function initialBytesOf(spec: BufferSpec): Uint8Array {
   const key = `${spec.type}:${spec.count}:${JSON.stringify(spec.init)}`;

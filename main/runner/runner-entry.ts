@@ -1,4 +1,5 @@
-import { isStickyCode } from '../../core/cuda/error-catalog';
+import { isSticky } from '../../core/cuda/error-catalog';
+import { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES } from '../../core/cuda/function-attributes';
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
 import {
@@ -129,7 +130,7 @@ async function handle(request: RunnerRequest): Promise<void> {
         moduleId = await addon.loadModule(request.module.image);
         let fn = await addon.getFunction(moduleId, request.module.symbol);
         if (request.maxDynamicSharedBytes !== null) {
-          await addon.setFunctionAttribute(fn.id, 8, request.maxDynamicSharedBytes);
+          await addon.setFunctionAttribute(fn.id, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, request.maxDynamicSharedBytes);
           fn = await addon.getFunction(moduleId, request.module.symbol);
         }
         const result = await addon.probeLaunches({
@@ -141,7 +142,7 @@ async function handle(request: RunnerRequest): Promise<void> {
         return reply.ok(request.id, request.type, { attributes: fn.attributes, ...result });
       } catch (error) {
         const e = toCudaError(error, 'cuLaunchKernel');
-        const sticky = e.library === 'cuda' && isStickyCode(e.code);
+        const sticky = isSticky(e);
         if (sticky) return postAndExit(port, { type: 'error', id: request.id, error: e, sticky: true }, STICKY_EXIT_CODE);
         return replyError(request.id, e);
       } finally {

@@ -1,5 +1,6 @@
 import type { CompileResult, KernelFacts } from '../../core/compile/compile-result';
 import type { RunnerPool } from '../runner/runner-pool';
+import { smArch } from '../../core/devices';
 import { deviceInfos } from './device-service';
 
 /**
@@ -15,7 +16,7 @@ export async function completeKernelFacts<T extends Pick<CompileResult, 'ok' | '
   if (!result.ok || !result.image || result.image[0] !== 0x7f || missing.length === 0) return result;
   const devices = await deviceInfos();
   if (!devices.ok) return result;
-  const device = devices.devices.find((d) => `sm_${d.computeCapability.major}${d.computeCapability.minor}` === result.arch);
+  const device = devices.devices.find((d) => smArch(d) === result.arch);
   if (!device) return result;
   try {
     const driver = await pool.inspect(

@@ -1,6 +1,7 @@
 import type { AbortLike } from '../../core/api/channels';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { findKernelSymbol } from '../../core/cubin';
+import { isOutOfMemory } from '../../core/cuda/error-catalog';
 import { smArch } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
@@ -15,7 +16,7 @@ import type { DeviceInfo, GpuProcess } from '../../core/devices';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
 import { freemem } from 'node:os';
-import { BoundedLru } from '../bounded-lru';
+import { BoundedCache } from '../../core/bounded-cache';
 import type { CompileService } from '../compile/compile-service';
 import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
@@ -41,7 +42,9 @@ export interface RunOptions {
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
 }
 
+/** What a run left behind, facts only: the diagnosis (core/runner/diagnose.ts) words them. */
 interface Pieces {
+  /** Why it never ran (an invalid plan, a compile error, no driver, a request the runner refused): what the check found. */
   problem?: Problem | null;
   compile?: CompileRecord[];
   result?: RunResult | null;
@@ -51,7 +54,7 @@ interface Pieces {
 }
 
 /** The kernels a source declares, parsed once per source text: a re-run parses nothing again. */
-const parsedSources = new BoundedLru<string, ReturnType<typeof findKernels>>(32);
+const parsedSources = new BoundedCache<string, ReturnType<typeof findKernels>>(32);
 function kernelsIn(source: string): ReturnType<typeof findKernels> {
   let kernels = parsedSources.get(source);
   if (!kernels) {
@@ -93,13 +96,9 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
   return finish(status, pieces);
 }
 
-const outcome = (status: RunStatus, pieces: Pieces) => ({ status, pieces });
+const outcome = (status: RunStatus, pieces: Pieces): Outcome => ({ status, pieces });
 
-const CANCELLED: Problem = {
-  title: 'The run was cancelled',
-  detail: 'It was stopped where it was: a compile under way was stopped, a runner at work was killed.',
-  remedy: 'Run again when you are ready; a fresh runner is already up.',
-};
+type Outcome = { status: RunStatus; pieces: Pieces };
 
 /** A valid plan's checks, compile and run: where it stopped, and what it had by then. */
 async function execute(
@@ -107,18 +106,64 @@ async function execute(
   services: { compiler: CompileService; pool: RunnerPool },
   options: RunOptions,
   timing: RunOutcome['timing'],
-): Promise<{ status: RunStatus; pieces: Pieces }> {
+): Promise<Outcome> {
   let phase = performance.now();
   options.onPhase?.('checks');
+  const checked = await checkPlan(plan);
+  if ('stopped' in checked) return checked.stopped;
+  const { device } = checked;
+  timing.checkMs = performance.now() - phase;
+  phase = performance.now();
+  options.onPhase?.('compile');
+  const compiled = await compileKernels(plan, options.arch ?? smArch(device), services.compiler, options.signal);
+  if ('stopped' in compiled) return compiled.stopped;
+  const { compile, modules } = compiled;
+  timing.compileMs = performance.now() - phase;
+  phase = performance.now();
+  if (options.signal?.aborted) return outcome('cancelled', { compile });
+  options.onPhase?.('run');
+
+  try {
+    const result = await services.pool.run(plan, modules, options.timeoutMs, options.signal);
+    timing.runMs = performance.now() - phase;
+    if (result.ok) return outcome('ok', { compile, result });
+    const f = result.failure!;
+    const step = f.stepIndex === null ? undefined : plan.steps[f.stepIndex];
+    const fn = result.functions.find((x) => x.kernel === f.kernel);
+    const launchFindings = step?.op === 'launch' && fn ? findingsFor(device, fn.attributes, step) : [];
+    const processes = f.op === 'alloc' && isOutOfMemory(f.error) ? await processesOn(device) : null;
+    // Facts only: the failure (sticky or not) is in the result, and the diagnosis says what it means.
+    return outcome('cuda-error', { compile, result, launchFindings, processes });
+  } catch (error) {
+    timing.runMs = performance.now() - phase;
+    if (error instanceof ProcessExitError && error.exit.kind === 'cancelled') return outcome('cancelled', { compile, exit: error.exit });
+    if (error instanceof RequestCancelledError) return outcome('cancelled', { compile });
+    // How it ended (the watchdog, a crash, a kill) is the exit's classification; the diagnosis words it.
+    if (error instanceof ProcessExitError) return outcome('runner-died', { compile, exit: error.exit });
+    if (error instanceof ChildRequestError) {
+      const e = error.error;
+      return outcome(e.name === 'WORKBENCH_DRIVER_NOT_LOADED' ? 'unavailable' : 'cuda-error', {
+        problem: { title: `${e.name} in ${e.api}`, detail: e.message, remedy: 'See `gpu-workbench doctor`.' },
+        compile,
+      });
+    }
+    throw error;
+  }
+}
+
+/** The checks before any compile: host memory, the arguments against the kernels' parameters, the device. */
+async function checkPlan(plan: LaunchPlan): Promise<{ device: DeviceInfo } | { stopped: Outcome }> {
   const hostMemory = checkHostMemory(plan, freemem());
   if (hostMemory.length) {
-    return outcome('invalid', {
-      problem: {
-        title: 'The plan needs more host memory than this machine has free',
-        detail: hostMemory.join('\n'),
-        remedy: 'Make the buffers smaller, or read back only what you need to see.',
-      },
-    });
+    return {
+      stopped: outcome('invalid', {
+        problem: {
+          title: 'The plan needs more host memory than this machine has free',
+          detail: hostMemory.join('\n'),
+          remedy: 'Make the buffers smaller, or read back only what you need to see.',
+        },
+      }),
+    };
   }
   // From the source text, before any compiler or device: a mismatch is refused even where neither exists.
   const params = new Map<string, KernelParam[] | null>(
@@ -126,49 +171,59 @@ async function execute(
   );
   const argProblems = checkLaunchArgs(plan, params);
   if (argProblems.length) {
-    return outcome('invalid', {
-      problem: {
-        title: 'The launch arguments do not match the kernel’s parameters',
-        detail: argProblems.join('\n'),
-        remedy: 'Give one argument per parameter, in order: a buffer of the pointed-to type for each pointer, a value of the parameter’s type for each scalar.',
-      },
-    });
+    return {
+      stopped: outcome('invalid', {
+        problem: {
+          title: 'The launch arguments do not match the kernel’s parameters',
+          detail: argProblems.join('\n'),
+          remedy:
+            'Give one argument per parameter, in order: a buffer of the pointed-to type for each pointer, a value of the parameter’s type for each scalar.',
+        },
+      }),
+    };
   }
   const devices = await deviceInfos();
-  if (!devices.ok) return outcome('unavailable', { problem: devices.problem });
+  if (!devices.ok) return { stopped: outcome('unavailable', { problem: devices.problem }) };
   const device = devices.devices.find((d) => d.ordinal === plan.device);
-  if (!device) {
-    return outcome('invalid', {
+  if (device) return { device };
+  return {
+    stopped: outcome('invalid', {
       problem: {
         title: `Device ${plan.device} does not exist`,
         detail: `This machine has ${devices.devices.length} CUDA device(s): ${devices.devices.map((d) => `${d.ordinal}: ${d.name}`).join(', ')}.`,
         remedy: 'Choose one of those with --device.',
       },
-    });
-  }
-  const arch = options.arch ?? smArch(device);
-  timing.checkMs = performance.now() - phase;
-  phase = performance.now();
-  options.onPhase?.('compile');
+    }),
+  };
+}
 
+/** Every kernel of the plan compiled for `arch`, with the record of each compile; the first that fails stops it. */
+async function compileKernels(
+  plan: LaunchPlan,
+  arch: string,
+  compiler: CompileService,
+  signal: AbortLike | undefined,
+): Promise<{ compile: CompileRecord[]; modules: CompiledModule[] } | { stopped: Outcome }> {
   const compile: CompileRecord[] = [];
   const modules: CompiledModule[] = [];
   for (const kernel of plan.kernels) {
     let out;
     try {
-      out = await services.compiler.compile(
+      out = await compiler.compile(
         { source: kernel.source, sourceName: kernel.sourceName, options: compileOptionsSchema.parse({ ...kernel.options, arch }), backend: 'auto' },
         undefined,
         null,
-        options.signal,
+        signal,
       );
     } catch (error) {
-      if (options.signal?.aborted) return outcome('cancelled', { problem: CANCELLED, compile });
+      if (signal?.aborted) return { stopped: outcome('cancelled', { compile }) };
       const detail = error instanceof ProcessExitError ? error.exit.summary : error instanceof ChildRequestError ? error.error.message : String(error);
-      return outcome('compile-error', {
-        problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
-        compile,
-      });
+      return {
+        stopped: outcome('compile-error', {
+          problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
+          compile,
+        }),
+      };
     }
     const facts = out.kernels.find((k) => k.name === kernel.entry);
     const symbol = facts?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
@@ -184,14 +239,16 @@ async function execute(
       symbol,
     });
     if (!out.ok || !out.image) {
-      return outcome('compile-error', {
-        problem: {
-          title: `${kernel.sourceName} does not compile`,
-          detail: compileFailureDetail(out.diagnostics, out.log),
-          remedy: 'Fix the errors above (file:line is where the compiler saw them).',
-        },
-        compile,
-      });
+      return {
+        stopped: outcome('compile-error', {
+          problem: {
+            title: `${kernel.sourceName} does not compile`,
+            detail: compileFailureDetail(out.diagnostics, out.log),
+            remedy: 'Fix the errors above (file:line is where the compiler saw them).',
+          },
+          compile,
+        }),
+      };
     }
     if (!symbol) {
       const found = out.kernels.length
@@ -199,72 +256,20 @@ async function execute(
         : out.symbols.length
           ? `The kernels in it are: ${out.symbols.join(', ')}.`
           : 'It defines no __global__ function.';
-      return outcome('invalid', {
-        problem: {
-          title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`,
-          detail: found,
-          remedy: 'Pass the name of a __global__ function with --kernel.',
-        },
-        compile,
-      });
+      return {
+        stopped: outcome('invalid', {
+          problem: {
+            title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`,
+            detail: found,
+            remedy: 'Pass the name of a __global__ function with --kernel.',
+          },
+          compile,
+        }),
+      };
     }
     modules.push({ kernel: kernel.id, symbol, image: out.image });
   }
-  timing.compileMs = performance.now() - phase;
-  phase = performance.now();
-  if (options.signal?.aborted) return outcome('cancelled', { problem: CANCELLED, compile });
-  options.onPhase?.('run');
-
-  try {
-    const result = await services.pool.run(plan, modules, options.timeoutMs, options.signal);
-    timing.runMs = performance.now() - phase;
-    if (result.ok) return outcome('ok', { compile, result });
-    const f = result.failure!;
-    const step = f.stepIndex === null ? undefined : plan.steps[f.stepIndex];
-    const fn = result.functions.find((x) => x.kernel === f.kernel);
-    const launchFindings = step?.op === 'launch' && fn ? findingsFor(device, fn.attributes, step) : [];
-    const processes = f.error.code === 2 && f.op === 'alloc' ? await processesOn(device) : null;
-    return outcome('cuda-error', {
-      problem: {
-        title: `${f.error.name} in ${f.error.api}`,
-        detail: f.error.message,
-        remedy: f.sticky
-          ? 'The CUDA context is unusable after this error; the workbench has already replaced the runner, so you can run again at once.'
-          : 'Fix the cause and run again.',
-      },
-      compile,
-      result,
-      exit: f.sticky ? { kind: 'sticky-cuda-error', summary: 'The runner was discarded and replaced.' } : null,
-      launchFindings,
-      processes,
-    });
-  } catch (error) {
-    timing.runMs = performance.now() - phase;
-    if (error instanceof ProcessExitError && error.exit.kind === 'cancelled') return outcome('cancelled', { problem: CANCELLED, compile, exit: error.exit });
-    if (error instanceof RequestCancelledError) return outcome('cancelled', { problem: CANCELLED, compile });
-    if (error instanceof ProcessExitError) {
-      return outcome('runner-died', {
-        problem: {
-          title: 'The runner process ended during the run',
-          detail: error.exit.summary,
-          remedy:
-            error.exit.kind === 'watchdog'
-              ? 'Check the kernel for a loop that never ends, or raise the time limit with --timeout.'
-              : 'Run again; if it repeats, run it under compute-sanitizer.',
-        },
-        compile,
-        exit: error.exit,
-      });
-    }
-    if (error instanceof ChildRequestError) {
-      const e = error.error;
-      return outcome(e.name === 'WORKBENCH_DRIVER_NOT_LOADED' ? 'unavailable' : 'cuda-error', {
-        problem: { title: `${e.name} in ${e.api}`, detail: e.message, remedy: 'See `gpu-workbench doctor`.' },
-        compile,
-      });
-    }
-    throw error;
-  }
+  return { compile, modules };
 }
 
 /** The validator on the launch that failed, with the kernel's attributes as the driver reported them. */

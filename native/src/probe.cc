@@ -45,9 +45,8 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo& info) {
     CUfunction function = it->second.second;
     std::vector<void*> pointers;
     for (auto& p : *params) pointers.push_back(p.data());
-    const int kMaxDynamicShared = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
     int defaultLimit = 0;
-    if (raiseDynamicShared && !checkDriver(failure, "cuFuncGetAttribute", cu.cuFuncGetAttribute(&defaultLimit, kMaxDynamicShared, function))) return;
+    if (raiseDynamicShared && !checkDriver(failure, "cuFuncGetAttribute", cu.cuFuncGetAttribute(&defaultLimit, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function))) return;
     int currentLimit = defaultLimit;
     for (size_t r = 0; r < rows; r++) {
       const double* c = configs->data() + r * 7;
@@ -57,7 +56,7 @@ Napi::Value ProbeLaunches(const Napi::CallbackInfo& info) {
       if (raiseDynamicShared) {
         int wanted = double(smem) > double(defaultLimit) ? int(smem > 2147483647u ? 2147483647u : smem) : defaultLimit;
         if (wanted != currentLimit) {
-          CUresult set = cu.cuFuncSetAttribute(function, kMaxDynamicShared, wanted);
+          CUresult set = cu.cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, wanted);
           if (set != CUDA_SUCCESS) {
             (*launch)[r] = set;
             (*occupancy)[r] = -set;

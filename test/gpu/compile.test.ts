@@ -8,6 +8,7 @@ import { CompileCache } from '../../main/compile/compile-cache';
 import { CompileService } from '../../main/compile/compile-service';
 import { forkLauncher } from '../../main/process/launcher';
 import { RunnerPool } from '../../main/runner/runner-pool';
+import { smArch } from '../../core/devices';
 import { listDevices } from '../../main/services/device-service';
 import { ROOT, SAMPLES } from '../helpers/cli';
 
@@ -20,7 +21,7 @@ after(async () => {
 const arch = async () => {
   const d = await listDevices();
   assert.ok(d.ok);
-  return `sm_${d.devices[0]!.computeCapability.major}${d.devices[0]!.computeCapability.minor}`;
+  return smArch(d.devices[0]!);
 };
 const samples = readdirSync(SAMPLES, { withFileTypes: true })
   .filter((d) => d.isDirectory())

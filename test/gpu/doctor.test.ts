@@ -93,7 +93,7 @@ test('with a workbench runner holding a context: NVML lists it, and the doctor n
   try {
     const { plan } = await readPlanFile(join(SAMPLES, 'vector-add/plan.json'));
     const outcome = await workbench.runPlan(plan, { timeoutMs: 60_000 });
-    assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+    assert.equal(outcome.status, 'ok', outcome.diagnosis.headline);
     const runners = workbench.pool.status().runners.map((r) => r.pid);
     const facts = await gatherDoctorFacts();
     writeFileSync(join(out, 'doctor-facts-busy.json'), JSON.stringify(facts, null, 2) + '\n');

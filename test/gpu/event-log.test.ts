@@ -125,7 +125,7 @@ test('vector add: every alloc, upload, launch, read-back and free of the plan, i
   const planPath = join(SAMPLES, 'vector-add/plan.json');
   const { plan: raw } = await readPlanFile(planPath);
   const { outcome, plan, before, after: afterMs } = await run(raw, planPath);
-  assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+  assert.equal(outcome.status, 'ok', outcome.diagnosis.headline);
   const events = checkCommon(outcome, plan, before, afterMs);
   const loads = events.filter((e) => e.phase === 'load');
   assert.deepEqual(

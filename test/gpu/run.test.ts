@@ -143,7 +143,7 @@ const spinPlan = () =>
 
 async function assertVecAddOk(): Promise<RunOutcome> {
   const outcome = await workbench.runPlan(vecAddPlan(), { timeoutMs: 30_000 });
-  assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+  assert.equal(outcome.status, 'ok', outcome.diagnosis.headline);
   assert.equal(outcome.result!.buffers.find((b) => b.name === 'c')!.values![999], 1000);
   return outcome;
 }
@@ -178,7 +178,7 @@ test('lifecycle: a kernel that never ends is killed by the watchdog, and the nex
   const outcome = await workbench.runPlan(plan, { timeoutMs: 3000 });
   assert.equal(outcome.status, 'runner-died');
   assert.equal(outcome.exit?.kind, 'watchdog');
-  assert.match(outcome.problem!.detail, /did not answer within 3000 ms/);
+  assert.match(outcome.diagnosis.specifics.join(' '), /did not answer within 3000 ms/);
   console.log(`# watchdog fired after ${(performance.now() - started).toFixed(0)} ms`);
   await assertVecAddOk();
 });
@@ -197,7 +197,7 @@ test('lifecycle: killing the runner mid-job is reported, and the next run succee
   const outcome = await running;
   assert.equal(outcome.status, 'runner-died');
   assert.equal(outcome.exit?.kind, 'killed');
-  assert.match(outcome.problem!.detail, /SIGKILL/);
+  assert.match(outcome.diagnosis.specifics.join(' '), /SIGKILL/);
   await assertVecAddOk();
 });
 
@@ -233,7 +233,7 @@ test('device printf is captured under the launch that printed it, and the next r
     args: [{ kind: 'scalar', name: 'n', type: 'i32', value: 2 }],
   });
   const outcome = await workbench.runPlan(plan, { timeoutMs: 30_000 });
-  assert.equal(outcome.status, 'ok', JSON.stringify(outcome.problem));
+  assert.equal(outcome.status, 'ok', outcome.diagnosis.headline);
   const launchStep = outcome.result!.steps.findIndex((s) => s.op === 'launch');
   const output = outcome.result!.deviceOutput ?? [];
   assert.equal(output.length, 1, JSON.stringify(output));

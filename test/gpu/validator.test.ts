@@ -13,6 +13,7 @@ import { validateLaunch } from '../../core/validate/validate-launch';
 import { CompileService } from '../../main/compile/compile-service';
 import { forkLauncher } from '../../main/process/launcher';
 import { RunnerPool } from '../../main/runner/runner-pool';
+import { smArch } from '../../core/devices';
 import { listDevices } from '../../main/services/device-service';
 
 // Kernels that span the limits: few and many registers, static shared memory up to exactly 48 KiB,
@@ -153,7 +154,7 @@ test('the validator agrees with the driver on 10,000+ launch configurations, and
     );
   }
   const limits = deviceLimits(device);
-  const arch = `sm_${device.computeCapability.major}${device.computeCapability.minor}`;
+  const arch = smArch(device);
   const args = [encodePointer(0n), encodeScalar('i32', 1)];
   let total = 0;
   let verdictAgree = 0;
@@ -277,7 +278,7 @@ test('dynamic shared memory from 0 to the opt-in maximum, with and without the o
   assert.ok(devices.ok);
   const device = devices.devices[0]!;
   const limits = deviceLimits(device);
-  const arch = `sm_${device.computeCapability.major}${device.computeCapability.minor}`;
+  const arch = smArch(device);
   const args = [encodePointer(0n), encodeScalar('i32', 1)];
   const blockSizes = Array.from({ length: 32 }, (_, i) => (i + 1) * 32);
   let total = 0;

@@ -117,22 +117,3 @@ test('the run form builds a valid plan from the kernel parameters: buffers for p
   assert.deepEqual(plan.steps[9], { op: 'download', buffer: 'c', expect: { kind: 'iota', start: 0, step: 2 } });
   assert.deepEqual(checkLaunchArgs(plan, params), []);
 });
-
-test('the bounded LRU keeps the most recently used within its capacity, counted or sized', async () => {
-  const { BoundedLru } = await import('../../main/bounded-lru');
-  const evicted: string[] = [];
-  const lru = new BoundedLru<string, number>(2, undefined, (k) => evicted.push(k));
-  lru.set('a', 1);
-  lru.set('b', 2);
-  lru.get('a');
-  lru.set('c', 3);
-  assert.deepEqual(evicted, ['b'], 'b was the least recently used');
-  assert.equal(lru.get('a'), 1);
-  const bytes = new BoundedLru<string, Uint8Array>(10, (v) => v.byteLength);
-  bytes.set('big', new Uint8Array(11));
-  assert.equal(bytes.get('big'), undefined, 'larger than the whole capacity: not kept');
-  bytes.set('x', new Uint8Array(6));
-  bytes.set('y', new Uint8Array(6));
-  assert.equal(bytes.get('x'), undefined);
-  assert.equal(bytes.size, 1);
-});

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { AddressRaster, buildAddressLayout, hitAddress } from '../../core/memory/address-layout';
-import { allocationColours, PALETTE_SIZE } from '../../core/memory/timeline-colours';
 import type { SampleSeries } from '../../core/memory/samples';
 import { announce, counterValueAt, describe, hexAddress, summarySentences } from '../../core/memory/timeline-describe';
 import { summarizeTimeline } from '../../core/memory/timeline-model';
@@ -191,29 +190,6 @@ test('the stack neighbours of an allocation: above and below at a time in its li
   assert.equal(stackNeighbour(layout, 2, 7, 1), -1);
   assert.equal(stackNeighbour(layout, 1, 50, -1), 0, 'outside its life: at its start');
   assert.equal(stackNeighbour(layout, 1, 50, 1), -1, 'C was not made yet when B was');
-});
-
-test('colours: one per user line that made the allocation, the same in every session; else per buffer name', () => {
-  const t = timelineOf([
-    [0, 1, 1],
-    [0, 1, 1],
-    [0, 1, 1],
-    [0, 1, 1],
-  ]);
-  t.stacks = [
-    { frames: [{ file: 'a.py', line: 3, name: 'f' }], userFrame: 0 },
-    { frames: [{ file: 'a.py', line: 3, name: 'f' }], userFrame: 0 },
-  ];
-  t.labels = ['out'];
-  t.allocations.stack.set([0, 1, -1, -1]);
-  t.allocations.label.set([-1, -1, 0, 0]);
-  const c = allocationColours(t);
-  const hue = (i: number) => Math.floor(c[i]! / 2);
-  assert.equal(hue(0), hue(1), 'two stacks with the same user line: one hue');
-  assert.notEqual(c[0], c[1], 'in two shades, so neighbours show apart');
-  assert.equal(hue(2), hue(3));
-  assert.ok(c.every((x) => x < PALETTE_SIZE));
-  assert.deepEqual(allocationColours(t), c);
 });
 
 test('describe: what, size, address, step, user frame and time alive, as the tooltip and details say them', () => {

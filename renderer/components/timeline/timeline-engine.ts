@@ -1,4 +1,4 @@
-import { HUES, PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
+import { PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
 import {
   activeOutline,
   ActiveRaster,
@@ -56,20 +56,14 @@ interface Prepared {
 
 let nextId = 1;
 
-/** The theme's hues, each with a second shade (a sixth darker) for every other allocation. */
-function parsePalette(colours: string[]): Palette {
+/** The theme's allocation palette (core/memory/timeline-colours.ts), channel by channel in 0..1. */
+function parsePalette(colours: readonly string[]): Palette {
   const p: Palette = { r: new Float32Array(PALETTE_SIZE), g: new Float32Array(PALETTE_SIZE), b: new Float32Array(PALETTE_SIZE) };
-  for (let h = 0; h < HUES; h++) {
-    const hex = colours[h % colours.length]!;
-    const rgb = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16) / 255);
-    for (const [k, shade] of [
-      [2 * h, 1],
-      [2 * h + 1, 5 / 6],
-    ] as const) {
-      p.r[k] = rgb[0]! * shade;
-      p.g[k] = rgb[1]! * shade;
-      p.b[k] = rgb[2]! * shade;
-    }
+  for (let k = 0; k < PALETTE_SIZE; k++) {
+    const hex = colours[k % colours.length]!;
+    p.r[k] = parseInt(hex.slice(1, 3), 16) / 255;
+    p.g[k] = parseInt(hex.slice(3, 5), 16) / 255;
+    p.b[k] = parseInt(hex.slice(5, 7), 16) / 255;
   }
   return p;
 }

@@ -9,7 +9,18 @@ import { addSamples, MAX_MONITOR_SAMPLES } from '../../core/memory/sample-batche
 import { timelineAction } from '../../core/memory/timeline-keys';
 import { buildActiveLayout, byPosition, stackNeighbour, type Palette } from '../../core/memory/timeline-layout';
 import { buildSpanIndex, counterColumns, hitSpan, spanColumns } from '../../core/memory/timeline-lod';
-import { GUTTER_WIDTH, layoutTracks, MIN_ALLOCATIONS_HEIGHT, trackAt, tracksHeight } from '../../core/memory/timeline-tracks';
+import {
+  COUNTER_HEIGHT,
+  gutterWidth,
+  layoutTracks,
+  MAX_GUTTER_WIDTH,
+  MIN_ALLOCATIONS_HEIGHT,
+  MIN_COUNTER_HEIGHT,
+  MIN_GUTTER_WIDTH,
+  minTracksHeight,
+  trackAt,
+  tracksHeight,
+} from '../../core/memory/timeline-tracks';
 import {
   clampWindow,
   formatDuration,
@@ -162,7 +173,40 @@ test('tracks: axis, markers, counters by group, the allocations area filling the
   assert.equal(trackAt(tracks, 599)?.label, 'Memsets');
   const small = layoutTracks(t, 100);
   assert.equal(small.find((k) => k.kind === 'allocations')!.height, MIN_ALLOCATIONS_HEIGHT, 'too small a panel: the view scrolls');
-  assert.ok(GUTTER_WIDTH > 0);
+});
+
+test('tracks on a short panel: the counters give up height before the allocations do; a second view on the same axis draws none', () => {
+  const t = timelineOf([[0, 10, 5]]);
+  const counter = (id: string) => ({
+    id,
+    label: id,
+    group: 'allocated' as const,
+    unit: 'bytes' as const,
+    time: new Float64Array(0),
+    value: new Float64Array(0),
+  });
+  t.counters = [counter('allocated'), counter('reserved')];
+  const height = (tracks: ReturnType<typeof layoutTracks>, kind: string) => tracks.filter((k) => k.kind === kind).map((k) => k.height);
+  // 1024×700, the output panel maximised: about 390 px for the canvas
+  const short = layoutTracks(t, 392);
+  assert.deepEqual(height(short, 'allocations'), [MIN_ALLOCATIONS_HEIGHT]);
+  assert.deepEqual(height(short, 'counter'), [26, 26]);
+  assert.equal(tracksHeight(short), 392, 'it fits: no scrolling');
+  assert.equal(minTracksHeight(t), 22 + 18 + 2 * MIN_COUNTER_HEIGHT + MIN_ALLOCATIONS_HEIGHT);
+  const tall = layoutTracks(t, 900);
+  assert.deepEqual(height(tall, 'counter'), [COUNTER_HEIGHT, COUNTER_HEIGHT]);
+  assert.equal(height(tall, 'allocations')[0], 900 - 22 - 18 - 2 * COUNTER_HEIGHT);
+  const second = layoutTracks(t, 300, { axis: false, minAllocations: 160 });
+  assert.equal(second[0]!.kind, 'markers');
+  assert.deepEqual(height(second, 'allocations'), [300 - 18 - 2 * 44]);
+});
+
+test('the label column: as wide as the longest name (within its bounds), never more than a third of the view', () => {
+  const measure = (text: string) => text.length * 7;
+  assert.equal(gutterWidth(['Time', 'Markers'], measure, 1000), MIN_GUTTER_WIDTH);
+  assert.equal(gutterWidth(['cuda:0 reserved (PyTorch cache)'], measure, 1000), 31 * 7 + 16);
+  assert.equal(gutterWidth(['pid 4242 python train.py --epochs 90 — exited, still holds memory'], measure, 1200), MAX_GUTTER_WIDTH);
+  assert.equal(gutterWidth(['cuda:0 reserved (PyTorch cache)'], measure, 480), 160, 'a third of a narrow view');
 });
 
 test('keys: arrows pan, + and − zoom, 0 resets, brackets step through allocations, M through markers', () => {

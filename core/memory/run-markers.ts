@@ -5,6 +5,7 @@
  */
 import { isSticky, lookupCode, lookupName } from '../cuda/error-catalog';
 import { explanationFor } from '../cuda/explanations';
+import { oomAdvice } from './oom-advice';
 import { formatBytes } from '../format';
 import type { CudaErrorInfo } from '../runner/run-result';
 import type { SampleSeries } from './samples';
@@ -59,6 +60,27 @@ function nextSteps(error: CudaErrorInfo): string[] {
   return explanation ? ['What to do:', ...explanation.next.map((n) => `  ${n}`)] : [];
 }
 
+/** The advice from the arithmetic (core/memory/oom-advice.ts): the run's own buffers are all it held. */
+function runAdvice(
+  ctx: RunMarkerContext,
+  step: number | null,
+  memory: { requestedBytes: number; freeBytes: number; totalBytes: number },
+  holders: ArrayLike<number>,
+): string[] {
+  let held = 0;
+  for (let k = 0; k < holders.length; k++) held += ctx.allocations.size[holders[k]!]!;
+  const advice = oomAdvice({
+    requestedBytes: memory.requestedBytes,
+    freeBytes: memory.freeBytes,
+    totalBytes: memory.totalBytes,
+    allocatedBytes: held,
+    reservedBytes: held,
+    where: step === null ? null : ctx.stepLabel(step),
+    allocator: 'cuda',
+  });
+  return [advice.headline, ...advice.steps];
+}
+
 export function oomMarker(
   ctx: RunMarkerContext,
   at: { timeUs: number; step: number | null; api: string; error: CudaErrorInfo },
@@ -77,6 +99,7 @@ export function oomMarker(
             (ratio !== null ? ` (${ratio.toFixed(ratio < 10 ? 2 : 0)}× what was free).` : '.'),
         ]
       : []),
+    ...(memory ? runAdvice(ctx, at.step, memory, holders) : []),
     ...heldBy(ctx, holders),
     ...processesAt(ctx, at.timeUs),
     ...nextSteps(at.error),

@@ -9,6 +9,7 @@
  * many stacks hold it — a million allocations from two hundred call sites cost two hundred stacks.
  */
 import { formatBytes } from '../format';
+import { adviceLines, oomAdvice } from './oom-advice';
 import { A, beforeRecording, type SnapshotModel } from './snapshot-model';
 import type { Timeline, TimelineFrame, TimelineMarker, TimelineStack } from './timeline';
 import { AllocationsBuilder, CounterBuilder, counterHead, emptySpans, LabelTable } from './timeline-columns';
@@ -138,8 +139,18 @@ function oomMarkers(model: SnapshotModel, device: number, timeline: Timeline, ti
       detail: [
         `Asked for ${formatBytes(t.size[i]!)} at ${where} with ${freeText} on the device${ratio}.`,
         `PyTorch held ${formatBytes(held)} allocated and ${formatBytes(cache)} reserved (${formatBytes(Math.max(0, cache - held))} cached and unused).`,
+        ...adviceLines(
+          oomAdvice({
+            requestedBytes: t.size[i]!,
+            freeBytes: free,
+            totalBytes: NaN,
+            allocatedBytes: held,
+            reservedBytes: cache,
+            where: frame ? `${frame.filename}:${frame.line}` : null,
+            allocator: 'pytorch',
+          }),
+        ),
         ...(holders ? ['What held memory then, by user frame:', ...groupLines(holders)] : ['(Holders are listed for the first OOMs only.)']),
-        'What to do: free what is no longer needed (del, then torch.cuda.empty_cache() to hand the cache back), use smaller batches, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True when the cache is fragmented.',
       ].join('\n'),
     });
   }

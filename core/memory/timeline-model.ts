@@ -254,6 +254,35 @@ export function groupAllocations(t: Timeline, indices: ArrayLike<number>, by: Gr
   return [...groups.values()].sort((x, y) => y.bytes - x.bytes || y.count - x.count || (x.key < y.key ? -1 : 1));
 }
 
+/**
+ * The groupings that say something about this timeline, in the order offered: by whole stack and by line of the
+ * user's code when it has stacks (a PyTorch snapshot), by buffer and by plan step when it has them (a run).
+ * A grouping the data cannot fill — plan steps of a snapshot — would put everything in one "(no step)" group; and a
+ * snapshot's only label ("allocated before the recording") names no buffer.
+ */
+export function groupingsFor(t: Pick<Timeline, 'allocations' | 'stacks' | 'labels' | 'source'>): GroupBy[] {
+  const a = t.allocations;
+  let stacks = false;
+  let userFrames = false;
+  let steps = false;
+  let labels = false;
+  for (let i = 0; i < a.count && !(stacks && userFrames && steps && labels); i++) {
+    const s = t.stacks[a.stack[i]!];
+    if (s) {
+      stacks = true;
+      userFrames ||= s.userFrame >= 0;
+    }
+    steps ||= a.step[i]! >= 0;
+    labels ||= t.source !== 'snapshot' && t.labels[a.label[i]!] !== undefined;
+  }
+  const out: GroupBy[] = [];
+  if (stacks) out.push('stack');
+  if (userFrames || (!stacks && !steps && !labels)) out.push('origin');
+  if (labels) out.push('label');
+  if (steps) out.push('step');
+  return out;
+}
+
 export const groupByStack = (t: Timeline, indices: ArrayLike<number>): AllocationGroup[] => groupAllocations(t, indices, 'stack');
 
 export interface Leak {

@@ -1,3 +1,4 @@
+import { ALLOCATION_PALETTE } from '../../core/memory/timeline-colours';
 import type { Theme } from '../../core/ui/theme';
 
 /** Colours for canvas charts (uPlot), which CSS cannot reach: the same values as styles.css's variables. */
@@ -21,13 +22,9 @@ export interface TimelineColours {
   selection: string;
   hover: string;
   range: string;
-  /** HUES colours (core/memory/timeline-colours.ts), as #rrggbb; the view adds a darker shade of each. */
-  palette: string[];
+  /** The allocations' colours (core/memory/timeline-colours.ts), as #rrggbb. */
+  palette: readonly string[];
 }
-
-// Categorical colours that read on both backgrounds and stay apart for the common kinds of colour blindness.
-const PALETTE_DARK = ['#5b9bd5', '#f0a35e', '#e86a6a', '#7fc8c0', '#72b85f', '#e8cf5b', '#c08fb8', '#ff9fb0', '#b58f74', '#b9b2ad', '#8fbfff', '#d6a6e0'];
-const PALETTE_LIGHT = ['#2f6fb0', '#d07820', '#c83c3c', '#3f9a90', '#4a8f3a', '#b59a14', '#955d8b', '#d9607a', '#85604a', '#7d7570', '#4f8fe0', '#a66ab8'];
 
 export const TIMELINE_COLOURS: Record<Theme, TimelineColours> = {
   dark: {
@@ -43,7 +40,7 @@ export const TIMELINE_COLOURS: Record<Theme, TimelineColours> = {
     selection: '#ffffff',
     hover: '#58a6ff',
     range: 'rgba(88, 166, 255, 0.25)',
-    palette: PALETTE_DARK,
+    palette: ALLOCATION_PALETTE.dark,
   },
   light: {
     background: '#ffffff',
@@ -58,6 +55,6 @@ export const TIMELINE_COLOURS: Record<Theme, TimelineColours> = {
     selection: '#000000',
     hover: '#0969da',
     range: 'rgba(9, 105, 218, 0.2)',
-    palette: PALETTE_LIGHT,
+    palette: ALLOCATION_PALETTE.light,
   },
 };

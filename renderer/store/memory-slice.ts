@@ -50,6 +50,9 @@ export interface MemorySlice {
   /** The panel of what was alive at a moment (the peak, an OOM): its time, or null when closed. */
   memoryAliveAt: { timeUs: number; title: string } | null;
   memoryMode: 'active' | 'address';
+  /** Long idle stretches drawn as breaks in the time axis (core/memory/time-warp.ts), not to scale. */
+  memoryGaps: boolean;
+  setMemoryGaps(on: boolean): void;
   monitor: MonitorState;
   /** Goes up when the Memory tab has news to show (a file opened): the tab comes forward. */
   memorySeq: number;
@@ -78,6 +81,9 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 let openAbort: AbortController | null = null;
 let monitorAbort: AbortController | null = null;
 
+type Set = Parameters<StateCreator<WorkbenchState, [], [], MemorySlice>>[0];
+type Get = Parameters<StateCreator<WorkbenchState, [], [], MemorySlice>>[1];
+
 export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice> = (set, get) => ({
   memorySource: 'run',
   memoryFile: null,
@@ -86,6 +92,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
   memorySelection: null,
   memoryAliveAt: null,
   memoryMode: 'active',
+  memoryGaps: true,
   monitor: { running: false, intervalMs: 100, series: null, timeline: null, problems: [], error: null },
   memorySeq: 0,
   memoryRunSeen: null,
@@ -97,55 +104,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
 
   showMemorySource: (source) => set({ memorySource: source, memorySelection: null, memoryAliveAt: null }),
 
-  openMemoryFile: async (path, as, label) => {
-    openAbort?.abort();
-    const controller = new AbortController();
-    openAbort = controller;
-    set({ memoryOpening: { path, phase: null } });
-    try {
-      const result = await get().api.invoke(
-        'memory.open',
-        { path },
-        {
-          signal: controller.signal,
-          onEvent: (event) => set((s) => (s.memoryOpening && openAbort === controller ? { memoryOpening: { ...s.memoryOpening, phase: event.phase } } : {})),
-        },
-      );
-      const timelines = result.timelines.map((wire) => decodeTimeline(wire));
-      if (timelines.length === 0) return `${path} holds no memory timeline: ${result.notes.join(' ') || 'no device has allocations or segments in it.'}`;
-      const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0, label };
-      if (as === 'compare') set({ memoryCompare: opened, memoryAliveAt: null });
-      else
-        set((s) => ({
-          memoryFile: opened,
-          memorySource: 'file',
-          memorySelection: null,
-          memoryAliveAt: null,
-          memorySeq: s.memorySeq + 1,
-          memoryRunSeen: s.outcome,
-        }));
-      return null;
-    } catch (error) {
-      return controller.signal.aborted ? 'Cancelled: nothing was opened.' : message(error);
-    } finally {
-      if (openAbort === controller) {
-        openAbort = null;
-        set({ memoryOpening: null });
-      }
-    }
-  },
-
-  cancelMemoryOpen: () => openAbort?.abort(),
-
-  closeMemoryCompare: () => set({ memoryCompare: null }),
-
-  chooseMemoryTimeline: (which, index) =>
-    set((s) => {
-      const opened = which === 'file' ? s.memoryFile : s.memoryCompare;
-      if (!opened || !opened.timelines[index]) return {};
-      const next = { ...opened, index };
-      return which === 'file' ? { memoryFile: next, memorySelection: null, memoryAliveAt: null } : { memoryCompare: next };
-    }),
+  ...fileActions(set, get),
 
   selectMemory: (target) => set({ memorySelection: target }),
 
@@ -153,53 +112,117 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
 
   setMemoryMode: (mode) => set({ memoryMode: mode }),
 
-  startMonitor: async (intervalMs) => {
-    if (get().monitor.running) return;
-    const controller = new AbortController();
-    monitorAbort = controller;
-    const devices = get().devices;
-    const known = devices?.ok ? devices.devices.map((d) => ({ index: d.ordinal, name: d.name, uuid: d.uuid, totalBytes: d.totalMemBytes })) : [];
-    const series: SampleSeries = { intervalMs, devices: known, processes: [], samples: [], dropped: 0 };
-    set((s) => ({
-      monitor: { running: true, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
-      memorySource: 'monitor',
-      memorySelection: null,
-      memoryAliveAt: null,
-      memorySeq: s.memorySeq + 1,
-      memoryRunSeen: s.outcome,
-    }));
-    const id = `ui-${Date.now().toString(36)}`;
-    try {
-      await get().api.invoke(
-        'monitor.start',
-        { id, intervalMs },
-        {
-          signal: controller.signal,
-          onEvent: (event) => {
-            if (monitorAbort !== controller) return;
-            if (event.kind === 'problem') return set((s) => ({ monitor: { ...s.monitor, problems: [...s.monitor.problems.slice(-9), event.text] } }));
-            set((s) => {
-              const next = addSamples(s.monitor.series ?? series, event.samples, event.processes);
-              return { monitor: { ...s.monitor, series: next, timeline: timelineFromSamples(next, 'Monitor') } };
-            });
-          },
-        },
-      );
-    } catch (error) {
-      if (!controller.signal.aborted)
-        set((s) => ({
-          monitor: {
-            ...s.monitor,
-            error: `Monitoring stopped: ${message(error)}`,
-            // nothing was sampled: no empty timeline, just the reason
-            timeline: s.monitor.series?.samples.length ? s.monitor.timeline : null,
-          },
-        }));
-    } finally {
-      if (monitorAbort === controller) monitorAbort = null;
-      set((s) => ({ monitor: { ...s.monitor, running: false } }));
-    }
-  },
+  setMemoryGaps: (on) => set({ memoryGaps: on }),
 
-  stopMonitor: () => monitorAbort?.abort(),
+  ...monitorActions(set, get),
 });
+
+/** Files opened into the Memory tab: read on the host (a snapshot, a saved result), one shown, a second to compare. */
+function fileActions(set: Set, get: Get): Pick<MemorySlice, 'openMemoryFile' | 'cancelMemoryOpen' | 'closeMemoryCompare' | 'chooseMemoryTimeline'> {
+  return {
+    openMemoryFile: async (path, as, label) => {
+      openAbort?.abort();
+      const controller = new AbortController();
+      openAbort = controller;
+      set({ memoryOpening: { path, phase: null } });
+      try {
+        const result = await get().api.invoke(
+          'memory.open',
+          { path },
+          {
+            signal: controller.signal,
+            onEvent: (event) => set((s) => (s.memoryOpening && openAbort === controller ? { memoryOpening: { ...s.memoryOpening, phase: event.phase } } : {})),
+          },
+        );
+        const timelines = result.timelines.map((wire) => decodeTimeline(wire));
+        if (timelines.length === 0) return `${path} holds no memory timeline: ${result.notes.join(' ') || 'no device has allocations or segments in it.'}`;
+        const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0, label };
+        if (as === 'compare') set({ memoryCompare: opened, memoryAliveAt: null });
+        else
+          set((s) => ({
+            memoryFile: opened,
+            memorySource: 'file',
+            memorySelection: null,
+            memoryAliveAt: null,
+            memorySeq: s.memorySeq + 1,
+            memoryRunSeen: s.outcome,
+          }));
+        return null;
+      } catch (error) {
+        return controller.signal.aborted ? 'Cancelled: nothing was opened.' : message(error);
+      } finally {
+        if (openAbort === controller) {
+          openAbort = null;
+          set({ memoryOpening: null });
+        }
+      }
+    },
+
+    cancelMemoryOpen: () => openAbort?.abort(),
+
+    closeMemoryCompare: () => set({ memoryCompare: null }),
+
+    chooseMemoryTimeline: (which, index) =>
+      set((s) => {
+        const opened = which === 'file' ? s.memoryFile : s.memoryCompare;
+        if (!opened || !opened.timelines[index]) return {};
+        const next = { ...opened, index };
+        return which === 'file' ? { memoryFile: next, memorySelection: null, memoryAliveAt: null } : { memoryCompare: next };
+      }),
+  };
+}
+
+/** The monitor: NVML sampled on the host, each batch of samples added to a timeline drawn live, until stopped. */
+function monitorActions(set: Set, get: Get): Pick<MemorySlice, 'startMonitor' | 'stopMonitor'> {
+  return {
+    startMonitor: async (intervalMs) => {
+      if (get().monitor.running) return;
+      const controller = new AbortController();
+      monitorAbort = controller;
+      const devices = get().devices;
+      const known = devices?.ok ? devices.devices.map((d) => ({ index: d.ordinal, name: d.name, uuid: d.uuid, totalBytes: d.totalMemBytes })) : [];
+      const series: SampleSeries = { intervalMs, devices: known, processes: [], samples: [], dropped: 0 };
+      set((s) => ({
+        monitor: { running: true, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
+        memorySource: 'monitor',
+        memorySelection: null,
+        memoryAliveAt: null,
+        memorySeq: s.memorySeq + 1,
+        memoryRunSeen: s.outcome,
+      }));
+      const id = `ui-${Date.now().toString(36)}`;
+      try {
+        await get().api.invoke(
+          'monitor.start',
+          { id, intervalMs },
+          {
+            signal: controller.signal,
+            onEvent: (event) => {
+              if (monitorAbort !== controller) return;
+              if (event.kind === 'problem') return set((s) => ({ monitor: { ...s.monitor, problems: [...s.monitor.problems.slice(-9), event.text] } }));
+              set((s) => {
+                const next = addSamples(s.monitor.series ?? series, event.samples, event.processes);
+                return { monitor: { ...s.monitor, series: next, timeline: timelineFromSamples(next, 'Monitor') } };
+              });
+            },
+          },
+        );
+      } catch (error) {
+        if (!controller.signal.aborted)
+          set((s) => ({
+            monitor: {
+              ...s.monitor,
+              error: `Monitoring stopped: ${message(error)}`,
+              // nothing was sampled: no empty timeline, just the reason
+              timeline: s.monitor.series?.samples.length ? s.monitor.timeline : null,
+            },
+          }));
+      } finally {
+        if (monitorAbort === controller) monitorAbort = null;
+        set((s) => ({ monitor: { ...s.monitor, running: false } }));
+      }
+    },
+
+    stopMonitor: () => monitorAbort?.abort(),
+  };
+}

@@ -6,12 +6,14 @@ import { test } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
+import { ALLOCATION_PALETTE } from '../../core/memory/timeline-colours';
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { validateChromeTrace, type TraceEvent } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { openResult, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
+import { assertInsideWindow } from '../helpers/viewports';
 
 // Issue 14 (the view): the memory timeline of PyTorch snapshots recorded on an H100 with PyTorch 2.11
 // (test/fixtures/snapshots/h100: oom.pickle — 8 × 64 MiB allocated at line 4, every other one freed at line 5,
@@ -221,7 +223,11 @@ test('14: results without an event log: an older one drawn by step, and said so;
   assert.match(await page.getByTestId('memory-summary').innerText(), /no event log: the steps in order, one a millisecond, not to time/);
   // infinite-loop.json: the runner was stopped, nothing came back from the device
   await openResult(page, join(ROOT, 'test/fixtures/runs/infinite-loop.json'));
-  await page.getByTestId('diagnosis-headline').waitFor();
+  // the headline of this result, not the one before it still on screen: the new result brings the Run tab forward when it arrives
+  await page
+    .getByTestId('diagnosis-headline')
+    .filter({ hasText: /did not finish/ })
+    .waitFor();
   await page.getByTestId('output-tab-Memory').click();
   const empty = page.getByTestId('memory-empty');
   await empty.waitFor();
@@ -312,3 +318,224 @@ test('14: the Perfetto export of a recorded timeline is valid trace JSON, with i
   assert.deepEqual(errors, []);
   await page.context().close();
 });
+
+// Issue 26, item 5: the Memory tab on a laptop's screen. What a person sees at 1440×900 and at 1024×700 with the
+// side panel open, the output panel maximised: the timeline whole in the window with room for its allocations, each
+// allocation in its own colour, the activity before a late OOM spread over the width, the track names whole, only
+// the controls that apply to a file.
+
+/** The allocations area's place on the first timeline's canvas: CSS pixels from the canvas's top left, and its plot's left edge. */
+async function allocationsArea(page: Page, testId = 'memory-timeline') {
+  return page.evaluate((id) => {
+    const view = document.querySelector(`[data-testid="${id}"]`)!;
+    const canvas = view.querySelector('canvas')!;
+    const label = view.querySelector<HTMLElement>('.track-label.track-allocations')!;
+    return {
+      top: label.offsetTop,
+      height: label.offsetHeight,
+      left: Number(canvas.dataset['gutter']),
+      width: canvas.clientWidth - Number(canvas.dataset['gutter']),
+    };
+  }, testId);
+}
+
+/**
+ * The allocations area's pixels as drawn: for each colour of the theme's allocation palette that covers at least
+ * `least` pixels, how many and the leftmost column (CSS pixels across the plot) it reaches.
+ */
+async function paletteColoursDrawn(page: Page, least = 150): Promise<{ colour: string; pixels: number; left: number }[]> {
+  const theme = (await page.evaluate(() => document.documentElement.dataset['theme'])) as 'light' | 'dark';
+  const area = await allocationsArea(page);
+  return page.evaluate(
+    ({ area, palette, least }) => {
+      const canvas = document.querySelector<HTMLCanvasElement>('[data-testid="memory-timeline"] canvas')!;
+      const dpr = canvas.width / canvas.clientWidth;
+      const x0 = Math.round(area.left * dpr);
+      const y0 = Math.round(area.top * dpr);
+      const w = Math.floor(area.width * dpr);
+      const h = Math.floor(area.height * dpr);
+      const data = canvas.getContext('2d')!.getImageData(x0, y0, w, h).data;
+      const rgb = palette.map((hex) => [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16)));
+      const found = palette.map(() => ({ pixels: 0, left: Infinity }));
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const o = (y * w + x) * 4;
+          const k = rgb.findIndex((c) => Math.abs(c[0]! - data[o]!) <= 2 && Math.abs(c[1]! - data[o + 1]!) <= 2 && Math.abs(c[2]! - data[o + 2]!) <= 2);
+          if (k < 0) continue;
+          found[k]!.pixels++;
+          found[k]!.left = Math.min(found[k]!.left, x / dpr);
+        }
+      return found.map((f, k) => ({ colour: palette[k]!, ...f })).filter((f) => f.pixels >= least);
+    },
+    { area, palette: [...ALLOCATION_PALETTE[theme]], least },
+  );
+}
+
+for (const viewport of VIEWPORTS) {
+  test(`26 (${sizeName(viewport)}): an OOM snapshot maximised beside the side panel: the timeline in the window with 300 px for its allocations, each its own colour, the activity before the late OOM spread over the width, its track names whole, no monitor or CSV controls`, async () => {
+    const { page, errors } = await openApp(viewport);
+    await openSnapshot(page, join(H100, 'oom.pickle'));
+    await page.getByTestId('maximize-output').click();
+    await tilesDrawn(page);
+    const side = await page.getByTestId('side-panel').boundingBox();
+    assert.ok(side && side.width >= 300, `the side panel is open (${JSON.stringify(side)})`);
+
+    // The canvas is whole in the window, its allocations area at least 300 px tall.
+    const canvas = page.getByTestId('memory-timeline').getByRole('application');
+    await assertInsideWindow(page, canvas, 'the timeline’s canvas');
+    const area = await allocationsArea(page);
+    assert.ok(area.height >= 300, `the allocations get ${area.height} px`);
+    assert.ok(area.width >= 400, `the plot is ${area.width} px wide`);
+
+    // Each of the eight 64 MiB blocks (all made at one line) in its own colour of the theme's palette.
+    const colours = await paletteColoursDrawn(page);
+    assert.ok(colours.length >= 6, `${colours.length} colours drawn: ${colours.map((c) => `${c.colour} ×${c.pixels}`).join(', ')}`);
+    // The allocations all happen in the first 0.6 ms of 47.9 ms: to scale they would start within 2% of the width.
+    // With the idle stretches broken, where they start spreads over most of it, and the OOM is still at the end.
+    const lefts = colours.map((c) => c.left);
+    const spread = (Math.max(...lefts) - Math.min(...lefts)) / area.width;
+    assert.ok(spread > 0.45, `the blocks start across ${(spread * 100).toFixed(0)}% of the width`);
+    assert.equal(await page.getByTestId('memory-gaps').isChecked(), true, 'the breaks can be turned off, and are on');
+    assert.ok(
+      (await page.getByTestId('memory-marker').allInnerTexts()).some((t) => /^Out of memory at 47\.9 ms/.test(t)),
+      'the OOM is still listed at its real time',
+    );
+
+    // Track names whole: as text, not cut, and as the title.
+    const reserved = page.getByTestId('track-label').filter({ hasText: 'reserved' });
+    assert.equal(await reserved.locator('.track-name').innerText(), 'cuda:0 reserved (PyTorch cache)');
+    assert.match((await reserved.getAttribute('title'))!, /^cuda:0 reserved \(PyTorch cache\)/);
+    const fits = await reserved.locator('.track-name').evaluate((e) => e.scrollWidth <= e.clientWidth + 1 && e.scrollHeight <= e.clientHeight + 1);
+    assert.ok(fits, 'the name is shown whole');
+
+    // Only what applies to a file: no monitor interval, no sampling during runs, no CSV of samples.
+    for (const label of ['Sampling interval (ms)', 'sample during runs']) assert.equal(await page.getByLabel(label).count(), 0, label);
+    assert.equal(await page.getByTestId('memory-export-csv').count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Start monitoring' }).count(), 0);
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}
+
+test('26: a range selected lists its allocations, largest first, each selectable; the 10 TiB OOM says no setting can make it fit; a snapshot offers no plan-step grouping', async () => {
+  const { page, errors } = await openApp(VIEWPORTS[1]);
+  await openSnapshot(page, join(H100, 'oom.pickle'));
+  await page.getByTestId('maximize-output').click();
+  await tilesDrawn(page);
+  const canvas = page.getByTestId('memory-timeline').getByRole('application');
+  await canvas.focus();
+  // R: the whole timeline as a range — all eight blocks
+  await page.keyboard.press('0');
+  await page.keyboard.press('r');
+  const details = page.getByTestId('memory-details');
+  const table = details.getByTestId('memory-range-allocations');
+  await table.waitFor();
+  const rows = await table.locator('tbody tr').allInnerTexts();
+  assert.equal(rows.length, 8, rows.join('\n'));
+  for (const row of rows) assert.match(row, /^64 MiB\s+0x[0-9a-f]{8,}\s+[\d.]+ µs – (?:[\d.]+ (?:µs|ms)|never freed)\s+<stdin>:4/);
+  assert.equal(await details.getByRole('heading', { name: /^Its allocations/ }).textContent(), 'Its allocations: 8, 512 MiB');
+  // by mouse: Shift+drag over the first part of the plot lists fewer
+  const box = (await canvas.boundingBox())!;
+  const area = await allocationsArea(page);
+  await page.keyboard.down('Shift');
+  await page.mouse.move(box.x + area.left + 4, box.y + area.top + 40);
+  await page.mouse.down();
+  await page.mouse.move(box.x + area.left + area.width * 0.2, box.y + area.top + 40, { steps: 4 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await details
+    .getByTestId('memory-details-title')
+    .filter({ hasText: /^Range / })
+    .waitFor();
+  const fewer = await table.locator('tbody tr').count();
+  assert.ok(fewer >= 1 && fewer < 8, `${fewer} allocations in the first fifth`);
+  // each size selects its allocation
+  await table.locator('tbody tr').first().getByRole('button').click();
+  assert.match(await details.getByTestId('memory-details-title').innerText(), /^64 MiB allocation from <stdin>:4$/);
+
+  // The OOM: the advice from the arithmetic, with the figures.
+  await page.getByTestId('memory-marker').filter({ hasText: 'Out of memory' }).click();
+  const said = await details.innerText();
+  assert.match(
+    said,
+    /Asked for 10 TiB at <stdin>:7 on a GPU with 78\.4 GiB free \(131× what was free\): no setting can make this fit — no GPU has that much memory/,
+  );
+  assert.match(said, /The size is wrong, not the memory: print the shape and dtype of the tensor made at <stdin>:7/);
+  // What was alive then, grouped only in ways a snapshot can fill.
+  const alive = page.getByTestId('memory-alive-at');
+  await alive.waitFor();
+  assert.deepEqual(await alive.getByLabel('Group by').locator('option').allInnerTexts(), ['whole stack', 'line of your code']);
+  assert.deepEqual(await seriousViolations(page), []);
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+test('26: a run offers grouping by buffer and plan step; its Memory tab keeps the monitor’s controls', async () => {
+  const { page, errors } = await openApp(VIEWPORTS[1]);
+  await openResult(page, join(ROOT, 'test/fixtures/runs/never-frees.json'));
+  await page
+    .getByTestId('diagnosis-headline')
+    .filter({ hasText: /never fre|leak/i })
+    .first()
+    .waitFor();
+  await page.getByTestId('output-tab-Memory').click();
+  await page.getByRole('button', { name: 'Peak', exact: true }).click();
+  const alive = page.getByTestId('memory-alive-at');
+  await alive.waitFor();
+  assert.deepEqual(await alive.getByLabel('Group by').locator('option').allInnerTexts(), ['buffer', 'plan step']);
+  assert.equal(await page.getByLabel('Sampling interval (ms)').count(), 1, 'a run can be sampled: the interval is offered');
+  assert.deepEqual(errors, []);
+  await page.context().close();
+});
+
+for (const viewport of VIEWPORTS) {
+  test(`26 (${sizeName(viewport)}): two snapshots compared on one time axis: both named, one axis and one set of zoom buttons, one window for both, no plot scrolling on its own`, async () => {
+    const { page, errors } = await openApp(viewport);
+    await openSnapshot(page, join(H100, 'oom.pickle'));
+    await openSnapshot(page, join(H100, 'leak.pickle'), 'Compare with…');
+    await page.getByTestId('maximize-output').click();
+    await tilesDrawn(page);
+    const lanes = page.getByTestId('memory-compare-lanes');
+    assert.deepEqual(await lanes.getByTestId('lane-group-title').allInnerTexts(), ['oom.pickle', 'leak.pickle']);
+    assert.equal(await lanes.getByRole('toolbar', { name: /^Zoom/ }).count(), 1, 'one axis, one set of zoom buttons');
+    assert.equal(await lanes.getByTestId('timeline-window').count(), 1);
+    const canvases = lanes.getByRole('application');
+    assert.equal(await canvases.count(), 2);
+    const windowOf = async (k: number) =>
+      [await canvases.nth(k).getAttribute('data-window-start'), await canvases.nth(k).getAttribute('data-window-end')].join('–');
+    /** Both views' windows, once the second has followed the first (a frame or two; up to 2 s on a loaded machine). */
+    const windows = async () => {
+      let both = [await windowOf(0), await windowOf(1)];
+      for (const start = Date.now(); both[0] !== both[1] && Date.now() - start < 2000; both = [await windowOf(0), await windowOf(1)])
+        await page.waitForTimeout(50);
+      return both;
+    };
+    const [a0, b0] = await windows();
+    assert.equal(a0, b0, 'one window');
+    // zoomed from the second's keys: both follow
+    await canvases.nth(1).focus();
+    for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+    await page.keyboard.press('ArrowRight');
+    const [a1, b1] = await windows();
+    assert.notEqual(a1, a0);
+    assert.equal(a1, b1, 'still one window');
+    // and from the one set of buttons
+    await lanes.getByRole('button', { name: 'Whole timeline' }).click();
+    const [a2, b2] = await windows();
+    assert.equal(a2, a0);
+    assert.equal(b2, a2);
+    // the same x is the same moment: the label columns line up
+    assert.equal(await canvases.nth(0).getAttribute('data-gutter'), await canvases.nth(1).getAttribute('data-gutter'));
+    // no plot scrolls on its own: the tab scrolls as a whole
+    for (const k of [0, 1]) {
+      const box = lanes.locator('.timeline-canvas-box').nth(k);
+      assert.ok(await box.evaluate((e) => e.scrollHeight <= e.clientHeight + 1), `plot ${k + 1} has a scrollbar of its own`);
+    }
+    await assertInsideWindow(page, canvases.nth(0), 'the first file’s canvas');
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(await unnamedOrDuplicateControls(page), []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}

@@ -53,7 +53,7 @@ for (const theme of ['dark', 'light'] as const) {
 }
 
 for (const theme of ['dark', 'light'] as const) {
-  test(`${theme}: the memory timeline of a PyTorch snapshot recorded on an H100, an allocation selected`, async () => {
+  test(`${theme}: the memory timeline of a PyTorch snapshot recorded on an H100, an allocation selected, the side panel hidden`, async () => {
     const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: theme });
     const page = await context.newPage();
     await page.goto(app.serve.url);
@@ -63,6 +63,8 @@ for (const theme of ['dark', 'light'] as const) {
     await page.getByLabel('Memory snapshot or result file').fill(join(ROOT, 'test/fixtures/snapshots/h100/leak.pickle'));
     await page.getByRole('button', { name: 'Open snapshot' }).click();
     await page.getByTestId('maximize-output').click();
+    // the whole width for the Memory tab: the details beside the timeline
+    await page.getByRole('button', { name: 'Side panel' }).click();
     const canvas = page.getByTestId('memory-timeline').getByRole('application');
     await canvas.focus();
     // the last few milliseconds, where line 16 kept its 50 blocks; one of them selected
@@ -71,10 +73,29 @@ for (const theme of ['dark', 'light'] as const) {
     for (let i = 0; i < 20; i++) await page.keyboard.press('[');
     await page.getByTestId('memory-details').waitFor();
     await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
+    await assertInsideWindow(page, page.getByTestId('memory-details-title'), 'the selected allocation’s details');
+    await page.mouse.move(0, 0);
     await page.screenshot({ path: join(folder, `screenshot-memory-${theme}.png`) });
     await context.close();
   });
 }
+
+test('light, 1024×700: an OOM snapshot in the Memory tab beside the side panel, its activity spread out, the idle stretch broken', async () => {
+  const context = await app.browser.newContext({ viewport: { width: 1024, height: 700 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  await page.goto(app.serve.url);
+  await page.getByTestId('tab').first().waitFor();
+  await page.getByTestId('output-tab-Memory').click();
+  await page.getByRole('button', { name: 'Open memory snapshot…' }).click();
+  await page.getByLabel('Memory snapshot or result file').fill(join(ROOT, 'test/fixtures/snapshots/h100/oom.pickle'));
+  await page.getByRole('button', { name: 'Open snapshot' }).click();
+  await page.getByTestId('maximize-output').click();
+  await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
+  await assertInsideWindow(page, page.getByTestId('memory-timeline').getByRole('application'), 'the timeline');
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(folder, 'screenshot-memory-1024-light.png') });
+  await context.close();
+});
 
 test('the no-driver page, dark', async () => {
   const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });

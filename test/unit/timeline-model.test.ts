@@ -299,3 +299,20 @@ test('addresses as the runner writes them are read exactly; anything else is unk
   assert.ok(Number.isNaN(parseAddress('0xffffffffffffffff')), 'past 2^53: not exact, so not a number');
   assert.ok(Number.isNaN(parseAddress('0x12g')));
 });
+
+test('groupings offered: by stack and line for a snapshot (never plan step or buffer), by buffer and step for a run', async () => {
+  const { groupingsFor } = await import('../../core/memory/timeline-model');
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { buildSnapshotModel } = await import('../../core/memory/snapshot-model');
+  const { timelineFromSnapshot } = await import('../../core/memory/snapshot-timeline');
+  const { unpickle } = await import('../../core/memory/unpickle');
+  const { timelineFromRun } = await import('../../core/memory/run-timeline');
+  const { recordedRun } = await import('../helpers/run-log');
+  const { ROOT } = await import('../helpers/cli');
+  // leak.pickle has blocks from before the recording, labelled so: still no "buffer" grouping
+  const snapshot = timelineFromSnapshot(buildSnapshotModel(unpickle(new Uint8Array(readFileSync(join(ROOT, 'test/fixtures/snapshots/h100/leak.pickle'))))), 0);
+  assert.deepEqual(groupingsFor(snapshot), ['stack', 'origin']);
+  const run = timelineFromRun(recordedRun('never-frees'));
+  assert.deepEqual(groupingsFor(run), ['label', 'step']);
+});

@@ -5,8 +5,9 @@ import { timelineFromRun } from '../../core/memory/run-timeline';
 import { SPAN_LANES } from '../../core/memory/timeline';
 import { announce } from '../../core/memory/timeline-describe';
 import { timelineAction, TIMELINE_KEYS } from '../../core/memory/timeline-keys';
-import { rangeFigures } from '../../core/memory/timeline-range';
+import { rangeAllocations, rangeFigures } from '../../core/memory/timeline-range';
 import { recordedRun } from '../helpers/run-log';
+import { timelineOf } from '../helpers/synthetic-timeline';
 
 const MiB = 1024 ** 2;
 
@@ -40,4 +41,42 @@ test('R selects the time shown as a range, and the keys help says so', () => {
   assert.deepEqual(timelineAction('r', false), { kind: 'range' });
   assert.deepEqual(timelineAction('R', true), { kind: 'range' });
   assert.ok(TIMELINE_KEYS.some((k) => k.keys === 'R' && /range/.test(k.what)));
+});
+
+test('a range lists its allocations, largest first: made in it, freed in it, alive across it; bounded, the rest counted', () => {
+  const t = timelineOf([
+    [0, 100, 1 * MiB], // alive across 10–20
+    [12, 15, 8 * MiB], // made and freed in it
+    [5, 14, 2 * MiB], // freed in it
+    [18, Infinity, 4 * MiB], // made in it, never freed
+    [30, 40, 64 * MiB], // after it: not listed
+    [0, 9, 32 * MiB], // before it: not listed
+  ]);
+  const r = rangeAllocations(t, 20, 10);
+  assert.equal(r.count, 4);
+  assert.equal(r.bytes, 15 * MiB);
+  assert.deepEqual(
+    r.rows.map((x) => [x.index, x.role]),
+    [
+      [1, 'made and freed'],
+      [3, 'made'],
+      [2, 'freed'],
+      [0, 'alive throughout'],
+    ],
+  );
+  assert.equal(r.rows[0]!.address, t.allocations.address[1]);
+  const two = rangeAllocations(t, 10, 20, 2);
+  assert.deepEqual(
+    two.rows.map((x) => x.index),
+    [1, 3],
+  );
+  assert.equal(two.count, 4, 'the rest are counted');
+  assert.equal(rangeAllocations(t, 200, 300).count, 1, 'only the one never freed is alive late');
+});
+
+test('a range over the recorded never-frees run lists a, b and c, 4 MiB each', () => {
+  const t = timelineFromRun(recordedRun('never-frees'));
+  const r = rangeAllocations(t, 0, t.durationUs);
+  assert.deepEqual(r.rows.map((x) => t.labels[t.allocations.label[x.index]!]).sort(), ['a', 'b', 'c']);
+  assert.ok(r.rows.every((x) => x.size === 4 * MiB && x.role === 'made'));
 });

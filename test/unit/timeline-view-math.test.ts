@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { AddressRaster, buildAddressLayout, hitAddress } from '../../core/memory/address-layout';
-import { allocationColours, PALETTE_SIZE } from '../../core/memory/timeline-colours';
 import type { SampleSeries } from '../../core/memory/samples';
 import { announce, counterValueAt, describe, hexAddress, summarySentences } from '../../core/memory/timeline-describe';
 import { summarizeTimeline } from '../../core/memory/timeline-model';
@@ -10,7 +9,18 @@ import { addSamples, MAX_MONITOR_SAMPLES } from '../../core/memory/sample-batche
 import { timelineAction } from '../../core/memory/timeline-keys';
 import { buildActiveLayout, byPosition, stackNeighbour, type Palette } from '../../core/memory/timeline-layout';
 import { buildSpanIndex, counterColumns, hitSpan, spanColumns } from '../../core/memory/timeline-lod';
-import { GUTTER_WIDTH, layoutTracks, MIN_ALLOCATIONS_HEIGHT, trackAt, tracksHeight } from '../../core/memory/timeline-tracks';
+import {
+  COUNTER_HEIGHT,
+  gutterWidth,
+  layoutTracks,
+  MAX_GUTTER_WIDTH,
+  MIN_ALLOCATIONS_HEIGHT,
+  MIN_COUNTER_HEIGHT,
+  MIN_GUTTER_WIDTH,
+  minTracksHeight,
+  trackAt,
+  tracksHeight,
+} from '../../core/memory/timeline-tracks';
 import {
   clampWindow,
   formatDuration,
@@ -163,7 +173,40 @@ test('tracks: axis, markers, counters by group, the allocations area filling the
   assert.equal(trackAt(tracks, 599)?.label, 'Memsets');
   const small = layoutTracks(t, 100);
   assert.equal(small.find((k) => k.kind === 'allocations')!.height, MIN_ALLOCATIONS_HEIGHT, 'too small a panel: the view scrolls');
-  assert.ok(GUTTER_WIDTH > 0);
+});
+
+test('tracks on a short panel: the counters give up height before the allocations do; a second view on the same axis draws none', () => {
+  const t = timelineOf([[0, 10, 5]]);
+  const counter = (id: string) => ({
+    id,
+    label: id,
+    group: 'allocated' as const,
+    unit: 'bytes' as const,
+    time: new Float64Array(0),
+    value: new Float64Array(0),
+  });
+  t.counters = [counter('allocated'), counter('reserved')];
+  const height = (tracks: ReturnType<typeof layoutTracks>, kind: string) => tracks.filter((k) => k.kind === kind).map((k) => k.height);
+  // 1024×700, the output panel maximised: about 390 px for the canvas
+  const short = layoutTracks(t, 392);
+  assert.deepEqual(height(short, 'allocations'), [MIN_ALLOCATIONS_HEIGHT]);
+  assert.deepEqual(height(short, 'counter'), [26, 26]);
+  assert.equal(tracksHeight(short), 392, 'it fits: no scrolling');
+  assert.equal(minTracksHeight(t), 22 + 18 + 2 * MIN_COUNTER_HEIGHT + MIN_ALLOCATIONS_HEIGHT);
+  const tall = layoutTracks(t, 900);
+  assert.deepEqual(height(tall, 'counter'), [COUNTER_HEIGHT, COUNTER_HEIGHT]);
+  assert.equal(height(tall, 'allocations')[0], 900 - 22 - 18 - 2 * COUNTER_HEIGHT);
+  const second = layoutTracks(t, 300, { axis: false, minAllocations: 160 });
+  assert.equal(second[0]!.kind, 'markers');
+  assert.deepEqual(height(second, 'allocations'), [300 - 18 - 2 * 44]);
+});
+
+test('the label column: as wide as the longest name (within its bounds), never more than a third of the view', () => {
+  const measure = (text: string) => text.length * 7;
+  assert.equal(gutterWidth(['Time', 'Markers'], measure, 1000), MIN_GUTTER_WIDTH);
+  assert.equal(gutterWidth(['cuda:0 reserved (PyTorch cache)'], measure, 1000), 31 * 7 + 16);
+  assert.equal(gutterWidth(['pid 4242 python train.py --epochs 90 — exited, still holds memory'], measure, 1200), MAX_GUTTER_WIDTH);
+  assert.equal(gutterWidth(['cuda:0 reserved (PyTorch cache)'], measure, 480), 160, 'a third of a narrow view');
 });
 
 test('keys: arrows pan, + and − zoom, 0 resets, brackets step through allocations, M through markers', () => {
@@ -191,29 +234,6 @@ test('the stack neighbours of an allocation: above and below at a time in its li
   assert.equal(stackNeighbour(layout, 2, 7, 1), -1);
   assert.equal(stackNeighbour(layout, 1, 50, -1), 0, 'outside its life: at its start');
   assert.equal(stackNeighbour(layout, 1, 50, 1), -1, 'C was not made yet when B was');
-});
-
-test('colours: one per user line that made the allocation, the same in every session; else per buffer name', () => {
-  const t = timelineOf([
-    [0, 1, 1],
-    [0, 1, 1],
-    [0, 1, 1],
-    [0, 1, 1],
-  ]);
-  t.stacks = [
-    { frames: [{ file: 'a.py', line: 3, name: 'f' }], userFrame: 0 },
-    { frames: [{ file: 'a.py', line: 3, name: 'f' }], userFrame: 0 },
-  ];
-  t.labels = ['out'];
-  t.allocations.stack.set([0, 1, -1, -1]);
-  t.allocations.label.set([-1, -1, 0, 0]);
-  const c = allocationColours(t);
-  const hue = (i: number) => Math.floor(c[i]! / 2);
-  assert.equal(hue(0), hue(1), 'two stacks with the same user line: one hue');
-  assert.notEqual(c[0], c[1], 'in two shades, so neighbours show apart');
-  assert.equal(hue(2), hue(3));
-  assert.ok(c.every((x) => x < PALETTE_SIZE));
-  assert.deepEqual(allocationColours(t), c);
 });
 
 test('describe: what, size, address, step, user frame and time alive, as the tooltip and details say them', () => {

@@ -3,11 +3,12 @@ import { useMemo, useState } from 'react';
 import { formatBytes } from '../../../core/format';
 import { describeInternalRun, stackRows } from '../../../core/memory/stack-rows';
 import { describe, frameText, type TimelineTarget } from '../../../core/memory/timeline-describe';
-import { aliveAt, groupAllocations, type GroupBy } from '../../../core/memory/timeline-model';
+import { aliveAt, groupAllocations, groupingsFor, type GroupBy } from '../../../core/memory/timeline-model';
 import { formatDuration } from '../../../core/memory/timeline-viewport';
 import type { Timeline, TimelineFrame } from '../../../core/memory/timeline';
 import type { SourceContext } from '../../../core/workspace/source-link';
 import type { WorkbenchStore } from '../../store/store';
+import { RangeAllocations } from './RangeAllocations';
 
 /** Frames that are nobody's code to open: the allocator's own C++ ("??", no line). */
 const openable = (f: TimelineFrame) => f.line > 0 && f.file !== '??' && f.file !== '';
@@ -19,12 +20,15 @@ export function MemoryDetails({
   target,
   sources,
   onAliveAt,
+  onSelect,
 }: {
   store: WorkbenchStore;
   timeline: Timeline;
   target: TimelineTarget;
   sources: SourceContext;
   onAliveAt(at: { timeUs: number; title: string }): void;
+  /** Select something else on the timeline (an allocation of a range's list). */
+  onSelect(target: TimelineTarget): void;
 }) {
   const d = describe(timeline, target);
   const open = (f: TimelineFrame) => void store.getState().revealSource({ file: f.file, line: f.line }, sources);
@@ -64,6 +68,7 @@ export function MemoryDetails({
           What was alive then
         </button>
       )}
+      {target.kind === 'range' && <RangeAllocations timeline={timeline} range={target} onSelect={onSelect} />}
       {d.frames.length > 0 && (
         <StackList key={'index' in target ? `${target.kind}:${target.index}` : target.kind} frames={d.frames} userFrame={d.userFrame} onOpen={open} />
       )}
@@ -127,6 +132,8 @@ function StackList({ frames, userFrame, onOpen }: { frames: TimelineFrame[]; use
   );
 }
 
+const GROUPING_WORDS: Record<GroupBy, string> = { stack: 'whole stack', origin: 'line of your code', step: 'plan step', label: 'buffer' };
+
 /**
  * What was alive at one moment (the peak, an OOM), grouped: by the whole stack that made it, or by the line
  * of the user's code, the step, or the buffer. Each group's bytes, count and largest allocation, which
@@ -143,7 +150,9 @@ export function AliveAtPanel({
   onSelect(target: TimelineTarget): void;
   onClose(): void;
 }) {
-  const [by, setBy] = useState<GroupBy>('stack');
+  const offered = useMemo(() => groupingsFor(timeline), [timeline]);
+  const [chosen, setBy] = useState<GroupBy>(offered[0] ?? 'origin');
+  const by = offered.includes(chosen) ? chosen : (offered[0] ?? 'origin');
   const alive = useMemo(() => aliveAt(timeline, at.timeUs), [timeline, at.timeUs]);
   const groups = useMemo(() => groupAllocations(timeline, alive, by), [timeline, alive, by]);
   let bytes = 0;
@@ -159,15 +168,18 @@ export function AliveAtPanel({
         {alive.length.toLocaleString('en')} allocation{alive.length === 1 ? '' : 's'}, {formatBytes(bytes)}, in {groups.length.toLocaleString('en')} group
         {groups.length === 1 ? '' : 's'}.
       </p>
-      <label className="field">
-        Group by{' '}
-        <select value={by} onChange={(e) => setBy(e.target.value as GroupBy)}>
-          <option value="stack">whole stack</option>
-          <option value="origin">line of your code</option>
-          <option value="step">plan step</option>
-          <option value="label">buffer</option>
-        </select>
-      </label>
+      {offered.length > 1 && (
+        <label className="field">
+          Group by{' '}
+          <select value={by} onChange={(e) => setBy(e.target.value as GroupBy)}>
+            {offered.map((g) => (
+              <option key={g} value={g}>
+                {GROUPING_WORDS[g]}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <table className="memory-groups" data-testid="memory-groups">
         <thead>
           <tr>

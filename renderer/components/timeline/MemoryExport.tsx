@@ -15,7 +15,18 @@ const MAX_REQUEST_CHARS = 36 * 1024 * 1024;
  * Export of what the Memory tab shows: the timeline as a Chrome trace (Perfetto, chrome://tracing), and samples
  * (the monitor's, or a run's) as CSV, to a file the user names — shown against the folder file boxes start in (home, in the desktop app), written whole.
  */
-export function MemoryExport({ store, timeline, series }: { store: WorkbenchStore; timeline: Timeline | null; series: SampleSeries | null }) {
+export function MemoryExport({
+  store,
+  timeline,
+  series,
+  offerCsv = true,
+}: {
+  store: WorkbenchStore;
+  timeline: Timeline | null;
+  series: SampleSeries | null;
+  /** Whether samples can be had here at all (a run or the monitor may sample; a snapshot never does): else no CSV button. */
+  offerCsv?: boolean;
+}) {
   const api = useStore(store, (s) => s.api);
   const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const [name, setName] = useState('');
@@ -64,15 +75,17 @@ export function MemoryExport({ store, timeline, series }: { store: WorkbenchStor
       <button type="button" disabled={!timeline || busy} onClick={() => send('trace')} data-testid="memory-export-trace">
         Export trace
       </button>
-      <button
-        type="button"
-        disabled={!series || busy}
-        onClick={() => send('csv')}
-        title={series ? undefined : 'Only sampled memory (the monitor, or a run that sampled) has samples to export'}
-        data-testid="memory-export-csv"
-      >
-        Export samples (CSV)
-      </button>
+      {offerCsv && (
+        <button
+          type="button"
+          disabled={!series || busy}
+          onClick={() => send('csv')}
+          title={series ? undefined : 'Only sampled memory (the monitor, or a run that sampled) has samples to export'}
+          data-testid="memory-export-csv"
+        >
+          Export samples (CSV)
+        </button>
+      )}
       {target && name && <span className="muted">→ {target}</span>}
       {said && (
         <span role="status" className={said.ok ? 'status-pass' : 'status-fail'} data-testid="memory-export-said">

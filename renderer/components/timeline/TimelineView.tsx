@@ -1,17 +1,21 @@
-import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type PointerEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 
 import { announce, describe, type TimelineTarget } from '../../../core/memory/timeline-describe';
 import { TIMELINE_KEYS, timelineAction, type TimelineAction } from '../../../core/memory/timeline-keys';
-import { allocationAt, lowerBound, positionOf, stackNeighbour, upperBound } from '../../../core/memory/timeline-layout';
-import { centreWindow, formatDuration, fullWindow, panWindow, selectWindow, zoomWindow, type TimeWindow } from '../../../core/memory/timeline-viewport';
+import { identityWarp, toDisplay, toReal, warpTimeline, type TimeWarp } from '../../../core/memory/time-warp';
+import { formatDuration, type TimeWindow } from '../../../core/memory/timeline-viewport';
 import type { Timeline } from '../../../core/memory/timeline';
-import { TIMELINE_COLOURS } from '../../layout/chart-colours';
 import { useTheme } from '../../layout/theme';
 import { FloatingTip } from '../FloatingTip';
-import { TimelineEngine, type AllocationMode } from './timeline-engine';
+import { performAction } from './timeline-actions';
+import type { AllocationMode } from './timeline-engine';
+import { TrackLabels } from './TrackLabels';
+import { usePointer, useTimelineEngine } from './use-timeline-engine';
 
 interface Props {
   timeline: Timeline;
+  /** Idle gaps broken on the axis (core/memory/time-warp.ts); none when not given. */
+  warp?: TimeWarp;
   /** A newer version of the same timeline (monitoring): keep the window, follow the end. */
   follow?: boolean;
   mode: AllocationMode;
@@ -24,238 +28,109 @@ interface Props {
   /** When two views are on screen: what tells this one's buttons from the other's ("leak.pickle"). */
   controlsOf?: string;
   testId?: string;
+  /** The allocations' options (drawn how, the peak, the gaps), shown under their name in the label column. */
+  tools?: ReactNode;
+  /** One of several views on one time axis (a comparison): the first draws the axis, all share the window and the label column's width. */
+  shared?: {
+    axis: boolean;
+    extentUs: number;
+    minGutter: number;
+    minAllocations: number;
+    window: TimeWindow | null;
+    onWindow(w: TimeWindow): void;
+    onGutter(px: number): void;
+  };
 }
 
-/** The last index whose element passes (Array.prototype.findLastIndex is ES2023, past this project's lib). */
-function lastIndex<T>(xs: T[], pass: (x: T) => boolean): number {
-  for (let i = xs.length - 1; i >= 0; i--) if (pass(xs[i]!)) return i;
-  return -1;
+/** A target from display time (the engine's) to real time (the timeline's), and back. */
+function mapTarget(t: TimelineTarget | null, map: (us: number) => number): TimelineTarget | null {
+  if (t?.kind === 'counter') return { ...t, timeUs: map(t.timeUs) };
+  if (t?.kind === 'range') return { ...t, startUs: map(t.startUs), endUs: map(t.endUs) };
+  return t;
 }
 
-/** Pixels a press may move and still be a click. */
-const CLICK_SLOP = 4;
+const NO_WARP = identityWarp(0);
 
-type Drag = { kind: 'pan' | 'range'; x0: number; y0: number; win: TimeWindow; moved: boolean };
+/** Zoom in, out and to the whole timeline, and the window shown (in real time): in the axis's corner of the label column. */
+function ZoomControls({ perform, real, of }: { perform(action: TimelineAction): void; real: TimeWindow | null; of: string }) {
+  return (
+    <>
+      <span role="toolbar" aria-label={`Zoom${of}`} className="zoom-buttons">
+        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 2 })} title="Zoom in (+)" aria-label={`Zoom in${of}`}>
+          +
+        </button>
+        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 0.5 })} title="Zoom out (−)" aria-label={`Zoom out${of}`}>
+          −
+        </button>
+        <button type="button" onClick={() => perform({ kind: 'reset' })} title="The whole timeline (0)" aria-label={`Whole timeline${of}`}>
+          Whole
+        </button>
+      </span>
+      {real && (
+        <span className="muted timeline-window" data-testid="timeline-window">
+          {formatDuration(real.startUs)} – {formatDuration(real.endUs)}
+        </span>
+      )}
+    </>
+  );
+}
 
 /**
- * The memory timeline on a canvas (timeline-engine.ts draws it), and everything a person does with it:
- * wheel zooms at the pointer (Shift+wheel pans), drag pans, Shift+drag or a drag on the time axis selects a
- * range to zoom to, double-click shows it all; a click selects; the keys in TIMELINE_KEYS do all of that and
- * more from the keyboard. What is selected, and the window after a key, are said in a live region.
+ * The memory timeline on a canvas (timeline-engine.ts draws it), and everything a person does with it: the
+ * pointer (use-timeline-engine.ts), the keys in TIMELINE_KEYS, zoom buttons in the axis's corner. The canvas
+ * draws in display time, where long idle gaps are broken; everything said — tooltips, the window, selections
+ * handed out — is in the timeline's real time. What is selected, and the window after a key, are said in a live region.
  */
-export function TimelineView({ timeline, follow = false, mode, selection, onSelect, onPeak, label, controlsOf, testId }: Props) {
-  const wrapper = useRef<HTMLDivElement>(null);
+export function TimelineView(props: Props) {
+  const { timeline, follow = false, mode, selection, onSelect, onPeak, label, controlsOf, testId, tools, shared } = props;
+  const warp = props.warp ?? NO_WARP;
+  const box = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
-  const engine = useRef<TimelineEngine | null>(null);
   const { theme } = useTheme();
   const [hover, setHover] = useState<{ x: number; y: number; target: TimelineTarget } | null>(null);
   const [said, setSaid] = useState('');
-  const [win, setWin] = useState<TimeWindow | null>(null);
-  const drag = useRef<Drag | null>(null);
   const helpId = useId();
-  const callbacks = useRef({ onSelect, onPeak });
-  callbacks.current = { onSelect, onPeak };
+  const display = useMemo(() => warpTimeline(timeline, warp), [timeline, warp]);
+  const displaySelection = useMemo(() => mapTarget(selection, (us) => toDisplay(warp, us)), [selection, warp]);
+  const tracks = useMemo(() => ({ axis: shared ? shared.axis : true, minAllocations: shared?.minAllocations }), [shared?.axis, shared?.minAllocations]);
+  const { engine, win, layout } = useTimelineEngine(
+    canvas,
+    box,
+    {
+      display,
+      warp,
+      follow,
+      mode,
+      theme,
+      selection: displaySelection,
+      extentUs: shared?.extentUs ?? 0,
+      minGutter: shared?.minGutter ?? 0,
+      tracks,
+      window: shared?.window ?? null,
+    },
+    shared?.onWindow,
+  );
+  const select = (target: TimelineTarget | null) => onSelect(mapTarget(target, (us) => toReal(warp, us)));
+  const pointer = usePointer(canvas, engine, select, setHover);
 
-  useLayoutEffect(() => {
-    const e = new TimelineEngine(canvas.current!, TIMELINE_COLOURS[theme], setWin);
-    engine.current = e;
-    const resize = () => {
-      const box = wrapper.current;
-      if (box) e.resize(box.clientWidth, box.clientHeight, window.devicePixelRatio || 1);
-    };
-    const observer = new ResizeObserver(resize);
-    observer.observe(wrapper.current!);
-    // a window dragged to a screen of another pixel density
-    let dpr: MediaQueryList | null = null;
-    const watchDpr = () => {
-      dpr?.removeEventListener('change', onDpr);
-      dpr = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-      dpr.addEventListener('change', onDpr);
-    };
-    const onDpr = () => {
-      resize();
-      watchDpr();
-    };
-    watchDpr();
-    resize();
-    return () => {
-      observer.disconnect();
-      dpr?.removeEventListener('change', onDpr);
-      e.destroy();
-      engine.current = null;
-    };
-    // made once: the theme, the timeline and the selection reach it through the effects below
-  }, []);
-
-  useEffect(() => engine.current?.setColours(TIMELINE_COLOURS[theme]), [theme]);
+  useEffect(() => setSaid(selection ? announce(timeline, selection) : ''), [selection, timeline]);
   useEffect(() => {
-    engine.current?.setTimeline(timeline, follow);
-    const box = wrapper.current;
-    if (box) engine.current?.resize(box.clientWidth, box.clientHeight, window.devicePixelRatio || 1);
-  }, [timeline, follow]);
-  useEffect(() => engine.current?.setMode(mode), [mode]);
-  useEffect(() => {
-    engine.current?.setSelection(selection);
-    setSaid(selection ? announce(timeline, selection) : '');
-  }, [selection, timeline]);
-
-  // The wheel must be a non-passive listener to keep the page from scrolling while it zooms.
-  useEffect(() => {
-    const el = canvas.current!;
-    const onWheel = (ev: WheelEvent) => {
-      const e = engine.current;
-      if (!e?.timeline) return;
-      ev.preventDefault();
-      const box = el.getBoundingClientRect();
-      const x = ev.clientX - box.left - e.plotLeft;
-      const scale = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1;
-      const dx = ev.deltaX * scale;
-      const dy = ev.deltaY * scale;
-      if (ev.shiftKey || Math.abs(dx) > Math.abs(dy)) {
-        const d = ev.shiftKey && Math.abs(dx) < Math.abs(dy) ? dy : dx;
-        e.setWindow(panWindow(e.window, d / e.plotWidth, e.timeline.durationUs));
-      } else {
-        const anchor = Math.max(0, Math.min(1, x / e.plotWidth));
-        e.setWindow(zoomWindow(e.window, Math.exp(-dy * 0.002), anchor, e.timeline.durationUs));
-      }
-    };
-    el.addEventListener('wheel', onWheel, { passive: false });
-    return () => el.removeEventListener('wheel', onWheel);
-  }, []);
-
-  const local = (ev: { clientX: number; clientY: number }) => {
-    const box = canvas.current!.getBoundingClientRect();
-    return { x: ev.clientX - box.left, y: ev.clientY - box.top };
-  };
-
-  const onPointerDown = (ev: PointerEvent<HTMLCanvasElement>) => {
-    const e = engine.current;
-    if (!e?.timeline || ev.button !== 0) return;
-    const { x, y } = local(ev);
-    const onAxis = e.trackAt(y)?.kind === 'axis';
-    drag.current = { kind: ev.shiftKey || onAxis ? 'range' : 'pan', x0: x, y0: y, win: e.window, moved: false };
-    canvas.current!.setPointerCapture(ev.pointerId);
-  };
-
-  const hoverFrame = useRef(0);
-  const onPointerMove = (ev: PointerEvent<HTMLCanvasElement>) => {
-    const e = engine.current;
-    if (!e?.timeline) return;
-    const { x, y } = local(ev);
-    const d = drag.current;
-    if (d) {
-      if (Math.abs(x - d.x0) + Math.abs(y - d.y0) > CLICK_SLOP) d.moved = true;
-      if (!d.moved) return;
-      if (d.kind === 'pan') e.setWindow(panWindow(d.win, -(x - d.x0) / e.plotWidth, e.timeline.durationUs));
-      else e.setRange({ from: d.x0 - e.plotLeft, to: x - e.plotLeft });
-      setHover(null);
-      return;
-    }
-    const { clientX, clientY } = ev;
-    if (hoverFrame.current) return;
-    hoverFrame.current = requestAnimationFrame(() => {
-      hoverFrame.current = 0;
-      const target = e.hitTest(x, y);
-      e.setHover(target?.kind === 'allocation' || target?.kind === 'span' ? target : null);
-      setHover(target ? { x: clientX, y: clientY, target } : null);
-    });
-  };
-
-  const onPointerUp = (ev: PointerEvent<HTMLCanvasElement>) => {
-    const e = engine.current;
-    const d = drag.current;
-    drag.current = null;
-    if (!e?.timeline || !d) return;
-    const { x, y } = local(ev);
-    if (!d.moved) {
-      const target = e.hitTest(x, y);
-      callbacks.current.onSelect(target?.kind === 'counter' ? null : target);
-      return;
-    }
-    if (d.kind === 'range') {
-      e.setRange(null);
-      const from = (d.x0 - e.plotLeft) / e.plotWidth;
-      const to = (x - e.plotLeft) / e.plotWidth;
-      if (Math.abs(to - from) * e.plotWidth > CLICK_SLOP) {
-        const chosen = selectWindow(e.window, from, to, e.timeline.durationUs);
-        e.setWindow(chosen);
-        callbacks.current.onSelect({ kind: 'range', startUs: chosen.startUs, endUs: chosen.endUs });
-      }
-    }
-  };
+    if (layout) shared?.onGutter(engine.current?.naturalGutter ?? layout.gutter);
+  }, [layout]);
 
   const perform = (action: TimelineAction) => {
-    const e = engine.current;
-    const t = e?.timeline;
-    const layout = e?.layout;
-    if (!e || !t || !layout) return;
-    const w = e.window;
-    const duration = t.durationUs;
-    const centre = (w.startUs + w.endUs) / 2;
-    /** Selects and brings into view. */
-    const show = (target: TimelineTarget, atUs: number) => {
-      if (atUs < w.startUs || atUs > w.endUs) e.setWindow(centreWindow(e.window, atUs, duration));
-      callbacks.current.onSelect(target);
-    };
-    switch (action.kind) {
-      case 'zoom':
-        return e.setWindow(zoomWindow(w, action.factor, 0.5, duration));
-      case 'pan':
-        return e.setWindow(panWindow(w, action.share, duration));
-      case 'reset':
-        return e.setWindow(fullWindow(duration));
-      case 'edge':
-        return e.setWindow(centreWindow(w, action.to === 'start' ? 0 : duration, duration));
-      case 'step-allocation': {
-        if (layout.count === 0) return;
-        const current = selection?.kind === 'allocation' ? positionOf(layout, selection.index) : -1;
-        // from the selection; with none, the first made in view (or, going back, the last)
-        let p = current >= 0 ? current + action.by : action.by > 0 ? lowerBound(layout.start, w.startUs) : upperBound(layout.start, w.endUs) - 1;
-        p = Math.max(0, Math.min(layout.count - 1, p));
-        return show({ kind: 'allocation', index: allocationAt(layout, p) }, layout.start[p]!);
-      }
-      case 'stack-neighbour': {
-        if (selection?.kind !== 'allocation') return perform({ kind: 'step-allocation', by: 1 });
-        const p = stackNeighbour(layout, positionOf(layout, selection.index), centre, action.by);
-        if (p >= 0) callbacks.current.onSelect({ kind: 'allocation', index: allocationAt(layout, p) });
-        return;
-      }
-      case 'step-span': {
-        const n = t.spans.count;
-        if (n === 0) return;
-        const byStart = Array.from({ length: n }, (_, i) => i).sort((a, b) => t.spans.start[a]! - t.spans.start[b]! || a - b);
-        const current = selection?.kind === 'span' ? byStart.indexOf(selection.index) : -1;
-        let k =
-          current >= 0
-            ? current + action.by
-            : action.by > 0
-              ? byStart.findIndex((s) => t.spans.start[s]! >= w.startUs)
-              : lastIndex(byStart, (s) => t.spans.start[s]! <= w.endUs);
-        if (k < 0) k = action.by > 0 ? n - 1 : 0;
-        k = Math.max(0, Math.min(n - 1, k));
-        return show({ kind: 'span', index: byStart[k]! }, t.spans.start[byStart[k]!]!);
-      }
-      case 'step-marker': {
-        const n = t.markers.length;
-        if (n === 0) return;
-        const byTime = t.markers.map((_, i) => i).sort((a, b) => t.markers[a]!.timeUs - t.markers[b]!.timeUs || a - b);
-        const current = selection?.kind === 'marker' ? byTime.indexOf(selection.index) : -1;
-        const k = current >= 0 ? (current + action.by + n) % n : action.by > 0 ? 0 : n - 1;
-        return show({ kind: 'marker', index: byTime[k]! }, t.markers[byTime[k]!]!.timeUs);
-      }
-      case 'peak': {
-        const peak = t.markers.findIndex((m) => m.kind === 'peak');
-        if (peak >= 0) show({ kind: 'marker', index: peak }, t.markers[peak]!.timeUs);
-        else if (Number.isFinite(layout.peakUs)) e.setWindow(centreWindow(w, layout.peakUs, duration));
-        return callbacks.current.onPeak();
-      }
-      case 'range':
-        return callbacks.current.onSelect({ kind: 'range', startUs: w.startUs, endUs: w.endUs });
-      case 'clear':
-        return callbacks.current.onSelect(null);
-    }
+    if (engine.current) performAction(engine.current, action, displaySelection, { onSelect: select, onPeak });
   };
-
+  // After a key moved the window, say where it is now.
+  const sayWindow = useRef(false);
+  // the window in real time, within what the axis covers (a comparison's longer file)
+  const realEnd = toReal(warp, Math.max(display.durationUs, shared?.extentUs ?? 0));
+  const real = win ? { startUs: Math.max(0, toReal(warp, win.startUs)), endUs: Math.min(realEnd, toReal(warp, win.endUs)) } : null;
+  useEffect(() => {
+    if (!real || !sayWindow.current) return;
+    sayWindow.current = false;
+    setSaid(`Showing ${formatDuration(real.startUs)} to ${formatDuration(real.endUs)}.`);
+  }, [win]);
   const onKeyDown = (ev: KeyboardEvent<HTMLCanvasElement>) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const action = timelineAction(ev.key, ev.shiftKey);
@@ -265,35 +140,17 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
     if (action.kind === 'zoom' || action.kind === 'pan' || action.kind === 'reset' || action.kind === 'edge') sayWindow.current = true;
   };
 
-  // After a key moved the window, say where it is now.
-  const sayWindow = useRef(false);
-  useEffect(() => {
-    if (!win || !sayWindow.current) return;
-    sayWindow.current = false;
-    setSaid(`Showing ${formatDuration(Math.max(0, win.startUs))} to ${formatDuration(Math.min(timeline.durationUs, win.endUs))}.`);
-  }, [win, timeline.durationUs]);
-
-  const described = hover ? describe(timeline, hover.target) : null;
-  const of = controlsOf ? ` (${controlsOf})` : '';
+  const described = hover
+    ? describe(
+        timeline,
+        mapTarget(hover.target, (us) => toReal(warp, us))!,
+      )
+    : null;
+  const corner = (!shared || shared.axis) && <ZoomControls perform={perform} real={real} of={controlsOf ? ` (${controlsOf})` : ''} />;
   return (
     <div className="timeline-view" data-testid={testId}>
-      <div className="timeline-toolbar" role="toolbar" aria-label={`Zoom${of}`}>
-        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 2 })} title="Zoom in (+)" aria-label={`Zoom in${of}`}>
-          Zoom in
-        </button>
-        <button type="button" onClick={() => perform({ kind: 'zoom', factor: 0.5 })} title="Zoom out (−)" aria-label={`Zoom out${of}`}>
-          Zoom out
-        </button>
-        <button type="button" onClick={() => perform({ kind: 'reset' })} title="The whole timeline (0)" aria-label={`Whole timeline${of}`}>
-          Whole timeline
-        </button>
-        {win && (
-          <span className="muted" data-testid="timeline-window">
-            {formatDuration(Math.max(0, win.startUs))} – {formatDuration(Math.min(timeline.durationUs, win.endUs))}
-          </span>
-        )}
-      </div>
-      <div className="timeline-canvas-box" ref={wrapper}>
+      <div className="timeline-canvas-box" ref={box} style={{ minHeight: layout?.minHeight || undefined }}>
+        {layout && <TrackLabels layout={layout} corner={corner} tools={tools} />}
         <canvas
           ref={canvas}
           tabIndex={0}
@@ -302,18 +159,10 @@ export function TimelineView({ timeline, follow = false, mode, selection, onSele
           aria-label={label}
           aria-describedby={helpId}
           data-testid="timeline-canvas"
-          onPointerDown={onPointerDown}
-          onPointerMove={onPointerMove}
-          onPointerUp={onPointerUp}
-          onPointerCancel={() => {
-            drag.current = null;
-            engine.current?.setRange(null);
-          }}
-          onPointerLeave={() => {
-            if (drag.current) return;
-            engine.current?.setHover(null);
-            setHover(null);
-          }}
+          data-window-start={real?.startUs}
+          data-window-end={real?.endUs}
+          data-gutter={layout?.gutter}
+          {...pointer}
           onDoubleClick={() => perform({ kind: 'reset' })}
           onKeyDown={onKeyDown}
         />

@@ -2,7 +2,8 @@ import { formatBytes } from '../../../core/format';
 import type { AddressLayout } from '../../../core/memory/address-layout';
 import { counterColumns, forEachSpanIn, spanColumns, type SpanIndex } from '../../../core/memory/timeline-lod';
 import type { Track } from '../../../core/memory/timeline-tracks';
-import { niceStep, timeTicks, timeToX, type TimeWindow } from '../../../core/memory/timeline-viewport';
+import { warpedTicks, type TimeWarp } from '../../../core/memory/time-warp';
+import { formatDuration, niceStep, timeToX, type TimeWindow } from '../../../core/memory/timeline-viewport';
 import { SPAN_LANES, type Timeline, type TimelineCounter } from '../../../core/memory/timeline';
 import type { TimelineColours } from '../../layout/chart-colours';
 
@@ -14,29 +15,29 @@ export interface Plot {
   win: TimeWindow;
   /** Everything below the axis: markers draw their lines over it. */
   height: number;
+  /** The axis's breaks: times in `win` are display times. */
+  warp: TimeWarp;
 }
 
 const FONT = '11px system-ui, -apple-system, "Segoe UI", sans-serif';
+/** The track names' font (they are page text in the label column; the canvas measures them to size it). */
+export const LABEL_FONT = '12px system-ui, -apple-system, "Segoe UI", sans-serif';
+/** The top of the allocations area's label column holds the view's own controls: no byte labels there. */
+export const TOOLS_HEIGHT = 96;
 
 export const plotX = (plot: Plot, tUs: number) => plot.x + timeToX(plot.win, plot.width, tUs);
 
 /** Snaps to the device pixel grid, so neighbouring tiles and rectangles meet without a seam. */
 export const snap = (plot: Plot, x: number) => Math.round(x * plot.dpr) / plot.dpr;
 
+/** The label column's ground and the rules between its tracks (the names themselves are page text over it). */
 export function drawGutter(ctx: CanvasRenderingContext2D, tracks: Track[], gutter: number, height: number, c: TimelineColours): void {
   ctx.fillStyle = c.gutter;
   ctx.fillRect(0, 0, gutter, height);
-  ctx.font = FONT;
-  ctx.textBaseline = 'middle';
   for (const t of tracks) {
-    if (t.kind === 'axis') continue;
-    ctx.fillStyle = t.kind === 'counter' && t.counter.flag ? c.marker.oom : c.text;
-    const y = t.kind === 'allocations' || t.kind === 'counter' ? t.y + 10 : t.y + t.height / 2;
-    fitText(ctx, t.label, 6, y, gutter - 10);
-    if (t.kind !== 'markers') {
-      ctx.fillStyle = c.grid;
-      ctx.fillRect(0, t.y + t.height - 0.5, gutter, 0.5);
-    }
+    if (t.kind === 'axis' || t.kind === 'markers') continue;
+    ctx.fillStyle = c.grid;
+    ctx.fillRect(0, t.y + t.height - 0.5, gutter, 0.5);
   }
 }
 
@@ -57,24 +58,77 @@ export function fitText(ctx: CanvasRenderingContext2D, text: string, x: number, 
   if (lo > 0) ctx.fillText(`${text.slice(0, lo)}…`, x, y);
 }
 
-/** The time axis: its grid lines (drawn first, under everything) or its labels and rule. */
+/** The time axis: its grid lines (drawn first, under everything) or its labels and rule; each stretch between breaks to its own scale. */
 export function drawAxis(ctx: CanvasRenderingContext2D, track: Track, plot: Plot, c: TimelineColours, part: 'lines' | 'labels'): void {
   ctx.font = FONT;
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'left';
-  for (const tick of timeTicks(plot.win, plot.width)) {
+  const { ticks, breaks } = warpedTicks(plot.warp, plot.win, plot.width);
+  // a label that would run into a break's own label is left out
+  const taken = breaks.map((b) => breakLabelBox(ctx, b, plot));
+  for (const tick of ticks) {
     const x = snap(plot, plotX(plot, tick.us));
     if (part === 'lines') {
       ctx.fillStyle = c.grid;
       ctx.fillRect(x, track.y + track.height - 6, 1 / plot.dpr, plot.height);
-    } else {
-      ctx.fillStyle = c.muted;
-      ctx.fillText(tick.label, x + 3, track.y + track.height / 2 - 2);
+      continue;
     }
+    const w = ctx.measureText(tick.label).width;
+    if (taken.some((b) => x + 3 < b.x1 && x + 3 + w > b.x0)) continue;
+    ctx.fillStyle = c.muted;
+    ctx.fillText(tick.label, x + 3, track.y + track.height / 2 - 2);
   }
   if (part === 'labels') {
     ctx.fillStyle = c.grid;
     ctx.fillRect(plot.x, track.y + track.height - 0.5, plot.width, 0.5);
+  }
+}
+
+const breakText = (b: { realUs: number }) => `${formatDuration(b.realUs)} idle`;
+
+/** Where a break's label goes on the axis: centred on the break, however narrow the break is drawn. */
+function breakLabelBox(ctx: CanvasRenderingContext2D, b: { startUs: number; endUs: number; realUs: number }, plot: Plot): { x0: number; x1: number } {
+  const w = ctx.measureText(breakText(b)).width + 8;
+  const mid = (plotX(plot, b.startUs) + plotX(plot, b.endUs)) / 2;
+  // kept inside the plot: a break at either end is labelled inward
+  const x0 = Math.max(plot.x, Math.min(plot.x + plot.width - w, mid - w / 2));
+  return { x0, x1: x0 + w };
+}
+
+/**
+ * The breaks in view: each a band across every track in the gutter's colour, edged by two zigzags (an axis break
+ * as charts draw one), with how long it really lasted written on the axis.
+ */
+export function drawBreaks(ctx: CanvasRenderingContext2D, axis: Track | null, plot: Plot, c: TimelineColours): void {
+  const { breaks } = warpedTicks(plot.warp, plot.win, plot.width);
+  ctx.font = FONT;
+  let labelledTo = -Infinity;
+  for (const b of breaks) {
+    const x0 = plotX(plot, b.startUs);
+    const x1 = plotX(plot, b.endUs);
+    const top = axis ? axis.y + axis.height : 0;
+    ctx.globalAlpha = 0.55;
+    ctx.fillStyle = c.gutter;
+    ctx.fillRect(x0, top, x1 - x0, plot.height - top);
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = c.muted;
+    ctx.lineWidth = 1;
+    for (const x of [x0, x1]) {
+      ctx.beginPath();
+      for (let y = top, k = 0; y < plot.height; y += 4, k++) ctx.lineTo(x + (k % 2 ? 2 : -2), y);
+      ctx.stroke();
+    }
+    const box = breakLabelBox(ctx, b, plot);
+    // two breaks close together: only the first is labelled
+    if (!axis || box.x0 < labelledTo) continue;
+    labelledTo = box.x1;
+    ctx.fillStyle = c.gutter;
+    ctx.fillRect(box.x0, axis.y + 2, box.x1 - box.x0, axis.height - 6);
+    ctx.fillStyle = c.text;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(breakText(b), (box.x0 + box.x1) / 2, axis.y + axis.height / 2 - 1);
+    ctx.textAlign = 'left';
   }
 }
 
@@ -96,6 +150,7 @@ export function drawByteGrid(ctx: CanvasRenderingContext2D, track: Track, max: n
   ctx.textAlign = 'right';
   for (const v of byteTicks(max, track.height)) {
     const y = snap(plot, track.y + track.height - (v / max) * track.height);
+    if (part === 'labels' && y < track.y + TOOLS_HEIGHT) continue;
     if (part === 'lines') {
       ctx.fillStyle = c.grid;
       ctx.fillRect(plot.x, y, plot.width, 1 / plot.dpr);
@@ -113,7 +168,7 @@ export function drawAddressLabels(ctx: CanvasRenderingContext2D, track: Track, a
   ctx.textBaseline = 'middle';
   ctx.textAlign = 'right';
   ctx.fillStyle = c.muted;
-  for (let y = track.height - 10; y > 14; y -= 60) {
+  for (let y = track.height - 10; y > TOOLS_HEIGHT; y -= 60) {
     const at = address.addressAt(((track.height - y) / track.height) * address.height);
     if (Number.isNaN(at)) continue;
     ctx.fillText(`0x${Math.floor(at).toString(16)}`, plot.x - 4, track.y + y);
@@ -188,11 +243,6 @@ export function drawCounter(
     const yc = snap(plot, y(counter.capacity));
     for (let x = plot.x; x < plot.x + plot.width; x += 8) ctx.fillRect(x, yc, 4, 1);
   }
-  ctx.font = FONT;
-  ctx.textBaseline = 'top';
-  ctx.textAlign = 'left';
-  ctx.fillStyle = c.muted;
-  ctx.fillText(counter.capacity !== undefined ? `of ${formatBytes(counter.capacity)}` : `max ${formatBytes(scale / 1.05)}`, 6, track.y + 22);
   ctx.fillStyle = c.grid;
   ctx.fillRect(plot.x, track.y + track.height - 0.5, plot.width, 0.5);
 }

@@ -1,4 +1,4 @@
-import { HUES, PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
+import { PALETTE_SIZE, allocationColours } from '../../../core/memory/timeline-colours';
 import {
   activeOutline,
   ActiveRaster,
@@ -14,7 +14,8 @@ import {
 } from '../../../core/memory/timeline-layout';
 import { AddressRaster, buildAddressLayout, hitAddress, type AddressLayout } from '../../../core/memory/address-layout';
 import { buildSpanIndex, hitSpan, type SpanIndex } from '../../../core/memory/timeline-lod';
-import { GUTTER_WIDTH, layoutTracks, trackAt, tracksHeight, type Track } from '../../../core/memory/timeline-tracks';
+import { gutterWidth, layoutTracks, minTracksHeight, trackAt, tracksHeight, type Track, type TrackOptions } from '../../../core/memory/timeline-tracks';
+import { identityWarp, type TimeWarp } from '../../../core/memory/time-warp';
 import {
   clampWindow,
   fullWindow,
@@ -31,7 +32,20 @@ import {
 import type { Timeline } from '../../../core/memory/timeline';
 import type { TimelineTarget } from '../../../core/memory/timeline-describe';
 import type { TimelineColours } from '../../layout/chart-colours';
-import { counterScale, drawAddressLabels, drawAxis, drawByteGrid, drawCounter, drawGutter, drawMarkers, drawSpans, snap, type Plot } from './draw-tracks';
+import {
+  counterScale,
+  drawAddressLabels,
+  drawAxis,
+  drawBreaks,
+  drawByteGrid,
+  drawCounter,
+  drawGutter,
+  drawMarkers,
+  drawSpans,
+  LABEL_FONT,
+  snap,
+  type Plot,
+} from './draw-tracks';
 import { TileCache, tileKey } from './tile-cache';
 
 export type AllocationMode = 'active' | 'address';
@@ -42,6 +56,27 @@ const TILE_BUDGET_MS = 7;
 const MAX_TILES = 64;
 /** Headroom above the peak in the allocations area. */
 const HEADROOM = 1.08;
+
+/** Where the tracks are, for the view's label column (its names are page text, not canvas pixels). */
+export interface EngineLayout {
+  tracks: Track[];
+  gutter: number;
+  /** The canvas's height: the tracks', or the view's when taller. */
+  height: number;
+  /** The least height its tracks fit in (the counters squeezed, the allocations at their minimum). */
+  minHeight: number;
+}
+
+/** How a view sits among others on one time axis (a comparison), and how its time is drawn. */
+export interface EngineAxis {
+  /** The time the window may cover, at least the timeline's own (the longer of two compared). */
+  extentUs: number;
+  /** Idle gaps broken (core/memory/time-warp.ts): the timeline given is already in display time. */
+  warp: TimeWarp;
+  /** The label column's least width (the wider of two compared, so their plots line up). */
+  minGutter: number;
+  tracks: TrackOptions;
+}
 
 /** What a Timeline needs before its first frame: computed once per timeline, kept while it is shown. */
 interface Prepared {
@@ -56,20 +91,14 @@ interface Prepared {
 
 let nextId = 1;
 
-/** The theme's hues, each with a second shade (a sixth darker) for every other allocation. */
-function parsePalette(colours: string[]): Palette {
+/** The theme's allocation palette (core/memory/timeline-colours.ts), channel by channel in 0..1. */
+function parsePalette(colours: readonly string[]): Palette {
   const p: Palette = { r: new Float32Array(PALETTE_SIZE), g: new Float32Array(PALETTE_SIZE), b: new Float32Array(PALETTE_SIZE) };
-  for (let h = 0; h < HUES; h++) {
-    const hex = colours[h % colours.length]!;
-    const rgb = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16) / 255);
-    for (const [k, shade] of [
-      [2 * h, 1],
-      [2 * h + 1, 5 / 6],
-    ] as const) {
-      p.r[k] = rgb[0]! * shade;
-      p.g[k] = rgb[1]! * shade;
-      p.b[k] = rgb[2]! * shade;
-    }
+  for (let k = 0; k < PALETTE_SIZE; k++) {
+    const hex = colours[k % colours.length]!;
+    p.r[k] = parseInt(hex.slice(1, 3), 16) / 255;
+    p.g[k] = parseInt(hex.slice(3, 5), 16) / 255;
+    p.b[k] = parseInt(hex.slice(5, 7), 16) / 255;
   }
   return p;
 }
@@ -90,6 +119,11 @@ export class TimelineEngine {
   private colours: TimelineColours;
   private palette: Palette;
   private readonly tiles = new TileCache(MAX_TILES, TILE_COLS);
+  private axis: EngineAxis = { extentUs: 0, warp: identityWarp(0), minGutter: 0, tracks: {} };
+  private gutter = 150;
+  private natural = 150;
+  /** Called after every layout: where the tracks are, for the label column. */
+  onLayout: ((layout: EngineLayout) => void) | null = null;
   private scratch: RasterScratch | null = null;
   private raf = 0;
   private mode: AllocationMode = 'active';
@@ -132,6 +166,27 @@ export class TimelineEngine {
     return tracksHeight(this.tracks);
   }
 
+  /** The least height the tracks fit in: what the view's box is kept to, so that the page scrolls instead of squeezing the plot. */
+  get minHeight(): number {
+    return this.prepared ? minTracksHeight(this.prepared.timeline, this.axis.tracks) : 0;
+  }
+
+  /** The time windows may cover: the timeline's, or a longer one's it is compared with. */
+  get extentUs(): number {
+    return Math.max(this.prepared?.timeline.durationUs ?? 0, this.axis.extentUs);
+  }
+
+  get warp(): TimeWarp {
+    return this.axis.warp;
+  }
+
+  setAxis(axis: EngineAxis): void {
+    const was = this.axis;
+    this.axis = axis;
+    if (was.extentUs !== axis.extentUs && this.prepared) this.win = clampWindow(this.win, this.extentUs);
+    this.relayout();
+  }
+
   /**
    * Shows a timeline. `follow`: a newer version of the one shown (monitoring, a run that goes on) keeps the
    * window, and keeps following the end when the window was at the end.
@@ -158,12 +213,12 @@ export class TimelineEngine {
     this.scratch = new RasterScratch(timeline.allocations.count);
     this.outline = null;
     if (follow && before) {
-      const atEnd = this.win.endUs >= fullWindow(before.durationUs).endUs - 1e-6;
+      const atEnd = this.win.endUs >= fullWindow(Math.max(before.durationUs, this.axis.extentUs)).endUs - 1e-6;
       const span = this.win.endUs - this.win.startUs;
-      const end = fullWindow(timeline.durationUs).endUs;
-      this.win = clampWindow(atEnd ? { startUs: end - span, endUs: end } : this.win, timeline.durationUs);
+      const end = fullWindow(this.extentUs).endUs;
+      this.win = clampWindow(atEnd ? { startUs: end - span, endUs: end } : this.win, this.extentUs);
     } else {
-      this.win = fullWindow(timeline.durationUs);
+      this.win = fullWindow(this.extentUs);
       this.selection = null;
       this.hover = null;
     }
@@ -195,7 +250,15 @@ export class TimelineEngine {
   }
 
   private relayout(): void {
-    this.tracks = this.prepared ? layoutTracks(this.prepared.timeline, this.viewHeight) : [];
+    this.tracks = this.prepared ? layoutTracks(this.prepared.timeline, this.viewHeight, this.axis.tracks) : [];
+    this.ctx.font = LABEL_FONT;
+    const natural = gutterWidth(
+      this.tracks.map((t) => t.label),
+      (text) => this.ctx.measureText(text).width,
+      this.width,
+    );
+    this.natural = natural;
+    this.gutter = Math.max(natural, Math.min(this.axis.minGutter, Math.floor(this.width / 2)));
     const height = Math.max(this.viewHeight, tracksHeight(this.tracks));
     const w = Math.max(1, Math.round(this.width * this.dpr));
     const h = Math.max(1, Math.round(height * this.dpr));
@@ -205,16 +268,22 @@ export class TimelineEngine {
     }
     this.canvas.style.width = `${this.width}px`;
     this.canvas.style.height = `${height}px`;
+    this.onLayout?.({ tracks: this.tracks, gutter: this.gutter, height, minHeight: this.minHeight });
     this.requestDraw();
   }
 
+  /** The label column's width this view would have alone: what a comparison lines its views up by. */
+  get naturalGutter(): number {
+    return this.natural;
+  }
+
   get plotWidth(): number {
-    return Math.max(1, this.width - GUTTER_WIDTH);
+    return Math.max(1, this.width - this.gutter);
   }
 
   setWindow(w: TimeWindow): void {
     if (!this.prepared) return;
-    const next = clampWindow(w, this.prepared.timeline.durationUs);
+    const next = clampWindow(w, this.extentUs);
     if (next.startUs === this.win.startUs && next.endUs === this.win.endUs) return;
     this.win = next;
     this.onWindow(next);
@@ -252,7 +321,7 @@ export class TimelineEngine {
 
   /** The x of the plot's left edge, and its width, in CSS pixels. */
   get plotLeft(): number {
-    return GUTTER_WIDTH;
+    return this.gutter;
   }
 
   trackAt(y: number): Track | null {
@@ -262,10 +331,10 @@ export class TimelineEngine {
   /** What is drawn at (x, y), CSS pixels on the canvas; null for empty space. */
   hitTest(x: number, y: number): TimelineTarget | null {
     const p = this.prepared;
-    if (!p || x < GUTTER_WIDTH) return null;
+    if (!p || x < this.gutter) return null;
     const track = trackAt(this.tracks, y);
     if (!track) return null;
-    const t = xToTime(this.win, this.plotWidth, x - GUTTER_WIDTH);
+    const t = xToTime(this.win, this.plotWidth, x - this.gutter);
     const usPerPx = (this.win.endUs - this.win.startUs) / this.plotWidth;
     switch (track.kind) {
       case 'allocations': {
@@ -327,10 +396,10 @@ export class TimelineEngine {
     ctx.fillStyle = c.background;
     ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
     const p = this.prepared;
-    if (!p || this.width <= GUTTER_WIDTH) return;
+    if (!p || this.width <= this.gutter) return;
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     const height = Math.max(this.viewHeight, tracksHeight(this.tracks));
-    const plot: Plot = { x: GUTTER_WIDTH, width: this.plotWidth, dpr: this.dpr, win: this.win, height };
+    const plot: Plot = { x: this.gutter, width: this.plotWidth, dpr: this.dpr, win: this.win, height, warp: this.axis.warp };
 
     const area = this.tracks.find((t): t is Track & { kind: 'allocations' } => t.kind === 'allocations');
     const axis = this.tracks.find((t) => t.kind === 'axis');
@@ -371,9 +440,10 @@ export class TimelineEngine {
       ctx.fillRect(plot.x + a, 0, Math.max(1, Math.abs(band.to - band.from)), height);
     }
     ctx.restore();
-    drawGutter(ctx, this.tracks, GUTTER_WIDTH, height, c);
+    drawGutter(ctx, this.tracks, this.gutter, height, c);
     if (area && this.mode === 'address' && p.address) drawAddressLabels(ctx, area, p.address, plot, c);
     else if (area) drawByteGrid(ctx, area, this.yMax(), plot, c, 'labels');
+    this.drawBreaksOver(plot, height);
 
     this.stats.frames++;
     this.stats.pendingTiles = pending;
@@ -478,6 +548,18 @@ export class TimelineEngine {
       ctx.stroke();
     }
     ctx.restore();
+  }
+
+  /** The idle gaps broken on the axis: shaded across every track, their real length said on the axis. */
+  private drawBreaksOver(plot: Plot, height: number): void {
+    if (plot.warp.breaks.length === 0) return;
+    const axis = this.tracks.find((t) => t.kind === 'axis') ?? null;
+    this.ctx.save();
+    this.ctx.beginPath();
+    this.ctx.rect(plot.x, 0, plot.width, height);
+    this.ctx.clip();
+    drawBreaks(this.ctx, axis, plot, this.colours);
+    this.ctx.restore();
   }
 
   private drawSpanSelection(plot: Plot): void {

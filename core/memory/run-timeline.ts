@@ -71,9 +71,11 @@ function fromEvents(result: RunResult, events: RunLogEvent[], samples: SampleSer
   let planEndUs: number | null = null;
   let sawError = false;
 
+  let clock = 0;
   for (const e of events) {
-    const t = at(e.t);
-    const tEnd = at(e.t + Math.max(0, e.dur));
+    // The runner logs in order; an event timed before the one before it (an edited file) is drawn at that one's time.
+    const t = (clock = Math.max(clock, at(e.t)));
+    const tEnd = Math.max(t, at(e.t + Math.max(0, e.dur)));
     endUs = Math.max(endUs, tEnd);
     if (e.phase === 'teardown' && planEndUs === null) planEndUs = t;
     const phase =

@@ -50,6 +50,8 @@ await Promise.all([
       { in: r('bench/timeline-fps.ts'), out: 'bench/timeline-fps' },
       { in: r('bench/nvml-sampling.ts'), out: 'bench/nvml-sampling' },
       { in: r('bench/diagnose-bench.ts'), out: 'bench/diagnose-bench' },
+      // The readers' mutation fuzz, one process per reader (test/integration/reader-fuzz.test.ts starts it).
+      { in: r('test/fuzz/fuzz-child.ts'), out: 'test/fuzz/fuzz-child' },
       ...testEntries,
     ],
     // The diagnosis's Python shim and probe travel inside the bundle, written out where a program's Python reads them.

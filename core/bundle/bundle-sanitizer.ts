@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-import { SANITIZER_TOOLS, type FindingGroup, type MemoryHolder, type SanitizerTool } from '../sanitizer/findings';
+import { FINDING_LIMITS as L, SANITIZER_TOOLS, type FindingGroup, type MemoryHolder, type SanitizerTool } from '../sanitizer/findings';
 import type { HeldMemory } from '../sanitizer/held-memory';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import { MAX_RAW_SANITIZER_BYTES } from './bundle-limits';
@@ -68,23 +68,23 @@ export function sanitizerRawEntries(report: Pick<SanitizeReport, 'toolOutput' | 
   return out;
 }
 
-const text = (max = 65_536) => z.string().max(max);
+const text = (max: number = L.text) => z.string().max(max);
 const dim3 = z.object({ x: z.number(), y: z.number(), z: z.number() });
-const location = z.object({ func: text(4096), path: text(4096).nullable(), line: z.number().int().nullable(), pc: text(64).nullable() });
+const location = z.object({ func: text(L.name), path: text(L.name).nullable(), line: z.number().int().nullable(), pc: text(L.token).nullable() });
 const frame = z.object({
-  func: text(4096).nullable(),
-  module: text(4096).nullable(),
-  pc: text(64).nullable(),
-  file: text(4096).nullable(),
+  func: text(L.name).nullable(),
+  module: text(L.name).nullable(),
+  pc: text(L.token).nullable(),
+  file: text(L.name).nullable(),
   line: z.number().int().nullable(),
 });
-const raceSide = z.object({ access: text(256).nullable(), thread: dim3.nullable(), where: location.nullable() });
+const raceSide = z.object({ access: text(L.word).nullable(), thread: dim3.nullable(), where: location.nullable() });
 const tool = z.enum(SANITIZER_TOOLS as unknown as [SanitizerTool, ...SanitizerTool[]]);
 const kind = z.enum(['memory-access', 'leak', 'api-error', 'uninitialised-read', 'race', 'barrier', 'device-error', 'other']);
 const finding = z.object({
   tool,
   kind,
-  recordKind: text(256),
+  recordKind: text(L.word),
   severity: z.enum(['error', 'warning', 'info']),
   text: text(),
   where: location.nullable(),
@@ -93,19 +93,19 @@ const finding = z.object({
   access: z
     .object({
       direction: z.enum(['read', 'write']).nullable(),
-      space: text(256).nullable(),
+      space: text(L.word).nullable(),
       size: z.number().nullable(),
-      address: text(64).nullable(),
-      error: text(4096).nullable(),
+      address: text(L.token).nullable(),
+      error: text(L.name).nullable(),
     })
     .nullable(),
-  nearest: z.object({ allocation: text(64), allocationSize: z.number(), distance: z.number(), side: z.enum(['before', 'after', 'inside']) }).nullable(),
-  leak: z.object({ bytes: z.number(), address: text(64).nullable() }).nullable(),
-  api: z.object({ call: text(4096), error: text(4096), code: z.number().nullable(), message: text(4096).nullable() }).nullable(),
-  race: z.object({ type: text(16).nullable(), first: raceSide, second: raceSide, hazards: z.number(), address: text(64).nullable() }).nullable(),
-  detail: text(4096).nullable(),
-  hostStackAt: text(256).nullable(),
-  hostStack: z.array(frame).max(1024),
+  nearest: z.object({ allocation: text(L.token), allocationSize: z.number(), distance: z.number(), side: z.enum(['before', 'after', 'inside']) }).nullable(),
+  leak: z.object({ bytes: z.number(), address: text(L.token).nullable() }).nullable(),
+  api: z.object({ call: text(L.name), error: text(L.name), code: z.number().nullable(), message: text(L.name).nullable() }).nullable(),
+  race: z.object({ type: text(L.hazard).nullable(), first: raceSide, second: raceSide, hazards: z.number(), address: text(L.token).nullable() }).nullable(),
+  detail: text(L.name).nullable(),
+  hostStackAt: text(L.word).nullable(),
+  hostStack: z.array(frame).max(L.frames),
 });
 /** Who held memory at exit (core/sanitizer/held-memory.ts); the check below keeps this list and MemoryHolder the same. */
 const MEMORY_HOLDERS = ['pytorch-caching-allocator', 'cupy-memory-pool', 'cupy-arrays', 'workbench-runner'] as const satisfies readonly MemoryHolder[];
@@ -132,7 +132,7 @@ const MAX_HOLDERS = 16;
  * cannot nest without end.
  */
 const flatGroup = z.object({
-  key: text(8192),
+  key: text(L.key),
   tool,
   kind,
   severity: z.enum(['error', 'warning', 'info']),

@@ -72,9 +72,11 @@ function fromEvents(result: RunResult, events: RunLogEvent[], samples: SampleSer
   let planEndUs: number | null = null;
   let sawError = false;
 
+  let clock = 0;
   for (const e of events) {
-    const t = at(e.t);
-    const tEnd = at(e.t + Math.max(0, e.dur));
+    // The runner logs in order; an event timed before the one before it (an edited file) is drawn at that one's time.
+    const t = (clock = Math.max(clock, at(e.t)));
+    const tEnd = Math.max(t, at(e.t + Math.max(0, e.dur)));
     endUs = Math.max(endUs, tEnd);
     if (e.phase === 'teardown' && planEndUs === null) planEndUs = t;
     const phase =
@@ -121,16 +123,9 @@ function fromEvents(result: RunResult, events: RunLogEvent[], samples: SampleSer
         spans.push('copy', t, tEnd, labels.id(`${e.direction} ${what}${phase}`), e.step);
         break;
       }
-      case 'launch': {
-        const label = labels.id(`${e.entry || e.kernel}${phase}`);
-        const timed = e.gpu.filter((g) => Number.isFinite(g.startMs) && Number.isFinite(g.endMs) && g.endMs >= g.startMs);
-        if (!timed.length) spans.push('kernel', t, tEnd, label, e.step);
-        for (const g of timed) {
-          spans.push('kernel', at(g.startMs), at(g.endMs), label, e.step);
-          endUs = Math.max(endUs, at(g.endMs));
-        }
+      case 'launch':
+        endUs = Math.max(endUs, launchSpans(spans, e, labels.id(`${e.entry || e.kernel}${phase}`), [t, tEnd], at));
         break;
-      }
       case 'sync':
         spans.push('sync', t, tEnd, labels.id('sync'), e.step);
         break;
@@ -175,6 +170,24 @@ function fromEvents(result: RunResult, events: RunLogEvent[], samples: SampleSer
     samples,
     sampleOrigin: startUs === null ? null : originUs,
   });
+}
+
+/** A launch's kernel spans: on the GPU's clock where CUDA events timed it, else over the host call. Returns where the last ends. */
+function launchSpans(
+  spans: SpansBuilder,
+  e: Extract<RunLogEvent, { kind: 'launch' }>,
+  label: number,
+  host: [number, number],
+  at: (ms: number) => number,
+): number {
+  const timed = e.gpu.filter((g) => Number.isFinite(g.startMs) && Number.isFinite(g.endMs) && g.endMs >= g.startMs);
+  if (!timed.length) spans.push('kernel', host[0], host[1], label, e.step);
+  let end = host[1];
+  for (const g of timed) {
+    spans.push('kernel', at(g.startMs), at(g.endMs), label, e.step);
+    end = Math.max(end, at(g.endMs));
+  }
+  return end;
 }
 
 /** Ends allocation i at t; returns its bytes. */

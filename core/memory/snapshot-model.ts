@@ -104,6 +104,16 @@ export class SnapshotFormatError extends Error {
 const isMap = (v: PickleValue | undefined): v is Map<PickleValue, PickleValue> => v instanceof Map;
 const isList = (v: PickleValue | undefined): v is PickleValue[] => Array.isArray(v);
 const num = (v: PickleValue | undefined): number => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'boolean' ? Number(v) : NaN);
+/** A size in bytes: anything but a whole number from 0 to 2^53 (8 PiB) is none, 0, so that the totals built from sizes stay finite. */
+const bytesOf = (v: PickleValue | undefined): number => {
+  const n = num(v);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+};
+/** An address: a whole number from 0 to 2^53, else unknown (NaN), as the timeline draws one. */
+const addressOf = (v: PickleValue | undefined): number => {
+  const n = num(v);
+  return Number.isSafeInteger(n) && n >= 0 ? n : NaN;
+};
 
 /**
  * The longest text a frame, block or setting keeps (no path is longer: PATH_MAX). A string the pickle shares
@@ -215,12 +225,12 @@ export function buildSnapshotModel(root: PickleValue): SnapshotModel {
   for (const s of isList(segmentsIn) ? segmentsIn : []) {
     if (!isMap(s)) continue;
     const blocks: Block[] = [];
-    let at = num(s.get('address'));
+    let at = addressOf(s.get('address'));
     for (const b of isList(s.get('blocks')) ? (s.get('blocks') as PickleValue[]) : []) {
       if (!isMap(b)) continue;
-      const size = num(b.get('size'));
-      const address = b.has('address') ? num(b.get('address')) : at; // older snapshots leave block addresses implicit
-      blocks.push({ address, size, requestedSize: num(b.get('requested_size')) || size, state: str(b.get('state')), stack: intern.stack(b.get('frames')) });
+      const size = bytesOf(b.get('size'));
+      const address = b.has('address') ? addressOf(b.get('address')) : at; // older snapshots leave block addresses implicit
+      blocks.push({ address, size, requestedSize: bytesOf(b.get('requested_size')) || size, state: str(b.get('state')), stack: intern.stack(b.get('frames')) });
       at = address + size;
     }
     const device = num(s.get('device')) || 0;
@@ -229,9 +239,9 @@ export function buildSnapshotModel(root: PickleValue): SnapshotModel {
       throw new SnapshotFormatError(`A segment names device ${device}: a snapshot's devices are numbered 0 to ${MAX_DEVICES - 1}.`);
     segments.push({
       device,
-      address: num(s.get('address')),
-      totalSize: num(s.get('total_size')),
-      allocatedSize: num(s.get('allocated_size')),
+      address: addressOf(s.get('address')),
+      totalSize: bytesOf(s.get('total_size')),
+      allocatedSize: bytesOf(s.get('allocated_size')),
       stream: num(s.get('stream')) || 0,
       segmentType: str(s.get('segment_type')),
       isExpandable: s.get('is_expandable') === true,
@@ -286,12 +296,11 @@ function readDevice(device: number, entries: PickleValue[], intern: Interner, se
     if (!isMap(e)) throw new SnapshotFormatError(`Trace entry ${i} of device ${device} is not a dict.`);
     const named = e.get('action');
     const a = (typeof named === 'string' ? ACTION_CODE.get(named) : undefined) ?? A.other;
-    const addr = num(e.get('addr'));
-    const bytes = num(e.get('size'));
+    const addr = addressOf(e.get('addr'));
     time[i] = num(e.get('time_us'));
     action[i] = a;
     address[i] = addr;
-    size[i] = Number.isFinite(bytes) ? bytes : 0;
+    size[i] = bytesOf(e.get('size'));
     stream[i] = num(e.get('stream')) || 0;
     stack[i] = intern.stack(e.get('frames'));
     switch (a) {

@@ -37,7 +37,10 @@ export function timelineFromSnapshot(model: SnapshotModel, device: number, optio
   // A trace without times (older PyTorch wrote none): its entries in order, one a microsecond, and the title says so.
   let timed = true;
   for (let i = 0; i < t.count && timed; i++) timed = Number.isFinite(t.time[i]!);
-  const timeOf = timed ? (i: number) => t.time[i]! : (i: number) => i;
+  // A time earlier than the entry before it (a damaged trace) is drawn at that entry's: the axis only goes forward.
+  const forward = new Float64Array(t.count);
+  for (let i = 0; i < t.count; i++) forward[i] = i > 0 ? Math.max(forward[i - 1]!, t.time[i]!) : t.time[i]!;
+  const timeOf = timed ? (i: number) => forward[i]! : (i: number) => i;
   let first = Infinity;
   let last = -Infinity;
   for (let i = 0; i < t.count; i++) {

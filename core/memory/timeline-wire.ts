@@ -120,6 +120,12 @@ export interface EncodeOptions {
   base64?: (bytes: Uint8Array) => string;
 }
 
+/** A text as the wire carries it: within the length decodeTimeline allows it (a label that names a C++ frame can run past it). */
+const cut = (t: string, max: number): string => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
+/** A frame's line as the wire carries it: a line number, or 0 for none. */
+const lineOf = (line: number): number => (Number.isInteger(line) && line >= 0 && line <= 2 ** 31 ? line : 0);
+
+/** The wire of a timeline; its texts cut to the wire's lengths, so that what is encoded decodes. */
 export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): TimelineWire {
   requireLittleEndian();
   const base64Of = (column: Float64Array | Int32Array | Uint8Array) => typedToBase64(column, options.base64);
@@ -130,7 +136,7 @@ export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): Timeli
     let id = frameIds.get(key);
     if (id === undefined) {
       id = frames.length;
-      frames.push([f.file, f.line, f.name]);
+      frames.push([cut(f.file, 4096), lineOf(f.line), cut(f.name, 4096)]);
       frameIds.set(key, id);
     }
     return id;
@@ -141,13 +147,13 @@ export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): Timeli
   return {
     version: 1,
     source: t.source,
-    title: t.title,
+    title: cut(t.title, 1000),
     device: t.device,
     originUs: t.originUs,
     durationUs: t.durationUs,
     counters: t.counters.map((c): CounterWire => ({
-      id: c.id,
-      label: c.label,
+      id: cut(c.id, 1000),
+      label: cut(c.label, 1000),
       group: c.group,
       unit: c.unit,
       ...(c.pid !== undefined ? { pid: c.pid } : {}),
@@ -175,11 +181,11 @@ export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): Timeli
       label: base64Of(s.label),
       step: base64Of(s.step),
     },
-    markers: t.markers.map((m) => ({ ...m })),
-    labels: t.labels,
+    markers: t.markers.map((m) => ({ ...m, label: cut(m.label, 1000), detail: cut(m.detail, 65_536) })),
+    labels: t.labels.map((l) => cut(l, 1000)),
     frames,
     stacks,
-    steps: t.steps,
+    steps: t.steps.map((step) => ({ ...step, label: cut(step.label, 1000) })),
     ...(t.sourceFile !== undefined ? { sourceFile: t.sourceFile } : {}),
   };
 }

@@ -8,7 +8,8 @@ import { MAX_RUN_EVENTS, MAX_RUN_GPU_TIMES, type RunLogEvent } from './event-log
  * numbers (zod's number refuses NaN and ±Infinity; JSON's 1e999 parses to Infinity). Unknown fields inside
  * an event are let through, as elsewhere in a result, so a newer version's additions still open.
  */
-const ms = z.number();
+/** A time from the run's start: within ±10^12 ms (31 years), so that a timeline's arithmetic on it stays finite. */
+const ms = z.number().min(-1e12).max(1e12);
 const bytes = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const name = z.string().max(1024);
 const address = z.string().regex(/^0x[0-9a-f]{1,16}$/, 'must be a device address in hex (0x…)');
@@ -67,7 +68,8 @@ export const runLogEventSchema = z.discriminatedUnion('kind', [
 
 /** The run-result fields of the event log; each absent in results saved before it was recorded. */
 export const savedEventLogFields = {
-  startedAtMs: z.number().min(0).optional(),
+  // Milliseconds since 1970, up to the year 33,000: as microseconds, still exact enough to draw.
+  startedAtMs: z.number().min(0).max(1e15).optional(),
   events: z
     .array(runLogEventSchema)
     .max(MAX_RUN_EVENTS)

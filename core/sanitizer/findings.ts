@@ -8,6 +8,13 @@
 /** Findings kept from one run, by the XML parser and the text parser alike; past it they are counted, not kept. */
 export const DEFAULT_MAX_FINDINGS = 200_000;
 
+/**
+ * The most a finding keeps of each field, as a bundle's sanitizer.json allows (core/bundle/bundle-sanitizer.ts): its
+ * sentence; a name or path (a demangled C++ template can run to pages); a word (a record kind, a memory space); a
+ * token (an address, a pc); a hazard type; host frames; and its group's key.
+ */
+export const FINDING_LIMITS = { text: 65_536, name: 4096, word: 256, token: 64, hazard: 16, frames: 1024, key: 8192 } as const;
+
 export type SanitizerTool = 'memcheck' | 'racecheck' | 'initcheck' | 'synccheck';
 export const SANITIZER_TOOLS: readonly SanitizerTool[] = ['memcheck', 'racecheck', 'initcheck', 'synccheck'];
 

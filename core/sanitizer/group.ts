@@ -1,5 +1,14 @@
 import { isSticky } from '../cuda/error-catalog';
-import type { Dim3, DeviceLocation, FindingGroup, HostFrame, SanitizerFinding, SanitizerSummary, SourceMapped } from './findings';
+import {
+  FINDING_LIMITS,
+  type Dim3,
+  type DeviceLocation,
+  type FindingGroup,
+  type HostFrame,
+  type SanitizerFinding,
+  type SanitizerSummary,
+  type SourceMapped,
+} from './findings';
 import { plural, thousands } from '../format';
 import { countsAreLowerBounds } from './parse-text';
 
@@ -111,6 +120,15 @@ function keyOf(f: SanitizerFinding, cache: FrameCache): { key: string; frame: Ho
   }
 }
 
+/** A key as a group keeps it: within its limit, a long one cut and told apart from others cut at the same place by a hash of all of it. */
+function keptKey(key: string): string {
+  if (key.length <= FINDING_LIMITS.key) return key;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  const hash = `#${(h >>> 0).toString(16).padStart(8, '0')}`;
+  return key.slice(0, FINDING_LIMITS.key - hash.length) + hash;
+}
+
 const SEVERITY_RANK = { error: 0, warning: 1, info: 2 } as const;
 
 interface Acc {
@@ -142,7 +160,7 @@ export function groupFindings(findings: readonly SanitizerFinding[]): FindingGro
     if (acc === undefined) {
       acc = {
         group: {
-          key,
+          key: keptKey(key),
           tool: f.tool,
           kind: f.kind,
           severity: f.severity,

@@ -2,6 +2,7 @@ import { SaxesParser } from 'saxes';
 
 import {
   DEFAULT_MAX_FINDINGS,
+  FINDING_LIMITS as L,
   newFinding,
   type Dim3,
   type DeviceLocation,
@@ -61,6 +62,10 @@ export interface SanitizerXmlParser {
 }
 
 const ROOT = 'ComputeSanitizerOutput';
+/** Text kept within `max` characters: a field within a bundle's limit for it (a demangled C++ name can be longer than any). */
+const cut = (t: string, max: number): string => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
+/** An element's name as a problem quotes it: the file's, so any length. */
+const NAME_SHOWN = 80;
 /** What the parser checks its buffers against: it is given at most this much of a chunk at a time. */
 const SLICE = 16_384;
 
@@ -83,17 +88,17 @@ const SAYS = {
       ? `No finding was read before ${before}.`
       : `The ${plural(findings, 'finding')} read before ${before} ${findings === 1 ? 'is' : 'are'} shown.`,
   notWellFormed: (message: string, soFar: string) =>
-    `The XML from compute-sanitizer is not well-formed (${message.replace(/\.$/, '')}), so reading stopped there. ${soFar} ` +
+    `The XML from compute-sanitizer is not well-formed (${cut(message.replace(/\.$/, ''), 1000)}), so reading stopped there. ${soFar} ` +
     `Was the file written by something else, or edited? Take it as compute-sanitizer wrote it (--xml --save FILE), or run the tool again.`,
   doctype: () =>
     `The XML declares a DOCTYPE. compute-sanitizer never writes one, and a DOCTYPE can define entities that expand a few bytes into gigabytes ` +
     `(the "billion laughs" attack), so the workbench refuses the file and read nothing from it. ` +
     `Take the XML straight from compute-sanitizer --xml --save FILE; if you built this file yourself, remove its <!DOCTYPE …>.`,
   tooDeep: (max: number, tag: string, soFar: string) =>
-    `The XML nests elements more than ${max} deep (at <${tag}>); compute-sanitizer's go 6 deep, so this is not its output, or it is damaged. ` +
+    `The XML nests elements more than ${max} deep (at <${cut(tag, NAME_SHOWN)}>); compute-sanitizer's go 6 deep, so this is not its output, or it is damaged. ` +
     `Reading stopped there. ${soFar} Take the XML as compute-sanitizer wrote it (--xml --save FILE).`,
   notItsRoot: (tag: string) =>
-    `This XML is not compute-sanitizer's: its root element is <${tag}>, where compute-sanitizer writes <${ROOT}>. ` +
+    `This XML is not compute-sanitizer's: its root element is <${cut(tag, NAME_SHOWN)}>, where compute-sanitizer writes <${ROOT}>. ` +
     `Nothing was read from it. Open the file that compute-sanitizer --xml --save FILE wrote.`,
   noMarkup: (max: number, inside: string, soFar: string) =>
     `The XML holds more than ${plural(max, 'character')} without markup${inside}; compute-sanitizer writes nothing that long, ` +
@@ -244,7 +249,7 @@ class RecordReader {
     this.parser.write(slice);
     this.sinceEvent += slice.length;
     if (this.sinceEvent > this.lim.maxTextLength + SLICE) {
-      const inside = this.open.length > 0 ? ` inside <${this.open[this.open.length - 1]}>` : '';
+      const inside = this.open.length > 0 ? ` inside <${cut(this.open[this.open.length - 1]!, NAME_SHOWN)}>` : '';
       throw new Stop(SAYS.noMarkup(this.lim.maxTextLength, inside, this.soFar()));
     }
   }
@@ -302,17 +307,22 @@ const child = (node: Node | undefined, name: string): Node | undefined => {
   for (const c of node.children) if (c.name === name) return c;
   return undefined;
 };
-const text = (node: Node | undefined, name: string): string | null => {
+const text = (node: Node | undefined, name: string, max: number = L.name): string | null => {
   const c = child(node, name);
   if (c === undefined) return null;
   const t = c.text.trim();
-  return t === '' ? null : t;
+  return t === '' ? null : cut(t, max);
 };
 const int = (node: Node | undefined, name: string): number | null => {
   const t = text(node, name);
   if (t === null || !/^-?\d+$/.test(t)) return null;
   const n = Number(t);
   return Number.isSafeInteger(n) ? n : null;
+};
+/** A size or a count: never negative (what a group adds up must not go down). */
+const count = (node: Node | undefined, name: string): number | null => {
+  const n = int(node, name);
+  return n === null || n < 0 ? null : n;
 };
 const dim3 = (node: Node | undefined): Dim3 | null => {
   const x = int(node, 'x');
@@ -321,14 +331,15 @@ const dim3 = (node: Node | undefined): Dim3 | null => {
   return node === undefined || x === null || y === null || z === null ? null : { x, y, z };
 };
 const location = (node: Node | undefined): DeviceLocation | null =>
-  node === undefined ? null : { func: text(node, 'func') ?? '?', path: text(node, 'path'), line: int(node, 'line'), pc: text(node, 'pc') };
+  node === undefined ? null : { func: text(node, 'func') ?? '?', path: text(node, 'path'), line: int(node, 'line'), pc: text(node, 'pc', L.token) };
 
 const frames = (stack: Node | undefined): HostFrame[] =>
   stack === undefined
     ? []
     : stack.children
         .filter((c) => c.name === 'frame')
-        .map((f) => ({ func: text(f, 'func'), module: text(f, 'module'), pc: text(f, 'pc'), file: text(f, 'path'), line: int(f, 'line') }));
+        .slice(0, L.frames)
+        .map((f) => ({ func: text(f, 'func'), module: text(f, 'module'), pc: text(f, 'pc', L.token), file: text(f, 'path'), line: int(f, 'line') }));
 
 const severityOf = (level: string | null): SanitizerFinding['severity'] => {
   const l = level?.toLowerCase();
@@ -361,7 +372,7 @@ const KINDS: Record<string, FindingKind> = {
 };
 
 function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
-  const recordKind = text(record, 'kind') ?? '?';
+  const recordKind = text(record, 'kind', L.word) ?? '?';
   const what = child(record, 'what');
   const who = child(record, 'who');
   const stack = child(record, 'hostStack');
@@ -371,11 +382,11 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
     kind,
     recordKind,
     severity: severityOf(text(record, 'level')),
-    text: text(what, 'text') ?? text(what, 'exception') ?? flatText(what ?? record),
+    text: text(what, 'text', L.text) ?? text(what, 'exception', L.text) ?? cut(flatText(what ?? record), L.text),
     where: location(child(record, 'where')),
     thread: dim3(child(who, 'threadIdx')),
     block: dim3(child(who, 'blockIdx')),
-    hostStackAt: text(stack, 'saveLocation'),
+    hostStackAt: text(stack, 'saveLocation', L.word),
     hostStack: frames(stack),
   });
   switch (recordKind) {
@@ -383,9 +394,9 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
       const direction = text(what, 'direction')?.toLowerCase();
       finding.access = {
         direction: direction === 'read' || direction === 'write' ? direction : null,
-        space: text(what, 'space'),
-        size: int(what, 'size'),
-        address: text(what, 'address'),
+        space: text(what, 'space', L.word),
+        size: count(what, 'size'),
+        address: text(what, 'address', L.token),
         error: text(what, 'error'),
       };
       break;
@@ -397,24 +408,28 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
       finding.access = {
         direction: direction === 'read' || direction === 'write' ? direction : null,
         space: sentence?.[1] ?? null,
-        size: int(what, 'size'),
-        address: text(what, 'address'),
+        size: count(what, 'size'),
+        address: text(what, 'address', L.token),
         error: null,
       };
       break;
     }
     case 'Leak':
-      finding.leak = { bytes: int(what, 'size') ?? 0, address: text(what, 'address') };
+      finding.leak = { bytes: count(what, 'size') ?? 0, address: text(what, 'address', L.token) };
       break;
     case 'Api':
       finding.api = { call: text(what, 'api') ?? '?', error: text(what, 'error') ?? '?', code: int(what, 'result'), message: text(what, 'message') };
       break;
     case 'Hazard': {
       const common = child(what, 'common');
-      const side = (n: Node | undefined): RaceSide => ({ access: text(n, 'access'), thread: dim3(child(n, 'threadIdx')), where: location(child(n, 'where')) });
+      const side = (n: Node | undefined): RaceSide => ({
+        access: text(n, 'access', L.word),
+        thread: dim3(child(n, 'threadIdx')),
+        where: location(child(n, 'where')),
+      });
       const first = side(child(what, 'thread0'));
       const second = side(child(what, 'thread1'));
-      finding.race = { type: text(common, 'type'), first, second, hazards: 1, address: text(common, 'address') };
+      finding.race = { type: text(common, 'type', L.hazard), first, second, hazards: 1, address: text(common, 'address', L.token) };
       finding.block = dim3(child(common, 'blockIdx'));
       finding.thread = first.thread;
       finding.where = first.where;
@@ -423,10 +438,10 @@ function toFinding(tool: SanitizerTool, record: Node): SanitizerFinding {
     case 'Analysis': {
       const source = child(what, 'source');
       const destination = child(what, 'destination');
-      const side = (n: Node | undefined): RaceSide => ({ access: text(n, 'direction'), thread: null, where: location(child(n, 'where')) });
+      const side = (n: Node | undefined): RaceSide => ({ access: text(n, 'direction', L.word), thread: null, where: location(child(n, 'where')) });
       const first = side(source);
       const second = side(destination);
-      const hazards = int(destination, 'count') ?? int(source, 'count') ?? int(what, 'count') ?? 1;
+      const hazards = count(destination, 'count') ?? count(source, 'count') ?? count(what, 'count') ?? 1;
       finding.race = { type: hazardType(first.access, second.access), first, second, hazards, address: null };
       finding.where = first.where;
       break;

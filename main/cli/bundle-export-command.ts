@@ -94,6 +94,8 @@ async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 's
       opts.sanitizerText ? resolve(opts.sanitizerText) : null,
       tool,
     );
+    // A report read in part (cut off, damaged, not the tool's) is bundled with what was read: say what went wrong.
+    for (const problem of report.problems) console.error(`⚠ ${opts.sanitizerXml}: ${problem}`);
     // The XML as read above (up to the bundle's bound), not the report's shorter copy.
     return { sanitizer: report, sanitizerXml: xml };
   }

@@ -215,3 +215,41 @@ export async function deflatedZip(path: string, name: string, chunks: Iterable<B
   }
   return path;
 }
+
+/** A block of varied text, seeded: repeated, deflate compresses it 100 to 150 to 1 (a bomb's ratio is 200), as a crafted file would be. */
+export function variedBlock(bytes: number, piece: (next: () => number) => string): Buffer {
+  let seed = 25;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  let text = '';
+  while (text.length < bytes) text += piece(next);
+  return Buffer.from(text.slice(0, bytes));
+}
+/** 16 KiB of one-digit numbers and commas; 4 KiB of `{}` and commas among varied white space. */
+export const DIGITS = variedBlock(16384, (next) => `${Math.floor(next() * 10)},`);
+const WHITESPACE = ['', ' ', '\t', '\n', '\r', '  '];
+export const EMPTY_OBJECTS = variedBlock(4096, (next) => `${WHITESPACE[Math.floor(next() * 6)]}{}${WHITESPACE[Math.floor(next() * 6)]},`);
+
+/** Each entry its own stream, as a writer makes them: the same MiB of zeros deflated once and written `count` times (a 1.1 MB zip). */
+export function mebibyteEntriesZip(manifest: Buffer, count = 1000): Buffer {
+  const files = [zipFileBytes('manifest.json', manifest), ...Array.from({ length: count }, (_, i) => zipFileBytes(`e/${i}`, Buffer.alloc(0)))];
+  const zeros = zipFileBytes('e/x', Buffer.alloc(1024 ** 2), true);
+  const parts: Buffer[] = [];
+  let offset = 0;
+  const directory = files.map((f, i) => {
+    const file = i === 0 ? f : { ...zeros, name: f.name };
+    const at = offset;
+    parts.push(localHeader(file), file.body);
+    offset += localHeader(file).length + file.body.length;
+    return { file, offset: at };
+  });
+  return craftedZip(Buffer.concat(parts), directory);
+}
+
+/** `count` directory entries that all point at one compressed MiB of zeros (a 50 KB zip). */
+export function sharedStreamZip(manifest: Buffer, count = 1000): Buffer {
+  const man = zipFileBytes('manifest.json', manifest);
+  const shared = zipFileBytes('e/0', Buffer.alloc(1024 ** 2), true);
+  const first = Buffer.concat([localHeader(man), man.body]);
+  const body = Buffer.concat([first, localHeader(shared), shared.body]);
+  return craftedZip(body, [{ file: man, offset: 0 }, ...Array.from({ length: count }, (_, i) => ({ file: shared, offset: first.length, name: `e/${i}` }))]);
+}

@@ -9,8 +9,12 @@ import {
   bundleManifest,
   craftedZip,
   deflatedZip,
+  DIGITS,
+  EMPTY_OBJECTS,
   localHeader,
+  mebibyteEntriesZip,
   repeatedText,
+  sharedStreamZip,
   streamedZip,
   tinyPlan,
   zipFileBytes,
@@ -24,18 +28,6 @@ const dir = mkdtempSync(join(tmpdir(), 'wb-hostile-limits-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const MB = 1e6;
 const manifest = (contents: object = {}) => Buffer.from(bundleManifest({ contents: { plan: null, result: null, sources: [], ...contents } }));
-
-/** A block of varied text, seeded: repeated, deflate compresses it 100 to 150 to 1 (a bomb's ratio is 200), as a crafted file would be. */
-function block(bytes: number, piece: (next: () => number) => string): Buffer {
-  let seed = 25;
-  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-  let text = '';
-  while (text.length < bytes) text += piece(next);
-  return Buffer.from(text.slice(0, bytes));
-}
-const digits = block(16384, (next) => `${Math.floor(next() * 10)},`);
-const WHITESPACE = ['', ' ', '\t', '\n', '\r', '  '];
-const emptyObjects = block(4096, (next) => `${WHITESPACE[Math.floor(next() * 6)]}{}${WHITESPACE[Math.floor(next() * 6)]},`);
 
 /** Opens the bundle, which must be refused for `reason`; prints the time and the RSS it took (sampled as it runs). */
 async function refused(what: string, path: string, reason: RegExp, open: (path: string) => Promise<unknown> = readBundle): Promise<void> {
@@ -80,7 +72,7 @@ function centralSizes(path: string): { at: number; compressed: number; uncompres
 }
 
 test('a manifest of 140 million numbers, deflated as a text is (every zip check passed before), is refused by its size before it is inflated', async () => {
-  const path = await deflatedZip(join(dir, 'numbers.zip'), 'manifest.json', repeatedText(280_000_001, '[', digits, '0]'));
+  const path = await deflatedZip(join(dir, 'numbers.zip'), 'manifest.json', repeatedText(280_000_001, '[', DIGITS, '0]'));
   const sizes = centralSizes(path);
   assert.ok(sizes.uncompressed < 200 * sizes.compressed, `the ratio is a text's, not a bomb's: ${(sizes.uncompressed / sizes.compressed).toFixed(0)}`);
   await refused('manifest of 140 million numbers', path, /^the entry "manifest\.json" is 280000001 bytes, over the limit of 262144 for a bundle manifest$/);
@@ -96,36 +88,23 @@ test('a manifest of 140 million numbers, deflated as a text is (every zip check 
 });
 
 test('a manifest of 503 MB of {}, deflated as a text is, is refused by its size before it is inflated', async () => {
-  const path = await deflatedZip(join(dir, 'objects.zip'), 'manifest.json', repeatedText(503_000_000, '[', emptyObjects, '{}]'));
+  const path = await deflatedZip(join(dir, 'objects.zip'), 'manifest.json', repeatedText(503_000_000, '[', EMPTY_OBJECTS, '{}]'));
   const sizes = centralSizes(path);
   assert.ok(sizes.uncompressed < 200 * sizes.compressed, `ratio ${(sizes.uncompressed / sizes.compressed).toFixed(0)}`);
   await refused('manifest of 503 MB of {}', path, /^the entry "manifest\.json" is 503000000 bytes, over the limit of 262144 for a bundle manifest$/);
 });
 
 test('1,000 entries of 1 MiB (a 1 MB zip) are refused by the bundle’s total from the directory, before any is inflated', async () => {
-  // Each entry its own stream, as a writer makes them: the same megabyte of zeros deflated once and written 1,000 times.
-  const files = [zipFileBytes('manifest.json', manifest()), ...Array.from({ length: 1000 }, (_, i) => zipFileBytes(`e/${i}`, Buffer.alloc(0)))];
-  const zeros = zipFileBytes('e/x', Buffer.alloc(1024 ** 2), true);
-  const parts: Buffer[] = [];
-  const directory = files.map((f, i) => {
-    const file = i === 0 ? f : { ...zeros, name: f.name };
-    const offset = parts.reduce((n, p) => n + p.length, 0);
-    parts.push(localHeader(file), file.body);
-    return { file, offset };
-  });
   const path = join(dir, 'thousand.zip');
-  writeFileSync(path, craftedZip(Buffer.concat(parts), directory));
+  writeFileSync(path, mebibyteEntriesZip(manifest()));
   await refused('1,000 entries of 1 MiB', path, /^its entries declare more than 402653184 bytes in all$/, openBundleView);
 });
 
 test('1,000 directory entries pointing at one compressed stream (a 50 KB zip) are refused as overlapping', async () => {
   const man = zipFileBytes('manifest.json', manifest());
-  const shared = zipFileBytes('e/0', Buffer.alloc(1024 ** 2), true);
   const first = Buffer.concat([localHeader(man), man.body]);
-  const body = Buffer.concat([first, localHeader(shared), shared.body]);
-  const directory = [{ file: man, offset: 0 }, ...Array.from({ length: 1000 }, (_, i) => ({ file: shared, offset: first.length, name: `e/${i}` }))];
   const path = join(dir, 'shared.zip');
-  writeFileSync(path, craftedZip(body, directory));
+  writeFileSync(path, sharedStreamZip(manifest()));
   await refused('1,000 entries sharing one stream', path, /^the entries "e\/0" and "e\/1" overlap in the zip \(both start at byte \d+\)/, openBundleView);
 
   // An entry whose local header lies inside another's data (a quoted overlap) is refused too.
@@ -149,10 +128,10 @@ test('each entry is held to its role’s limit: its size before it is inflated, 
   const named = (contents: object) => ({ name: 'manifest.json', chunks: manifest(contents) });
   const source = await streamedZip(join(dir, 'source.zip'), [
     named({ sources: ['sources/k.cu'] }),
-    { name: 'sources/k.cu', chunks: repeatedText(17 * 1024 ** 2, '// ', digits, '\n') },
+    { name: 'sources/k.cu', chunks: repeatedText(17 * 1024 ** 2, '// ', DIGITS, '\n') },
   ]);
   await refused('a 17 MiB source', source, /^the entry "sources\/k\.cu" is 17825792 bytes, over the limit of 16777216 for a kernel source$/);
-  const unnamed = await streamedZip(join(dir, 'unnamed.zip'), [named({}), { name: 'extra.bin', chunks: repeatedText(2 * 1024 ** 2, '', digits, '') }]);
+  const unnamed = await streamedZip(join(dir, 'unnamed.zip'), [named({}), { name: 'extra.bin', chunks: repeatedText(2 * 1024 ** 2, '', DIGITS, '') }]);
   await refused(
     'an unnamed 2 MiB entry',
     unnamed,
@@ -160,7 +139,7 @@ test('each entry is held to its role’s limit: its size before it is inflated, 
   );
   const values = await streamedZip(join(dir, 'values.zip'), [
     named({ result: 'result.json' }),
-    { name: 'result.json', chunks: repeatedText(9_000_001, '[', digits, '0]') },
+    { name: 'result.json', chunks: repeatedText(9_000_001, '[', DIGITS, '0]') },
   ]);
   await refused(
     'a result of 4.5 million numbers',

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 
 import { MAX_FOLDED_GROUPS, sanitizeReportSchema } from '../../core/bundle/bundle-sanitizer';
 import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
+import { groupFindings } from '../../core/sanitizer/group';
 import type { FindingGroup } from '../../core/sanitizer/findings';
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
@@ -107,4 +108,32 @@ test('folding is one level deep: a follower’s own followers are dropped, never
   const held = parse({ ...r, heldAtExit: [{ ...r.heldAtExit![0]!, groups: [{ ...r.heldAtExit![0]!.groups[0]!, followedBy: [follower] }] }] });
   assert.ok(held.success);
   assert.equal('followedBy' in held.data.heldAtExit![0]!.groups[0]!, false);
+});
+
+test('a report read from any XML fits the bundle schema the host checks it with: long C++ names, many frames, negative sizes', () => {
+  // The reader fuzz's cases (test/integration/reader-fuzz.test.ts): each was read, then refused by the host as "not a sanitizer report".
+  const name = `void cutlass::Kernel&lt;${'cutlass::gemm::GemmShape&lt;128, 128, 32&gt;, '.repeat(200)}&gt;(Params)`;
+  const frame = `<frame><func>${name}</func><module>/app</module><pc>0x${'1'.repeat(100)}</pc></frame>`;
+  const xml =
+    '<?xml version="1.0"?>\n<ComputeSanitizerOutput>\n' +
+    `<record><kind>Precise</kind><level>Error</level><what><text>Invalid read</text><size>-4</size>` +
+    `<address>0x${'f'.repeat(100)}</address></what><where><func>${name}</func><path>/k.cu</path><line>5</line></where>` +
+    `<hostStack><saveLocation>kernel launch time</saveLocation>${frame.repeat(1100)}</hostStack></record>\n` +
+    `<record><kind>Leak</kind><level>Error</level><what><text>Leaked -8 bytes</text><size>-8</size></what><hostStack>${frame}</hostStack></record>\n` +
+    `<record><kind>${'Precise'.repeat(100)}</kind><level>Error</level><what><text>${'x'.repeat(60_000)}</text></what></record>\n` +
+    '</ComputeSanitizerOutput>\n';
+  const r = parseSanitizerXml('memcheck', xml, { maxElementsPerRecord: 10_000 });
+  assert.equal(r.findings.length, 3, r.problems.join('\n'));
+  const [read, leak, other] = r.findings;
+  assert.ok(read!.where!.func.length <= 4096 && read!.where!.func.endsWith('…'));
+  assert.equal(read!.hostStack.length, 1024);
+  assert.ok(read!.hostStack.every((f) => f.func!.length <= 4096 && f.pc!.length <= 64));
+  assert.equal(read!.access!.size, null, 'a negative size is no size');
+  assert.ok(read!.access!.address!.length <= 64);
+  assert.equal(leak!.leak!.bytes, 0);
+  assert.ok(other!.recordKind.length <= 256);
+  const groups = groupFindings(r.findings);
+  assert.ok(groups.every((g) => g.key.length <= 8192 && g.leakedBytes >= 0));
+  const checked = sanitizeReportSchema.safeParse({ ...report(), groups, findings: groups.length });
+  assert.ok(checked.success, checked.success ? '' : JSON.stringify(checked.error.issues[0]));
 });

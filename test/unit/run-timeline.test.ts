@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { checkRunForTimeline, RunLogError } from '../../core/memory/run-log-schema';
 import { NoEventLogError, STEP_ORDER_US, timelineFromRun } from '../../core/memory/run-timeline';
 import { SPAN_LANES, type Timeline } from '../../core/memory/timeline';
 import { aliveAtEnd, peakOf } from '../../core/memory/timeline-model';
@@ -307,4 +308,24 @@ test('recorded on the H100 with the runner’s own event log: never-frees leaks 
   assert.equal(oomRun.failure!.memory!.requestedBytes, 256 * 1024 ** 3, 'the plan asks for 256 GiB');
   assert.match(ooms[0]!.label, /256 GiB/);
   assert.match(ooms[0]!.label + ooms[0]!.detail, /78\.2 GiB free/);
+});
+
+test('an edited event log still crosses the wire: an event timed before the one before it; times past any run are refused in words', () => {
+  // The reader fuzz's cases (test/integration/reader-fuzz.test.ts): a counter that went back in time, and an origin of
+  // 1e308 ms (Infinity in microseconds, null in JSON), were drawn, then refused by the view.
+  const run = neverFrees();
+  const events = run.events!.map((e) => ({ ...e }));
+  const [first, second] = events.flatMap((e, i) => (e.kind === 'alloc' ? [i] : []));
+  events[first!] = { ...events[first!]!, t: 10 };
+  events[second!] = { ...events[second!]!, t: 5 };
+  const t = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(timelineFromRun({ ...run, events })))));
+  assert.deepEqual([...t.allocations.start.slice(0, 2)], [10_000, 10_000], 'the second is drawn at the first’s time');
+  assert.throws(
+    () => checkRunForTimeline({ ...run, startedAtMs: 1e308 }),
+    (e: unknown) => e instanceof RunLogError && /startedAtMs/.test(e.message),
+  );
+  assert.throws(
+    () => checkRunForTimeline({ ...run, events: [{ ...events[0]!, t: 1e300 }] }),
+    (e: unknown) => e instanceof RunLogError && /events\.0\.t/.test(e.message),
+  );
 });

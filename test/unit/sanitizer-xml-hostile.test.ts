@@ -188,3 +188,10 @@ test('writing after a problem, or after close, changes nothing and throws nothin
   assert.equal(r.problems.length, 1);
   assert.doesNotThrow(() => p.write(oob));
 });
+
+test('a problem quotes an element’s name within bounds, however long the file’s is', () => {
+  // From the reader fuzz: a root element of 87,000 characters made a problem longer than a bundle keeps (16,384).
+  const root = one(safely(() => parseSanitizerXml('memcheck', `<${'Sanie'.repeat(10_000)}>`)));
+  assert.ok(root.length < 1000, `the problem is ${root.length} characters long`);
+  assert.match(root, /its root element is <(Sanie)+S?a?n?i?…>, where/);
+});

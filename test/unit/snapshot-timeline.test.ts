@@ -189,3 +189,57 @@ test('compare oom.pickle with leak.pickle (the same process, later): the 50 new 
   const same = compareTimelines(a, a);
   assert.deepEqual([same.newInB.count, same.goneFromA.count, same.growth.length, same.peak.diff], [0, 0, 0, 0]);
 });
+
+test('a damaged trace still crosses the wire: a time that goes back, sizes and addresses that are none, a frame past the wire’s lengths', () => {
+  // The reader fuzz's cases (test/integration/reader-fuzz.test.ts): each was modelled, then refused by the host as a
+  // timeline it cannot draw (time going back, a NaN baseline, a negative address) or a label past 1,000 characters.
+  const frame = new Map<PickleValue, PickleValue>([
+    ['filename', `/src/${'deep/'.repeat(1000)}model.py`],
+    ['line', -3.5],
+    ['name', 'forward'],
+  ]);
+  const entry = (action: string, addr: PickleValue, size: PickleValue, time: number) =>
+    new Map<PickleValue, PickleValue>([
+      ['action', action],
+      ['addr', addr],
+      ['size', size],
+      ['time_us', time],
+      ['frames', [frame]],
+    ]);
+  const m = buildSnapshotModel(
+    new Map<PickleValue, PickleValue>([
+      [
+        'segments',
+        [
+          new Map<PickleValue, PickleValue>([
+            ['address', -1],
+            ['total_size', 1.5],
+            [
+              'blocks',
+              [
+                new Map<PickleValue, PickleValue>([
+                  ['size', null],
+                  ['state', 'active_allocated'],
+                ]),
+              ],
+            ],
+          ]),
+        ],
+      ],
+      [
+        'device_traces',
+        [[entry('alloc', 0x1000, 100, 1000), entry('alloc', -4096, 2 ** 60, 990), entry('alloc', 0x3000, -7, 1010), entry('free_completed', 0x1000, 100, 5)]],
+      ],
+    ]),
+  );
+  const trace = m.devices[0]!;
+  assert.ok(Number.isFinite(trace.baseAllocated) && Number.isFinite(trace.baseReserved));
+  assert.deepEqual([...trace.size], [100, 0, 0, 100], 'a size that is no whole number from 0 to 2^53 is none');
+  assert.ok(Number.isNaN(trace.address[1]!), 'a negative address is unknown');
+  const t = timelineFromSnapshot(m, 0);
+  const back = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t))));
+  assert.deepEqual([...back.allocations.start], [0, 0, 10], 'the entry timed before the one before it is drawn at that one’s time');
+  assert.deepEqual([...back.allocations.end], [10, Infinity, Infinity]);
+  assert.ok(back.markers.every((marker) => marker.label.length <= 1000));
+  assert.ok(back.stacks[0]!.frames.every((f) => f.file.length <= 4096 && f.line === 0));
+});

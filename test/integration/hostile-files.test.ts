@@ -52,7 +52,8 @@ let serve: ServeProcess;
 let ws: WebSocket;
 let nextId = 1;
 before(async () => {
-  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(dir, 'state'), GPU_WORKBENCH_CACHE_DIR: join(dir, 'cache') });
+  // The hostile files are made in a folder of the test's own: serve's workspace holds it (--root), as a user's would.
+  serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(dir, 'state'), GPU_WORKBENCH_CACHE_DIR: join(dir, 'cache') }, 'npm-script', ['--root', dir]);
   ws = await new Promise<WebSocket>((resolve, reject) => {
     const socket = new WebSocket(`ws://127.0.0.1:${serve.port}/api?token=${serve.token}`, { origin: `http://127.0.0.1:${serve.port}` });
     socket.on('open', () => resolve(socket));

@@ -11,7 +11,7 @@ import {
 } from '../core/api/channels';
 import { describeIssues } from '../core/plan/plan-schema';
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, totalmem } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 import { compileOptionsSchema } from '../core/compile/compile-options';
@@ -132,6 +132,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       homeDir: homedir(),
+      hostMemBytes: totalmem(),
       runsPrograms,
     }),
     'discovery.get': () => discover(),
@@ -176,6 +177,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         planPath: planPath ?? null,
         ...(determinismRuns !== undefined ? { determinismRuns } : {}),
         ...(sampleIntervalMs !== undefined ? { sampleIntervalMs } : {}),
+        // The UI has checked the plan against the chosen device or profile; the host checks it against the device it runs on.
+        validate: true,
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
       }),

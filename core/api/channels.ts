@@ -77,6 +77,8 @@ export interface AppInfo {
   platform: string;
   /** The host user's home folder: where a save box starts, and what a relative name is shown against. */
   homeDir: string;
+  /** The host's total memory, in bytes: what a plan's uploads and read-backs are checked against. */
+  hostMemBytes: number;
   /** Whether this host runs programs the UI names (sanitize.program): Electron does; serve only when started with --allow-programs. */
   runsPrograms: boolean;
 }

@@ -14,6 +14,9 @@ import { findKernels, type KernelParam } from '../../core/compile/kernel-signatu
 import type { DeviceInfo, GpuProcess } from '../../core/devices';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
+import { checkPlan } from '../../core/validate/plan-check';
+import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
+import type { KernelFacts } from '../../core/compile/compile-result';
 import { freemem } from 'node:os';
 import { BoundedLru } from '../bounded-lru';
 import type { CompileService } from '../compile/compile-service';
@@ -21,6 +24,7 @@ import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
 import { deviceInfos, listDevices } from './device-service';
+import { machineMemory, planRefusedProblem } from './plan-check-service';
 
 export type { RunStatus };
 
@@ -37,6 +41,11 @@ export interface RunOptions {
   signal?: AbortLike;
   /** Samples device memory through NVML every this many ms while it runs (outcome.samples). */
   sampleIntervalMs?: number;
+  /**
+   * Check the whole plan (every launch, every allocation) on the device before it runs, and refuse one that would
+   * fail. Off by default: the GPU suite and `run --no-validate` send a broken plan on to the driver, to see what it says.
+   */
+  validate?: boolean;
   /** Told as the run enters each phase. */
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
 }
@@ -151,64 +160,12 @@ async function execute(
   phase = performance.now();
   options.onPhase?.('compile');
 
-  const compile: CompileRecord[] = [];
-  const modules: CompiledModule[] = [];
-  for (const kernel of plan.kernels) {
-    let out;
-    try {
-      out = await services.compiler.compile(
-        { source: kernel.source, sourceName: kernel.sourceName, options: compileOptionsSchema.parse({ ...kernel.options, arch }), backend: 'auto' },
-        undefined,
-        null,
-        options.signal,
-      );
-    } catch (error) {
-      if (options.signal?.aborted) return outcome('cancelled', { problem: CANCELLED, compile });
-      const detail = error instanceof ProcessExitError ? error.exit.summary : error instanceof ChildRequestError ? error.error.message : String(error);
-      return outcome('compile-error', {
-        problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
-        compile,
-      });
-    }
-    const facts = out.kernels.find((k) => k.name === kernel.entry);
-    const symbol = facts?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
-    compile.push({
-      kernel: kernel.id,
-      ok: out.ok,
-      backend: out.backend,
-      command: out.command,
-      log: out.log,
-      diagnostics: out.diagnostics,
-      ms: out.ms,
-      cached: out.cached,
-      symbol,
-    });
-    if (!out.ok || !out.image) {
-      return outcome('compile-error', {
-        problem: {
-          title: `${kernel.sourceName} does not compile`,
-          detail: compileFailureDetail(out.diagnostics, out.log),
-          remedy: 'Fix the errors above (file:line is where the compiler saw them).',
-        },
-        compile,
-      });
-    }
-    if (!symbol) {
-      const found = out.kernels.length
-        ? `The kernels in it are: ${out.kernels.map((k) => k.display).join(', ')}.`
-        : out.symbols.length
-          ? `The kernels in it are: ${out.symbols.join(', ')}.`
-          : 'It defines no __global__ function.';
-      return outcome('invalid', {
-        problem: {
-          title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`,
-          detail: found,
-          remedy: 'Pass the name of a __global__ function with --kernel.',
-        },
-        compile,
-      });
-    }
-    modules.push({ kernel: kernel.id, symbol, image: out.image });
+  const compiled = await compileKernels(plan, services.compiler, arch, options.signal);
+  if ('refused' in compiled) return compiled.refused;
+  const { compile, modules } = compiled;
+  if (options.validate) {
+    const refused = await refuseFailingPlan(plan, device, compiled.facts, compile);
+    if (refused) return refused;
   }
   timing.compileMs = performance.now() - phase;
   phase = performance.now();
@@ -265,6 +222,100 @@ async function execute(
     }
     throw error;
   }
+}
+
+type Executed = { status: RunStatus; pieces: Pieces };
+const refuse = (status: RunStatus, pieces: Pieces): { refused: Executed } => ({ refused: outcome(status, pieces) });
+
+/** Each kernel of the plan compiled for the device: its module and what the compile says of it, or where it stopped. */
+async function compileKernels(
+  plan: LaunchPlan,
+  compiler: CompileService,
+  arch: string,
+  signal: AbortLike | undefined,
+): Promise<{ refused: Executed } | { compile: CompileRecord[]; modules: CompiledModule[]; facts: Map<string, { facts: KernelFacts; source: string }> }> {
+  const compile: CompileRecord[] = [];
+  const modules: CompiledModule[] = [];
+  const facts = new Map<string, { facts: KernelFacts; source: string }>();
+  for (const kernel of plan.kernels) {
+    let out;
+    try {
+      out = await compiler.compile(
+        { source: kernel.source, sourceName: kernel.sourceName, options: compileOptionsSchema.parse({ ...kernel.options, arch }), backend: 'auto' },
+        undefined,
+        null,
+        signal,
+      );
+    } catch (error) {
+      if (signal?.aborted) return refuse('cancelled', { problem: CANCELLED, compile });
+      const detail = error instanceof ProcessExitError ? error.exit.summary : error instanceof ChildRequestError ? error.error.message : String(error);
+      return refuse('compile-error', {
+        problem: { title: `Could not compile ${kernel.sourceName}`, detail, remedy: 'See `gpu-workbench doctor` for the compilers this machine has.' },
+        compile,
+      });
+    }
+    const known = out.kernels.find((k) => k.name === kernel.entry);
+    const symbol = known?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
+    compile.push({
+      kernel: kernel.id,
+      ok: out.ok,
+      backend: out.backend,
+      command: out.command,
+      log: out.log,
+      diagnostics: out.diagnostics,
+      ms: out.ms,
+      cached: out.cached,
+      symbol,
+    });
+    if (!out.ok || !out.image) {
+      return refuse('compile-error', {
+        problem: {
+          title: `${kernel.sourceName} does not compile`,
+          detail: compileFailureDetail(out.diagnostics, out.log),
+          remedy: 'Fix the errors above (file:line is where the compiler saw them).',
+        },
+        compile,
+      });
+    }
+    if (!symbol) {
+      const found = out.kernels.length
+        ? `The kernels in it are: ${out.kernels.map((k) => k.display).join(', ')}.`
+        : out.symbols.length
+          ? `The kernels in it are: ${out.symbols.join(', ')}.`
+          : 'It defines no __global__ function.';
+      return refuse('invalid', {
+        problem: {
+          title: `No kernel named "${kernel.entry}" in ${kernel.sourceName}`,
+          detail: found,
+          remedy: 'Pass the name of a __global__ function with --kernel.',
+        },
+        compile,
+      });
+    }
+    modules.push({ kernel: kernel.id, symbol, image: out.image });
+    if (known) facts.set(kernel.id, { facts: known, source: kernel.source });
+  }
+  return { compile, modules, facts };
+}
+
+/**
+ * The validator on the whole plan, on the device it is about to run on, with each kernel's compiled resources: the
+ * same check the launch panel and `gpu-workbench validate --plan` make. A plan that would fail is refused before
+ * anything is allocated or launched, in the validator's words.
+ */
+async function refuseFailingPlan(
+  plan: LaunchPlan,
+  device: DeviceInfo,
+  facts: Map<string, { facts: KernelFacts; source: string }>,
+  compile: CompileRecord[],
+): Promise<Executed | null> {
+  const limits = deviceLimits(device);
+  const check = checkPlan(plan, limits, await machineMemory(device), (launch) => {
+    const known = facts.get(launch.kernelId);
+    return known ? kernelLimitsFromFacts(known.facts, limits, known.source) : null;
+  });
+  if (check.ok) return null;
+  return outcome('invalid', { problem: planRefusedProblem(check, device.name), compile });
 }
 
 /** The validator on the launch that failed, with the kernel's attributes as the driver reported them. */

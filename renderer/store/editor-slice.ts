@@ -2,7 +2,7 @@ import type { StateCreator } from 'zustand';
 
 import type { CompileOptionsInput } from '../../core/compile/compile-options';
 import type { CompileResult } from '../../core/compile/compile-result';
-import type { Draft, KeptPlan } from '../../core/api/drafts';
+import type { Draft, KeptPlan, RestoredDraft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
 import type { LaunchForm } from '../../core/plan/plan-launch';
@@ -125,6 +125,38 @@ function keptPlan(run: DocumentRun | undefined): KeptPlan | null {
 const newId = () => Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+type SetState = Parameters<StateCreator<WorkbenchState, [], [], EditorSlice>>[0];
+
+/**
+ * One draft back in the editor with its plan, or — its file opened meanwhile — lending that document its unsaved
+ * text (and its plan, where it was opened without one) and going. The reason its plan could not come back, if so.
+ */
+function restoreDraftInto(get: () => WorkbenchState, set: SetState, d: RestoredDraft, openedMeanwhile: boolean): string | null {
+  if (get().documents.some((x) => x.id === d.id)) return null;
+  const same = d.path !== null ? get().documents.find((x) => x.path === d.path) : undefined;
+  if (same) {
+    const model = getModel(same.id);
+    if (model && d.text !== d.savedText && model.getValue() === same.savedText) model.setValue(d.text);
+    // The plan opened with it is the one asked for; a file opened without one gets the kept plan back.
+    if (d.plan && !get().runs[same.id]?.plan) get().restorePlan(same.id, d.plan);
+    void get()
+      .api.invoke('drafts.discard', { id: d.id })
+      .catch(() => undefined);
+    return null;
+  }
+  createModel(d.id, d.text, d.name);
+  set((s) => ({
+    documents: [
+      ...s.documents,
+      { id: d.id, path: d.path, name: d.name, savedText: d.savedText, savedMtimeMs: d.savedMtimeMs, dirty: d.savedText !== d.text, order: d.order },
+    ],
+    activeId: openedMeanwhile ? s.activeId : d.id,
+  }));
+  if (d.plan) get().restorePlan(d.id, d.plan);
+  void get().compileNow(d.id);
+  return d.planProblem ? `${d.name}: ${d.planProblem}` : null;
+}
+
 export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice> = (set, get) => {
   const persistDraft = (id: string) =>
     debounce(`draft:${id}`, DRAFT_DEBOUNCE_MS, () => {
@@ -227,27 +259,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         const openedMeanwhile = get().activeId !== null;
         const dropped: string[] = [];
         for (const d of drafts) {
-          if (get().documents.some((x) => x.id === d.id)) continue;
-          const same = d.path !== null ? get().documents.find((x) => x.path === d.path) : undefined;
-          if (same) {
-            const model = getModel(same.id);
-            if (model && d.text !== d.savedText && model.getValue() === same.savedText) model.setValue(d.text);
-            // The plan opened with it is the one asked for; a file opened without one gets the kept plan back.
-            if (d.plan && !get().runs[same.id]?.plan) get().restorePlan(same.id, d.plan);
-            void api.invoke('drafts.discard', { id: d.id }).catch(() => undefined);
-            continue;
-          }
-          createModel(d.id, d.text, d.name);
-          set((s) => ({
-            documents: [
-              ...s.documents,
-              { id: d.id, path: d.path, name: d.name, savedText: d.savedText, savedMtimeMs: d.savedMtimeMs, dirty: d.savedText !== d.text, order: d.order },
-            ],
-            activeId: openedMeanwhile ? s.activeId : d.id,
-          }));
-          if (d.plan) get().restorePlan(d.id, d.plan);
-          if (d.planProblem) dropped.push(`${d.name}: ${d.planProblem}`);
-          void get().compileNow(d.id);
+          const problem = restoreDraftInto(get, set, d, openedMeanwhile);
+          if (problem) dropped.push(problem);
         }
         if (dropped.length)
           set({

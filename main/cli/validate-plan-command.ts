@@ -27,8 +27,9 @@ async function kernelFacts(plan: LaunchPlan, arch: string, live: boolean): Promi
       const result = 'error' in compiled ? compiled : live ? await completeKernelFacts(compiled, pool) : compiled;
       const found = 'kernels' in result ? (result.kernels.find((f) => f.name === k.entry) ?? null) : null;
       facts.set(k.id, found && found.registers !== null && found.sharedBytes !== null ? found : null);
-      if (!result.ok) notes.push(`${k.sourceName} does not compile for ${arch}: ${k.entry}'s launches are checked against the device's limits only.`);
-      else if (!facts.get(k.id)) notes.push(`The compiler did not report ${k.entry}'s resources: its launches are checked against the device's limits only.`);
+      const only = facts.get(k.id) ? '' : `: ${k.entry}'s launches are checked against the device's limits only`;
+      if (!result.ok) notes.push(`${k.sourceName} does not compile for ${arch}${only}.`);
+      else if (only) notes.push(`The compiler did not report ${k.entry}'s resources${only}.`);
     }
   } finally {
     await Promise.all([compiler.dispose(), pool.dispose()]);

@@ -13,7 +13,7 @@ import {
 } from '../core/api/channels';
 import { describeIssues } from '../core/plan/plan-schema';
 import { readdir, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, totalmem } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 import { compileOptionsSchema } from '../core/compile/compile-options';
@@ -128,6 +128,7 @@ function appInfo(transport: AppInfo['transport'], runsPrograms: boolean, paths: 
     homeDir: homedir(),
     startDir: paths.startDir,
     roots: paths.roots,
+    hostMemBytes: totalmem(),
     runsPrograms,
   };
 }
@@ -189,6 +190,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         planPath: planPath ?? null,
         ...(determinismRuns !== undefined ? { determinismRuns } : {}),
         ...(sampleIntervalMs !== undefined ? { sampleIntervalMs } : {}),
+        // The UI has checked the plan against the chosen device or profile; the host checks it against the device it runs on.
+        validate: true,
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
       }),

@@ -5,7 +5,7 @@ import type { CompileResult } from '../compile/compile-result';
 import type { DeviceInfo, DeviceMemory } from '../devices';
 import type { DeviceProfile } from '../validate/device-limits';
 import { MAX_SOURCE_BYTES } from '../limits';
-import { draftSchema, type Draft } from './drafts';
+import { draftSchema, type RestoredDraft } from './drafts';
 import { workspaceSettingsSchema, type WorkspaceSettings } from './workspace';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 import type { MemoryOpenEvent, MemoryOpenResult } from '../memory/memory-open';
@@ -81,6 +81,8 @@ export interface AppInfo {
   startDir: string;
   /** The folders a serve host reads and writes under (the folder it was started in, then each --root); null: not confined (Electron). */
   roots: readonly string[] | null;
+  /** The host's total memory, in bytes: what a plan's uploads and read-backs are checked against. */
+  hostMemBytes: number;
   /** Whether this host runs programs the UI names (sanitize.program): Electron does; serve only when started with --allow-programs. */
   runsPrograms: boolean;
 }
@@ -315,7 +317,8 @@ export const channels = {
     request: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), variant: z.enum(['broken', 'fixed']) }).strict(),
     response: response<{ plan: unknown; planPath: string; sourcePath: string }>(),
   },
-  'drafts.list': { request: z.object({}).strict(), response: response<Draft[]>() },
+  /** The drafts kept for the workspace, each plan checked on return (or dropped, with why). */
+  'drafts.list': { request: z.object({}).strict(), response: response<RestoredDraft[]>() },
   'drafts.save': { request: draftSchema, response: response<{ saved: true }>() },
   'drafts.discard': { request: z.object({ id: draftSchema.shape.id }).strict(), response: response<{ discarded: true }>() },
   /** The workspace's settings, kept on the host beside the drafts. */

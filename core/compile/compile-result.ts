@@ -4,6 +4,7 @@ import type { Diagnostic } from './diagnostics';
 import { registerLimitedThreads } from './compile-options';
 import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
 import type { ResourceUsage } from './resource-usage';
+import { sharedLimits, sharedLimitsClause, STATIC_SHARED_LIMIT, type SharedLimits } from '../validate/shared-limits';
 
 /** What one __global__ function costs and takes, as the kernel-facts panel and the launch form show it. */
 export interface KernelFacts {
@@ -86,23 +87,49 @@ export function kernelFacts(source: string, usage: ResourceUsage[], symbols: str
 
 export const hasErrors = (diagnostics: Diagnostic[]) => diagnostics.some((d) => d.severity === 'error');
 
-/** Static __shared__ arrays are limited to 48 KiB per block on every architecture; more needs dynamic shared memory and an opt-in. */
-export const STATIC_SHARED_LIMIT = 48 * 1024;
+/** Too much static shared memory in one kernel, with which limit applies to what (core/validate/shared-limits.ts). */
+function staticSharedDiagnostic(k: KernelFacts, sourceName: string, limits: SharedLimits, ptxas: string | null): Diagnostic {
+  const bytes = k.sharedBytes!;
+  const beyond =
+    limits.optInPerBlock !== null && bytes > limits.optInPerBlock
+      ? ` ${formatBytes(bytes)} is more than even that: tile the data so each block holds less.`
+      : ' Move the array to dynamic shared memory, or tile the data so each block holds less.';
+  return {
+    file: sourceName,
+    line: k.line,
+    column: k.column,
+    severity: 'error',
+    message: `${k.name} uses ${formatBytes(bytes)} (${bytes} bytes) of static shared memory, so it can never launch: ${sharedLimitsClause(limits)}.${beyond}${ptxas ? ` (ptxas: ${ptxas})` : ''}`,
+    code: 'static-shared',
+    source: 'compiler',
+  };
+}
 
 /**
  * What the compiler should have said but may not: nvcc's ptxas rejects more than 48 KiB of static shared
- * memory, NVRTC's (CUDA 13.0) emits a cubin that can never launch. The workbench says it either way.
+ * memory (in hex, with no line), NVRTC's (CUDA 13.0) emits a cubin that can never launch. The workbench says
+ * it either way, on the kernel's line.
  */
-export function workbenchDiagnostics(kernels: KernelFacts[], sourceName: string): Diagnostic[] {
-  return kernels
+export function workbenchDiagnostics(kernels: KernelFacts[], sourceName: string, arch?: string | null): Diagnostic[] {
+  return withSharedDiagnostics([], kernels, sourceName, arch);
+}
+
+/**
+ * The compile's diagnostics with too much static shared memory said once, the same way for nvcc and NVRTC: ptxas'
+ * own refusal ("uses too much shared data (0x61a80 bytes, 0xc000 max)", no line) gives way to the workbench's,
+ * which quotes it.
+ */
+export function withSharedDiagnostics(fromLog: Diagnostic[], kernels: KernelFacts[], sourceName: string, arch?: string | null): Diagnostic[] {
+  const limits = sharedLimits({ arch });
+  const refusals = fromLog.filter((d) => d.source === 'ptxas' && /too much shared data/.test(d.message));
+  const quoted = new Set<Diagnostic>();
+  const ours = kernels
     .filter((k) => (k.sharedBytes ?? 0) > STATIC_SHARED_LIMIT)
-    .map((k) => ({
-      file: sourceName,
-      line: k.line,
-      column: k.column,
-      severity: 'error' as const,
-      message: `${k.name} uses ${formatBytes(k.sharedBytes!)} (${k.sharedBytes} bytes) of static shared memory; static __shared__ arrays are limited to 48 KiB per block, so it can never launch. Use dynamic shared memory (extern __shared__) and raise cudaFuncAttributeMaxDynamicSharedMemorySize to go beyond 48 KiB, up to the device's opt-in limit.`,
-      code: 'static-shared',
-      source: 'compiler' as const,
-    }));
+    .map((k, _i, all) => {
+      const theirs =
+        refusals.find((r) => k.symbol !== null && r.message.includes(`'${k.symbol}'`)) ?? (refusals.length === 1 && all.length === 1 ? refusals[0] : undefined);
+      if (theirs) quoted.add(theirs);
+      return staticSharedDiagnostic(k, sourceName, limits, theirs?.message ?? null);
+    });
+  return [...fromLog.filter((d) => !quoted.has(d)), ...ours];
 }

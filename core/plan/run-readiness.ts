@@ -7,6 +7,8 @@ export interface RunReadinessInput {
   planProblem: string | null;
   /** The validator's errors for the plan's launches against the chosen device or profile. */
   refusals: string[];
+  /** The validator's errors for the plan's buffers against the device's memory and the host's (none when absent). */
+  memoryRefusals?: string[];
   deviceLabel: string | null;
   /** null while the devices are being looked for; otherwise whether there is one, and why not. */
   gpu: { present: true } | { present: false; reason: string } | null;
@@ -24,6 +26,11 @@ export function runBlockers(input: RunReadinessInput): RunBlocker[] {
   if (input.compile === 'failed') say(`${input.documentName} does not compile: fix the errors under Problems first.`);
   if (input.planProblem) say(input.planProblem);
   if (input.refusals.length) say(`The launch would fail${input.deviceLabel ? ` on ${input.deviceLabel}` : ''}:`, input.refusals);
+  if (input.memoryRefusals?.length)
+    say(
+      `The plan asks for more memory than there is${input.deviceLabel ? ` (checked against ${input.deviceLabel} and this machine)` : ''}:`,
+      input.memoryRefusals,
+    );
   if (input.gpu === null) say('Looking for a CUDA device…');
   else if (!input.gpu.present)
     say(

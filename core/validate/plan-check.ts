@@ -1,7 +1,9 @@
 import { formatDim3 } from '../dims';
 import { planLaunches, type PlanLaunch } from '../plan/plan-launch';
+import type { LaunchPlan } from '../plan/plan-schema';
 import type { DeviceLimits } from './device-limits';
 import type { KernelLimits } from './occupancy';
+import { checkPlanMemory, type MemoryFacts, type MemoryFinding } from './plan-memory';
 import { validateLaunch, type Finding } from './validate-launch';
 
 /** What the validator says about one launch step of the plan about to run. */
@@ -39,4 +41,34 @@ export function launchRefusals(checks: LaunchCheck[]): string[] {
   return checks.flatMap((c) =>
     c.findings.filter((f) => f.severity === 'error').map((f) => `Step ${c.stepIndex + 1} (${c.label}): ${f.message}${f.fix ? ` Fix: ${f.fix}` : ''}`),
   );
+}
+
+/** What the validator says about a whole plan before it runs: each launch, and its memory against the machine's. */
+export interface PlanCheck {
+  launches: LaunchCheck[];
+  memory: MemoryFinding[];
+  /** No launch and no buffer would fail. */
+  ok: boolean;
+}
+
+/**
+ * The whole plan against a device and the host: every launch (with the kernel's resources where known) and every
+ * allocation (the device's total and free memory, the host's for what it uploads and reads back). The one check the
+ * launch panel, Run, `gpu-workbench validate --plan` and `run` make.
+ */
+export function checkPlan(
+  plan: LaunchPlan,
+  device: DeviceLimits,
+  memory: Omit<MemoryFacts, 'device'>,
+  kernelLimits: (launch: PlanLaunch) => KernelLimits | null,
+): PlanCheck {
+  const launches = checkPlanLaunches(plan, device, kernelLimits);
+  const found = checkPlanMemory(plan, { ...memory, device });
+  const ok = !found.some((f) => f.severity === 'error') && launches.every((c) => c.findings.every((f) => f.severity !== 'error'));
+  return { launches, memory: found, ok };
+}
+
+/** The memory errors that stop the run, one line each: which buffer, by how much, and the fix. */
+export function memoryRefusals(findings: MemoryFinding[]): string[] {
+  return findings.filter((f) => f.severity === 'error').map((f) => `${f.message} Fix: ${f.fix}`);
 }

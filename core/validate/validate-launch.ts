@@ -17,6 +17,7 @@ import {
 } from './finding';
 import { launchHazards } from './launch-hazards';
 import { effectiveKernelLimits, repairLaunch, sameDims, shrinkCluster, threadCap, MAX_CLUSTER, PORTABLE_CLUSTER } from './launch-repair';
+import { sharedLimits, sharedLimitsClause } from './shared-limits';
 import { occupancy, registerLimitedBlockSize, suggestBlockSize, type KernelLimits, type Occupancy } from './occupancy';
 
 export type { Finding, FindingField, LaunchConfig, LaunchError, Severity, SuggestedLaunch } from './finding';
@@ -172,7 +173,7 @@ function staticSharedTooLarge(ctx: RuleContext): Finding {
     rule: 'static-shared-too-large',
     severity: 'error',
     field: 'kernel',
-    message: `The kernel's static __shared__ memory alone is ${formatBytes(kernel.sharedSizeBytes)} (${kernel.sharedSizeBytes} bytes), over this device's maximum of ${formatBytes(optin)} (${optin} bytes) per block: no launch configuration can run it, and the driver refuses to load it.${largest.text}`,
+    message: `The kernel's static __shared__ memory alone is ${formatBytes(kernel.sharedSizeBytes)} (${kernel.sharedSizeBytes} bytes), more than the ${formatBytes(optin)} (${optin} bytes) this device allows per block in all: no launch configuration can run it, and the driver refuses to load it. The limits: ${sharedLimitsClause(sharedLimits(device))}.${largest.text}`,
     limit: optin,
     value: kernel.sharedSizeBytes,
     // Measured on an H100 (driver 580): ptxas refuses it for a real architecture; JIT from PTX fails in cuModuleLoadData.

@@ -15,7 +15,8 @@ import { forkLauncher } from '../process/launcher';
 import { RunnerPool } from '../runner/runner-pool';
 import { completeKernelFacts } from '../services/kernel-facts-service';
 import { loadProfileFile, saveProfile } from '../services/profile-service';
-import { makeProfile, deviceLimits } from '../../core/validate/device-limits';
+import { makeProfile, deviceLimits, type DeviceProfile } from '../../core/validate/device-limits';
+import type { DeviceInfo } from '../../core/devices';
 import { validateLaunch } from '../../core/validate/validate-launch';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
 import { smArch } from '../../core/devices';
@@ -43,6 +44,8 @@ import { registerMemoryCommand } from './memory-command';
 import { registerDoctorCommand } from './doctor-command';
 import { registerMonitorCommand } from './monitor-command';
 import { registerDiagnoseCommand } from './diagnose-command';
+import { validatePlan } from './validate-plan-command';
+import { isPlanRefused } from '../services/plan-check-service';
 
 class UsageError extends Error {}
 
@@ -230,10 +233,14 @@ export function buildProgram(): Command {
   program
     .command('validate')
     .description(
-      'Check a launch configuration against a device’s limits before launching: which limit, by how much, the error it would cause, and the fix; occupancy and its limiter.',
+      'Check a launch configuration against a device’s limits before launching: which limit, by how much, the error it would cause, and the fix; occupancy and its limiter. With --plan or --sample, the whole plan: every launch, and every buffer against the device’s memory and the host’s.',
     )
-    .argument('<file.cu>', 'CUDA C++ source file')
-    .requiredOption('--kernel <name>', 'the __global__ function')
+    .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME [--fixed])')
+    .argument('[file.cu]', 'CUDA C++ source file')
+    .option('--kernel <name>', 'with a .cu file: the __global__ function')
+    .option('--plan <plan.json>', 'check a whole launch plan instead of one launch')
+    .option('--sample <name>', 'check a failure-gallery sample’s plan')
+    .option('--fixed', 'with --sample: its fixed variant')
     .option('--grid <X[,Y,Z]>', 'grid dimensions in blocks', '1')
     .option('--block <X[,Y,Z]>', 'block dimensions in threads', '1')
     .option('--smem <bytes>', 'dynamic shared memory per block', intOption('--smem', 0, 0xffffffff), 0)
@@ -245,9 +252,9 @@ export function buildProgram(): Command {
     .option('--json', 'machine-readable output')
     .action(
       async (
-        file: string,
+        file: string | undefined,
         opts: {
-          kernel: string;
+          kernel?: string;
           grid: string;
           block: string;
           smem: number;
@@ -257,33 +264,30 @@ export function buildProgram(): Command {
           cooperative?: boolean;
           optIn: boolean;
           json?: boolean;
+          plan?: string;
+          sample?: string;
+          fixed?: boolean;
         },
       ) => {
+        if (opts.plan || opts.sample) {
+          if (file || opts.kernel) throw new UsageError('Give a .cu file with --kernel, or --plan, or --sample: one of them.');
+          const { plan, planPath } = await gatherPlan(undefined, { ...opts, arg: [], device: 0, warmup: 0, repeat: 1, kernel: undefined });
+          const target = await launchTarget(opts);
+          if (target) process.exitCode = await validatePlan(plan, planPath, target, !!opts.json);
+          return;
+        }
+        if (!file) throw new UsageError('Give a .cu file to check a launch of (or --plan plan.json, or --sample NAME).');
+        if (!opts.kernel) throw new UsageError('Name the kernel to check with --kernel NAME.');
+        const kernelName = opts.kernel;
         const grid = parseDim3(opts.grid, '--grid');
         if (!grid.ok) throw new UsageError(grid.error);
         const block = parseDim3(opts.block, '--block');
         if (!block.ok) throw new UsageError(block.error);
         const cluster = opts.cluster ? parseDim3(opts.cluster, '--cluster') : null;
         if (cluster && !cluster.ok) throw new UsageError(cluster.error);
-        if (opts.profile && opts.device !== undefined) throw new UsageError('Give --profile or --device, not both.');
-        let profile;
-        if (opts.profile) {
-          try {
-            profile = await loadProfileFile(resolve(opts.profile));
-          } catch (error) {
-            throw new UsageError((error as Error).message);
-          }
-        } else {
-          const devices = await listDevices();
-          if (!devices.ok) {
-            console.error(`✗ ${devices.problem.title}: pass --profile to validate against a saved device (this checkout ships profiles/nvidia-h200.json).`);
-            process.exitCode = EXIT.unavailable;
-            return;
-          }
-          const device = devices.devices.find((d) => d.ordinal === (opts.device ?? 0));
-          if (!device) throw new UsageError(`There is no device ${opts.device}: this machine has ${devices.devices.length}.`);
-          profile = makeProfile(device, devices.driverVersion, new Date().toISOString());
-        }
+        const target = await launchTarget(opts);
+        if (!target) return;
+        const { profile } = target;
         const source = await fromUserFile(() => readTextFile(file, 'Source file'));
         const arch = smArch(profile.device);
         const compiler = new CompileService(forkLauncher);
@@ -296,15 +300,15 @@ export function buildProgram(): Command {
             process.exitCode = EXIT.failed;
             return;
           }
-          const facts = result.kernels.find((k) => k.name === opts.kernel);
+          const facts = result.kernels.find((k) => k.name === kernelName);
           if (!facts)
             throw new UsageError(
-              `No kernel named "${opts.kernel}" in ${basename(file)}. The kernels in it are: ${result.kernels.map((k) => k.name).join(', ') || 'none'}.`,
+              `No kernel named "${kernelName}" in ${basename(file)}. The kernels in it are: ${result.kernels.map((k) => k.name).join(', ') || 'none'}.`,
             );
           const kernel = kernelLimitsFromFacts(facts, deviceLimits(profile.device), source);
           if (!kernel) {
             console.error(
-              `✗ The compiler did not report ${opts.kernel}'s registers and shared memory, and no GPU is here to ask. Compile with nvcc (--backend is automatic when NVRTC is absent) or run on the GPU machine.`,
+              `✗ The compiler did not report ${kernelName}'s registers and shared memory, and no GPU is here to ask. Compile with nvcc (--backend is automatic when NVRTC is absent) or run on the GPU machine.`,
             );
             process.exitCode = EXIT.unavailable;
             return;
@@ -348,6 +352,7 @@ export function buildProgram(): Command {
   )
     .option('--timeout <ms>', 'watchdog: kill the runner if the run takes longer', intOption('--timeout', 100, 3_600_000), 30_000)
     .option('--no-determinism-check', 'do not run the launches a second time to compare the results bit for bit')
+    .option('--no-validate', 'send the plan to the driver even when the validator says a launch or an allocation would fail (to see what the driver says)')
     .option(
       '--determinism-runs <n>',
       'extra runs compared bit for bit with the first (default 1, when the buffers total ≤ 256 MiB)',
@@ -358,7 +363,7 @@ export function buildProgram(): Command {
     .action(
       async (
         file: string | undefined,
-        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string },
+        opts: PlanOptions & { determinismCheck: boolean; determinismRuns?: number; timeout: number; json?: boolean; trace?: string; validate: boolean },
         command: Command,
       ) => {
         const timeoutIsDefault = command.getOptionValueSource('timeout') === 'default';
@@ -373,11 +378,15 @@ export function buildProgram(): Command {
             timeoutMs: timeout,
             arch: opts.arch,
             planPath,
+            // The whole plan checked on the device first, as in the UI: a launch or an allocation that would fail is refused.
+            validate: opts.validate,
             ...(determinismRuns !== undefined ? { determinismRuns } : {}),
             // A trace carries the device and each process beside the run's own events.
             ...(opts.trace ? { sampleIntervalMs: TRACE_SAMPLE_INTERVAL_MS } : {}),
           });
           print(!!opts.json, outcome, () => renderRun(outcome));
+          if (outcome.status === 'invalid' && isPlanRefused(outcome.problem))
+            console.error('Nothing ran. To send the plan to the driver anyway and see what it says, run again with --no-validate.');
           if (opts.trace) {
             const { renderRunTrace, writeRunTrace } = await import('./run-trace');
             const trace = await writeRunTrace(outcome, opts.trace, outcome.samples ?? null);
@@ -558,6 +567,33 @@ export function buildProgram(): Command {
   registerDiagnoseCommand(program);
 
   return program;
+}
+
+/**
+ * What `validate` checks against: a saved profile (--profile), or this machine's device (--device, default 0) with
+ * the device itself for what only it can say (free memory, resources the compiler did not report). Null, said and
+ * exit 2, when there is no device here and no profile was given.
+ */
+async function launchTarget(opts: { profile?: string; device?: number }): Promise<{ profile: DeviceProfile; device: DeviceInfo | null } | null> {
+  if (opts.profile && opts.device !== undefined) throw new UsageError('Give --profile or --device, not both.');
+  if (opts.profile) {
+    try {
+      return { profile: await loadProfileFile(resolve(opts.profile)), device: null };
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  const devices = await listDevices();
+  if (!devices.ok) {
+    console.error(
+      `✗ ${devices.problem.title}: pass --profile to validate against a saved device (this checkout ships profiles/nvidia-h100.json and nvidia-h200.json).`,
+    );
+    process.exitCode = EXIT.unavailable;
+    return null;
+  }
+  const device = devices.devices.find((d) => d.ordinal === (opts.device ?? 0));
+  if (!device) throw new UsageError(`There is no device ${opts.device}: this machine has ${devices.devices.length}.`);
+  return { profile: makeProfile(device, devices.driverVersion, new Date().toISOString()), device };
 }
 
 /** The options that name a plan (a file with launch flags, a plan file, a sample), shared by run and sanitize. */

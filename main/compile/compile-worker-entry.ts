@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 import { definesHeader, NVCC_DEFINES_HEADER, nvccCommandArguments, nvrtcArguments } from '../../core/compile/compile-options';
-import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
+import { kernelFacts, withSharedDiagnostics } from '../../core/compile/compile-result';
 import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
@@ -90,10 +90,8 @@ function result(
   const kernels = kernelFacts(request.source, parsePtxasInfo(log), symbols);
   const parsed = parseCompilerLog(log, { [request.sourceName]: request.source });
   const fromLog = backend === 'nvrtc' ? [...parsed, ...nvrtcHeaderNotes(parsed)] : parsed;
-  // nvcc's ptxas already refused too much static shared memory; NVRTC's did not: say it once either way.
-  const diagnostics = fromLog.some((d) => d.source === 'ptxas' && /too much shared data/.test(d.message))
-    ? fromLog
-    : [...fromLog, ...workbenchDiagnostics(kernels, request.sourceName)];
+  // nvcc's ptxas refuses too much static shared memory (in hex, with no line); NVRTC's does not: said once, the same way, either way.
+  const diagnostics = withSharedDiagnostics(fromLog, kernels, request.sourceName, request.options.arch);
   const ok = (cubin !== null || ptx !== null) && !diagnostics.some((d) => d.severity === 'error');
   return {
     ok,

@@ -2,15 +2,29 @@ import { readdir, rm } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-import { draftSchema, type Draft } from '../../core/api/drafts';
+import { restoreDraft, type Draft, type RestoredDraft } from '../../core/api/drafts';
+import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
+import { parseJsonWithin, type JsonLimits } from '../../core/json-limits';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
 import { privateDir, readRegularFile, removeStaleTemps, writeFileAtomic } from './safe-fs';
 
 export const defaultStateDir = (): string =>
   process.env['GPU_WORKBENCH_STATE_DIR'] ?? join(process.env['XDG_STATE_HOME'] ?? join(homedir(), '.local', 'state'), 'gpu-workbench');
 
-/** The JSON of the largest draft the schema accepts: text and savedText at their limit, every character escaped (6 bytes). */
-export const MAX_DRAFT_FILE_BYTES = 2 * 6 * MAX_SOURCE_BYTES + 64 * 1024;
+/**
+ * The JSON of the largest draft the schema accepts: text and savedText at their limit, every character escaped
+ * (6 bytes), and its plan at a plan file's limit.
+ */
+export const MAX_DRAFT_FILE_BYTES = 2 * 6 * MAX_SOURCE_BYTES + MAX_SOURCE_BYTES + 64 * 1024;
+
+/** What a draft's JSON may hold, counted before it is parsed (a plan's own limits, and the texts' strings). */
+const DRAFT_JSON_LIMITS: JsonLimits = {
+  bytes: MAX_DRAFT_FILE_BYTES,
+  depth: 32,
+  items: BUNDLE_JSON_LIMITS.plan.items + 1000,
+  stringBytes: 6 * MAX_SOURCE_BYTES,
+  role: 'a draft',
+};
 
 /**
  * Unsaved editor contents, one file per open document, written atomically on every (debounced) edit,
@@ -33,14 +47,16 @@ export class DraftStore {
     return this.ready;
   }
 
-  async list(): Promise<Draft[]> {
+  /** Every draft that reads back as one; a draft's plan is checked on its own, and dropped with its reason when it is not valid. */
+  async list(): Promise<RestoredDraft[]> {
     await this.prepare().catch(() => undefined);
     const files = await readdir(this.dir).catch(() => [] as string[]);
-    const drafts: Draft[] = [];
+    const drafts: RestoredDraft[] = [];
     for (const f of files.filter((f) => f.endsWith('.json') && !f.startsWith('.'))) {
       try {
-        const parsed = draftSchema.safeParse(JSON.parse((await readRegularFile(join(this.dir, f), MAX_DRAFT_FILE_BYTES)).bytes.toString('utf8')));
-        if (parsed.success) drafts.push(parsed.data);
+        const bytes = (await readRegularFile(join(this.dir, f), MAX_DRAFT_FILE_BYTES)).bytes;
+        const draft = restoreDraft(parseJsonWithin(bytes, DRAFT_JSON_LIMITS, `Draft ${f}`));
+        if (draft) drafts.push(draft);
       } catch {
         // a damaged draft, or one that is not a regular file, is skipped, never fatal
       }

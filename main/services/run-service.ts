@@ -15,6 +15,9 @@ import { findKernels, type KernelParam } from '../../core/compile/kernel-signatu
 import type { DeviceInfo, GpuProcess } from '../../core/devices';
 import { deviceLimits } from '../../core/validate/device-limits';
 import { validateLaunch, type Finding } from '../../core/validate/validate-launch';
+import { checkPlan as checkWholePlan } from '../../core/validate/plan-check';
+import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
+import type { KernelFacts } from '../../core/compile/compile-result';
 import { freemem } from 'node:os';
 import { BoundedCache } from '../../core/bounded-cache';
 import type { CompileService } from '../compile/compile-service';
@@ -22,6 +25,7 @@ import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
 import { deviceInfos, listDevices } from './device-service';
+import { machineMemory, planRefusedProblem } from './plan-check-service';
 
 export type { RunStatus };
 
@@ -38,6 +42,11 @@ export interface RunOptions {
   signal?: AbortLike;
   /** Samples device memory through NVML every this many ms while it runs (outcome.samples). */
   sampleIntervalMs?: number;
+  /**
+   * Check the whole plan (every launch, every allocation) on the device before it runs, and refuse one that would
+   * fail. Off by default: the GPU suite and `run --no-validate` send a broken plan on to the driver, to see what it says.
+   */
+  validate?: boolean;
   /** Told as the run enters each phase. */
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
 }
@@ -109,7 +118,7 @@ async function execute(
 ): Promise<Outcome> {
   let phase = performance.now();
   options.onPhase?.('checks');
-  const checked = await checkPlan(plan);
+  const checked = await preflight(plan);
   if ('stopped' in checked) return checked.stopped;
   const { device } = checked;
   timing.checkMs = performance.now() - phase;
@@ -118,6 +127,10 @@ async function execute(
   const compiled = await compileKernels(plan, options.arch ?? smArch(device), services.compiler, options.signal);
   if ('stopped' in compiled) return compiled.stopped;
   const { compile, modules } = compiled;
+  if (options.validate) {
+    const refused = await refuseFailingPlan(plan, device, compiled.facts, compile);
+    if (refused) return refused;
+  }
   timing.compileMs = performance.now() - phase;
   phase = performance.now();
   if (options.signal?.aborted) return outcome('cancelled', { compile });
@@ -152,7 +165,7 @@ async function execute(
 }
 
 /** The checks before any compile: host memory, the arguments against the kernels' parameters, the device. */
-async function checkPlan(plan: LaunchPlan): Promise<{ device: DeviceInfo } | { stopped: Outcome }> {
+async function preflight(plan: LaunchPlan): Promise<{ device: DeviceInfo } | { stopped: Outcome }> {
   const hostMemory = checkHostMemory(plan, freemem());
   if (hostMemory.length) {
     return {
@@ -203,9 +216,10 @@ async function compileKernels(
   arch: string,
   compiler: CompileService,
   signal: AbortLike | undefined,
-): Promise<{ compile: CompileRecord[]; modules: CompiledModule[] } | { stopped: Outcome }> {
+): Promise<{ compile: CompileRecord[]; modules: CompiledModule[]; facts: KernelFactsById } | { stopped: Outcome }> {
   const compile: CompileRecord[] = [];
   const modules: CompiledModule[] = [];
+  const facts: KernelFactsById = new Map();
   for (const kernel of plan.kernels) {
     let out;
     try {
@@ -225,8 +239,8 @@ async function compileKernels(
         }),
       };
     }
-    const facts = out.kernels.find((k) => k.name === kernel.entry);
-    const symbol = facts?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
+    const known = out.kernels.find((k) => k.name === kernel.entry);
+    const symbol = known?.symbol ?? findKernelSymbol(out.symbols, kernel.entry);
     compile.push({
       kernel: kernel.id,
       ok: out.ok,
@@ -268,8 +282,26 @@ async function compileKernels(
       };
     }
     modules.push({ kernel: kernel.id, symbol, image: out.image });
+    if (known) facts.set(kernel.id, { facts: known, source: kernel.source });
   }
-  return { compile, modules };
+  return { compile, modules, facts };
+}
+
+type KernelFactsById = Map<string, { facts: KernelFacts; source: string }>;
+
+/**
+ * The validator on the whole plan, on the device it is about to run on, with each kernel's compiled resources: the
+ * same check the launch panel and `gpu-workbench validate --plan` make. A plan that would fail is refused before
+ * anything is allocated or launched, in the validator's words.
+ */
+async function refuseFailingPlan(plan: LaunchPlan, device: DeviceInfo, facts: KernelFactsById, compile: CompileRecord[]): Promise<Outcome | null> {
+  const limits = deviceLimits(device);
+  const check = checkWholePlan(plan, limits, await machineMemory(device), (launch) => {
+    const known = facts.get(launch.kernelId);
+    return known ? kernelLimitsFromFacts(known.facts, limits, known.source) : null;
+  });
+  if (check.ok) return null;
+  return outcome('invalid', { problem: planRefusedProblem(check, device.name), compile });
 }
 
 /** The validator on the launch that failed, with the kernel's attributes as the driver reported them. */

@@ -3,14 +3,16 @@ import { useStore } from 'zustand';
 import { dimProduct } from '../../core/dims';
 import { formatBytes, formatWaves } from '../../core/format';
 import type { Finding } from '../../core/validate/validate-launch';
-import { useLaunchView } from '../hooks/use-launch-view';
+import { useLaunchView, type LaunchView } from '../hooks/use-launch-view';
 import type { WorkbenchStore } from '../store/store';
 import { OccupancyChart } from './OccupancyChart';
 import { Prose } from './Prose';
 import { StaleNote } from './StaleNote';
 
-/** The validator's findings for one field; one that names a source line leads to it. */
-function FieldFindings({ findings, onLine }: { findings: Finding[]; onLine: (line: number) => void }) {
+type Shown = Pick<Finding, 'rule' | 'severity' | 'message' | 'driverError' | 'runtimeError' | 'fix'> & { line?: number };
+
+/** The validator's findings for one field (or the plan's memory); one that names a source line leads to it. */
+function FieldFindings({ findings, onLine }: { findings: Shown[]; onLine: (line: number) => void }) {
   if (findings.length === 0) return null;
   return (
     <ul className="field-findings">
@@ -54,7 +56,7 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
   const profileId = useStore(store, (s) => s.profileId);
   const chooseProfile = useStore(store, (s) => s.chooseProfile);
   const setLaunch = useStore(store, (s) => s.setLaunch);
-  const { doc, kernel, kernels, run, fields, validation, device, limits } = view;
+  const { doc, kernel, kernels, run, fields, validation } = view;
 
   if (profilesError) return <p className="status-fail">{profilesError}</p>;
   if (!doc || (!kernel && !run.plan)) return <p className="muted">Compile a kernel to check its launch.</p>;
@@ -143,30 +145,58 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
         <FieldFindings onLine={showLine} findings={at('sharedBytes')} />
         <FieldFindings onLine={showLine} findings={[...at('kernel'), ...at('cluster'), ...at('launch')]} />
       </div>
-      {validation && (
-        <div className="occupancy" data-testid="occupancy">
-          <strong className={validation.ok ? 'status-ok' : 'status-fail'}>
-            {validation.ok ? '✓ would launch' : '✗ would fail'}
-            {view.profile ? ` on ${view.profile.label}` : ''}
-          </strong>
-          {validation.occupancy && limits && (
-            <>
-              <div>
-                Occupancy {(validation.occupancy.occupancy * 100).toFixed(0)}% · {validation.occupancy.activeBlocksPerSM} blocks/SM · limited by{' '}
-                {validation.occupancy.limiters.join(', ')}
-              </div>
-              <div className="muted" data-testid="occupancy-detail">
-                {validation.waves !== null ? `${formatWaves(validation.waves)} · ` : ''}
-                {formatBytes(validation.occupancy.allocatedSharedPerBlock)} shared and {validation.occupancy.allocatedRegistersPerBlock} registers allocated per
-                block
-                {validation.suggestedBlockSize ? ` · best block size ${validation.suggestedBlockSize}` : ''}
-              </div>
-            </>
-          )}
-          {device && limits && fields.block.ok && (
-            <OccupancyChart device={device} kernel={limits} sharedBytes={fields.smem.ok ? fields.smem.value : 0} blockSize={dimProduct(fields.block.value)} />
-          )}
-        </div>
+      <PlanFindings view={view} onLine={showLine} />
+      <Verdict view={view} />
+    </div>
+  );
+}
+
+/**
+ * What the rest of the plan says beside the launch on screen: its other launches' errors, and its memory — each
+ * buffer against the device's total and free memory and the host's (core/validate/plan-memory.ts).
+ */
+function PlanFindings({ view, onLine }: { view: LaunchView; onLine: (line: number) => void }) {
+  const shownStep = view.run.plan?.launchStep ?? null;
+  const others = view.checks
+    .filter((c) => c.stepIndex !== shownStep || !view.run.plan)
+    .flatMap((c) => c.findings.filter((f) => f.severity === 'error').map((f) => ({ ...f, message: `Step ${c.stepIndex + 1} (${c.label}): ${f.message}` })));
+  const memory = view.planCheck?.memory ?? [];
+  if (!memory.length && !(view.run.plan && others.length)) return null;
+  return (
+    <div className="plan-findings" data-testid="plan-findings">
+      <FieldFindings onLine={onLine} findings={view.run.plan ? others : []} />
+      <FieldFindings onLine={onLine} findings={memory} />
+    </div>
+  );
+}
+
+/** The verdict on the plan that Run would start — its launch and the rest of it — and the launch's occupancy. */
+function Verdict({ view }: { view: LaunchView }) {
+  const { validation, limits, device, fields } = view;
+  if (!validation) return null;
+  const ok = validation.ok && (view.planCheck?.ok ?? true);
+  return (
+    <div className="occupancy" data-testid="occupancy">
+      <strong className={ok ? 'status-ok' : 'status-fail'}>
+        {ok ? '✓ would launch' : '✗ would fail'}
+        {view.profile ? ` on ${view.profile.label}` : ''}
+      </strong>
+      {validation.occupancy && limits && (
+        <>
+          <div>
+            Occupancy {(validation.occupancy.occupancy * 100).toFixed(0)}% · {validation.occupancy.activeBlocksPerSM} blocks/SM · limited by{' '}
+            {validation.occupancy.limiters.join(', ')}
+          </div>
+          <div className="muted" data-testid="occupancy-detail">
+            {validation.waves !== null ? `${formatWaves(validation.waves)} · ` : ''}
+            {formatBytes(validation.occupancy.allocatedSharedPerBlock)} shared and {validation.occupancy.allocatedRegistersPerBlock} registers allocated per
+            block
+            {validation.suggestedBlockSize ? ` · best block size ${validation.suggestedBlockSize}` : ''}
+          </div>
+        </>
+      )}
+      {device && limits && fields.block.ok && (
+        <OccupancyChart device={device} kernel={limits} sharedBytes={fields.smem.ok ? fields.smem.value : 0} blockSize={dimProduct(fields.block.value)} />
       )}
     </div>
   );

@@ -7,12 +7,167 @@ import { planWithDocumentSource } from '../../core/plan/plan-launch';
 import { blockerLines } from '../../core/plan/run-readiness';
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { getModel } from '../editor/models';
-import { useLaunchView } from '../hooks/use-launch-view';
+import { useLaunchView, type LaunchView } from '../hooks/use-launch-view';
 import { useCommand } from '../layout/commands';
 import type { WorkbenchStore } from '../store/store';
+import { PlanTable } from './PlanTable';
 import { RunBlockers } from './RunBlockers';
 
 type BufferRow = Extract<ArgRow, { kind: 'buffer' }>;
+
+/** The run form: one row per kernel parameter, a buffer for a pointer and a value for a scalar. */
+function ArgRowsForm({ rows, update }: { rows: ArgRow[] | null; update: (i: number, change: Partial<BufferRow> | { value: string }) => void }) {
+  return (
+    <table className="arg-rows">
+      <tbody>
+        {rows?.map((r, i) =>
+          r.kind === 'scalar' ? (
+            <tr key={r.name}>
+              <td className="mono">{r.name}</td>
+              <td>{r.type}</td>
+              <td colSpan={3}>
+                <input aria-label={`${r.name} value`} value={r.value} onChange={(e) => update(i, { value: e.target.value })} />
+              </td>
+            </tr>
+          ) : (
+            <tr key={r.name}>
+              <td className="mono">{r.name}</td>
+              <td>
+                <select aria-label={`${r.name} type`} value={r.type} onChange={(e) => update(i, { type: e.target.value as ElementType })}>
+                  {ELEMENT_TYPE_NAMES.map((t) => (
+                    <option key={t}>{t}</option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <input aria-label={`${r.name} count`} className="narrow" value={r.count} onChange={(e) => update(i, { count: Number(e.target.value) })} />
+              </td>
+              <td>
+                <select aria-label={`${r.name} init`} value={r.init} onChange={(e) => update(i, { init: e.target.value as BufferRow['init'] })}>
+                  {['none', 'zeros', 'constant', 'iota', 'random'].map((v) => (
+                    <option key={v}>{v}</option>
+                  ))}
+                </select>
+                {(r.init === 'constant' || r.init === 'iota') && (
+                  <input
+                    aria-label={`${r.name} init value`}
+                    className="narrow"
+                    value={r.value}
+                    onChange={(e) => update(i, { value: Number(e.target.value) })}
+                  />
+                )}
+              </td>
+              <td>
+                <select aria-label={`${r.name} expect`} value={r.expect} onChange={(e) => update(i, { expect: e.target.value as BufferRow['expect'] })}>
+                  <option value="none">no check</option>
+                  <option value="constant">expect constant</option>
+                  <option value="iota">expect iota</option>
+                </select>
+                {r.expect !== 'none' && (
+                  <input
+                    aria-label={`${r.name} expected value`}
+                    className="narrow"
+                    value={r.expectValue}
+                    onChange={(e) => update(i, { expectValue: Number(e.target.value) })}
+                  />
+                )}
+                {r.expect === 'iota' && (
+                  <input
+                    aria-label={`${r.name} expected step`}
+                    className="narrow"
+                    value={r.expectStep}
+                    onChange={(e) => update(i, { expectStep: Number(e.target.value) })}
+                  />
+                )}
+              </td>
+            </tr>
+          ),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/** The Run section of a file from a bundle: nothing in it runs by being opened; its plan can run again as a copy. */
+function BundleRunNote({ store, label }: { store: WorkbenchStore; label: string | null }) {
+  const s = useStore(store);
+  const [bundleNote, setBundleNote] = useState<string | null>(null);
+  return (
+    <div className="run-panel" data-testid="run-panel">
+      <p data-testid="bundle-run-note">
+        {label ? (
+          <>
+            Plan <span className="mono">{label}</span>, read-only: nothing in a bundle runs by being opened.
+          </>
+        ) : (
+          'This file is from a bundle, read-only: nothing in a bundle runs by being opened.'
+        )}
+      </p>
+      <button
+        disabled={!s.bundle?.view.plan || s.running}
+        onClick={() => setBundleNote(s.runBundlePlanAgain())}
+        data-testid="bundle-run-again"
+        title="Opens the plan in a new, editable file and runs it on this machine, after the same checks as any plan"
+      >
+        Run this plan again
+      </button>
+      {bundleNote && (
+        <p className="status-fail" role="alert" data-testid="bundle-run-refused">
+          {bundleNote}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** How a run runs: its time limit, the determinism check, and whether a failure goes under compute-sanitizer at once. */
+function RunOptions({ store }: { store: WorkbenchStore }) {
+  const s = useStore(store);
+  return (
+    <>
+      <label>
+        Time limit (ms){' '}
+        <input
+          aria-label="Time limit"
+          className="narrow"
+          value={s.timeoutMs}
+          onChange={(e) => s.setTimeoutMs(Math.min(3_600_000, Math.max(100, Number(e.target.value) || 100)))}
+        />
+      </label>
+      <label title="Runs the launches again on the same inputs and compares every read-back bit for bit: races and reads of unwritten memory often show only as results that change.">
+        <input type="checkbox" aria-label="Compare with a second run" checked={s.determinismCheck} onChange={(e) => s.setDeterminismCheck(e.target.checked)} />{' '}
+        Compare with a second run
+      </label>
+      <label title="When a run fails in a way compute-sanitizer finds (a memory fault, memory nobody wrote, results that change between runs), run it again at once under the tool its diagnosis names.">
+        <input
+          type="checkbox"
+          aria-label="Re-run failures under compute-sanitizer"
+          checked={s.autoSanitize}
+          onChange={(e) => s.setAutoSanitize(e.target.checked)}
+        />{' '}
+        Re-run failures under compute-sanitizer
+      </label>
+    </>
+  );
+}
+
+/** The plan attached to the file on screen: its name, the way back to the form, and its buffers, scalars and steps. */
+function AttachedPlan({ store, view }: { store: WorkbenchStore; view: LaunchView }) {
+  const { doc, run } = view;
+  if (!doc || !run.plan) return null;
+  const { detachPlan, editPlan } = store.getState();
+  return (
+    <>
+      <p data-testid="attached-plan">
+        Plan <span className="mono">{run.plan.label}</span> for <span className="mono">{doc.name}</span>{' '}
+        <button onClick={() => detachPlan(doc.id)} data-testid="unload-plan" title="Run this file with the form's arguments instead of the plan">
+          Use the form
+        </button>
+      </p>
+      <PlanTable view={view} onEdit={(edit) => editPlan(doc.id, edit)} />
+    </>
+  );
+}
 
 /**
  * The Run section of the file on screen: its attached plan (from the gallery or a plan file) or the run
@@ -53,35 +208,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
     s.clearPendingRun();
     start();
   }, [s.pendingRun, doc?.id, compileStatus]);
-  const [bundleNote, setBundleNote] = useState<string | null>(null);
-  if (doc?.readOnly) {
-    return (
-      <div className="run-panel" data-testid="run-panel">
-        <p data-testid="bundle-run-note">
-          {run.plan ? (
-            <>
-              Plan <span className="mono">{run.plan.label}</span>, read-only: nothing in a bundle runs by being opened.
-            </>
-          ) : (
-            'This file is from a bundle, read-only: nothing in a bundle runs by being opened.'
-          )}
-        </p>
-        <button
-          disabled={!s.bundle?.view.plan || s.running}
-          onClick={() => setBundleNote(s.runBundlePlanAgain())}
-          data-testid="bundle-run-again"
-          title="Opens the plan in a new, editable file and runs it on this machine, after the same checks as any plan"
-        >
-          Run this plan again
-        </button>
-        {bundleNote && (
-          <p className="status-fail" role="alert" data-testid="bundle-run-refused">
-            {bundleNote}
-          </p>
-        )}
-      </div>
-    );
-  }
+  if (doc?.readOnly) return <BundleRunNote store={store} label={run.plan?.label ?? null} />;
   const savePlan = async () => {
     const plan = currentPlan();
     if (!plan) return setNote({ kind: 'fail', text: view.plan.ok ? 'Open a file to save its plan.' : view.plan.error });
@@ -115,111 +242,14 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
   return (
     <div className="run-panel" data-testid="run-panel">
       {run.plan && doc ? (
-        <p data-testid="attached-plan">
-          Plan <span className="mono">{run.plan.label}</span> for <span className="mono">{doc.name}</span>{' '}
-          <button onClick={() => s.detachPlan(doc.id)} data-testid="unload-plan">
-            Use the form
-          </button>
-        </p>
+        <AttachedPlan store={store} view={view} />
       ) : !kernel ? (
         <p className="muted">Compile a kernel to build its arguments.</p>
       ) : (
-        <table className="arg-rows">
-          <tbody>
-            {rows?.map((r, i) =>
-              r.kind === 'scalar' ? (
-                <tr key={r.name}>
-                  <td className="mono">{r.name}</td>
-                  <td>{r.type}</td>
-                  <td colSpan={3}>
-                    <input aria-label={`${r.name} value`} value={r.value} onChange={(e) => update(i, { value: e.target.value })} />
-                  </td>
-                </tr>
-              ) : (
-                <tr key={r.name}>
-                  <td className="mono">{r.name}</td>
-                  <td>
-                    <select aria-label={`${r.name} type`} value={r.type} onChange={(e) => update(i, { type: e.target.value as ElementType })}>
-                      {ELEMENT_TYPE_NAMES.map((t) => (
-                        <option key={t}>{t}</option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <input aria-label={`${r.name} count`} className="narrow" value={r.count} onChange={(e) => update(i, { count: Number(e.target.value) })} />
-                  </td>
-                  <td>
-                    <select aria-label={`${r.name} init`} value={r.init} onChange={(e) => update(i, { init: e.target.value as BufferRow['init'] })}>
-                      {['none', 'zeros', 'constant', 'iota', 'random'].map((v) => (
-                        <option key={v}>{v}</option>
-                      ))}
-                    </select>
-                    {(r.init === 'constant' || r.init === 'iota') && (
-                      <input
-                        aria-label={`${r.name} init value`}
-                        className="narrow"
-                        value={r.value}
-                        onChange={(e) => update(i, { value: Number(e.target.value) })}
-                      />
-                    )}
-                  </td>
-                  <td>
-                    <select aria-label={`${r.name} expect`} value={r.expect} onChange={(e) => update(i, { expect: e.target.value as BufferRow['expect'] })}>
-                      <option value="none">no check</option>
-                      <option value="constant">expect constant</option>
-                      <option value="iota">expect iota</option>
-                    </select>
-                    {r.expect !== 'none' && (
-                      <input
-                        aria-label={`${r.name} expected value`}
-                        className="narrow"
-                        value={r.expectValue}
-                        onChange={(e) => update(i, { expectValue: Number(e.target.value) })}
-                      />
-                    )}
-                    {r.expect === 'iota' && (
-                      <input
-                        aria-label={`${r.name} expected step`}
-                        className="narrow"
-                        value={r.expectStep}
-                        onChange={(e) => update(i, { expectStep: Number(e.target.value) })}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ),
-            )}
-          </tbody>
-        </table>
+        <ArgRowsForm rows={rows} update={update} />
       )}
       <div className="run-actions">
-        <label>
-          Time limit (ms){' '}
-          <input
-            aria-label="Time limit"
-            className="narrow"
-            value={s.timeoutMs}
-            onChange={(e) => s.setTimeoutMs(Math.min(3_600_000, Math.max(100, Number(e.target.value) || 100)))}
-          />
-        </label>
-        <label title="Runs the launches again on the same inputs and compares every read-back bit for bit: races and reads of unwritten memory often show only as results that change.">
-          <input
-            type="checkbox"
-            aria-label="Compare with a second run"
-            checked={s.determinismCheck}
-            onChange={(e) => s.setDeterminismCheck(e.target.checked)}
-          />{' '}
-          Compare with a second run
-        </label>
-        <label title="When a run fails in a way compute-sanitizer finds (a memory fault, memory nobody wrote, results that change between runs), run it again at once under the tool its diagnosis names.">
-          <input
-            type="checkbox"
-            aria-label="Re-run failures under compute-sanitizer"
-            checked={s.autoSanitize}
-            onChange={(e) => s.setAutoSanitize(e.target.checked)}
-          />{' '}
-          Re-run failures under compute-sanitizer
-        </label>
+        <RunOptions store={store} />
         <button
           onClick={start}
           disabled={s.running || blocked}

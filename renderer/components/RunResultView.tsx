@@ -6,6 +6,7 @@ import { formatDim3 } from '../../core/dims';
 import { formFromLaunch } from '../../core/plan/plan-launch';
 import type { Diagnosis } from '../../core/runner/diagnose';
 import { recordedLaunch } from '../../core/runner/recorded-launch';
+import { specificsBeyondDiagnostics } from '../../core/runner/compile-failure';
 import type { CompileRecord } from '../../core/runner/run-outcome';
 import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-command';
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
@@ -99,6 +100,11 @@ function SanitizerOffer({ offer, store, origin }: { offer: NonNullable<Diagnosis
 }
 
 export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; store: WorkbenchStore; origin: OutcomeOrigin | null; compile: CompileRecord[] }) {
+  // A failed compile's errors are listed once, each on its line (The compiler said): the lines below give the rest of its log.
+  const specifics = specificsBeyondDiagnostics(
+    d.specifics,
+    compile.filter((r) => !r.ok).flatMap((r) => r.diagnostics),
+  );
   return (
     <section className={`diagnosis diagnosis-${d.severity}`} data-testid="diagnosis">
       <h3 data-testid="diagnosis-headline">
@@ -143,9 +149,9 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
         </div>
       )}
       <CompileProblems records={compile} store={store} origin={origin} />
-      {d.specifics.length > 0 && (
+      {specifics.length > 0 && (
         <ul data-testid="diagnosis-specifics">
-          {d.specifics.map((s, i) => (
+          {specifics.map((s, i) => (
             <li key={i}>
               <Prose text={s} />
             </li>

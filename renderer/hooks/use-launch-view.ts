@@ -6,11 +6,12 @@ import { shownCompile } from '../../core/compile/shown-compile';
 import { parseDim3 } from '../../core/dims';
 import { planFromForm } from '../../core/plan/form-plan';
 import { parseSharedBytes, planWithDocumentSource, planWithLaunch } from '../../core/plan/plan-launch';
+import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import { runBlockers, type RunBlocker } from '../../core/plan/run-readiness';
 import { fail, ok, type Result } from '../../core/result';
 import { deviceLimits, type DeviceLimits } from '../../core/validate/device-limits';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
-import { checkPlanLaunches, launchRefusals, type LaunchCheck } from '../../core/validate/plan-check';
+import { checkPlan, launchRefusals, memoryRefusals, type LaunchCheck, type PlanCheck } from '../../core/validate/plan-check';
 import type { KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch, type Validation } from '../../core/validate/validate-launch';
 import { getModel } from '../editor/models';
@@ -38,7 +39,11 @@ export interface LaunchView {
   validation: Validation | null;
   /** The plan Run would start, with the panel's launch and the editor's text; or why there is none. */
   plan: Result<unknown>;
+  /** That plan as the schema reads it (what will run); null when there is none or it is not valid. */
+  runnable: LaunchPlan | null;
   checks: LaunchCheck[];
+  /** The validator on the whole plan: every launch, every allocation against the device's memory and the host's. */
+  planCheck: PlanCheck | null;
   blockers: RunBlocker[];
 }
 
@@ -52,6 +57,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
   const compileOptions = useStore(store, (s) => s.compileOptions);
   // A bundle's file is checked against the bundle's device, never this machine's choice.
   const bundleProfile = useStore(store, (s) => (s.bundle && doc?.readOnly?.bundle === s.bundle.view.path ? s.bundle.profile : null));
+  const hostMemBytes = useStore(store, (s) => s.info?.hostMemBytes ?? null);
 
   return useMemo(() => {
     const shown = shownCompile(compileState?.result ?? null, compileState?.lastGood ?? null);
@@ -105,12 +111,20 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
           }),
         );
     }
-    const checks =
-      plan.ok && device
-        ? checkPlanLaunches(plan.value, device, (l) =>
+    // The whole plan, as the host will take it: the schema first, then every launch and every allocation.
+    const parsed = plan.ok ? launchPlanSchema.safeParse(plan.value) : null;
+    const runnable = parsed?.success ? parsed.data : null;
+    const memory = {
+      freeBytes: profile?.source === 'device' && devices?.ok ? (devices.memory?.find((m) => m.uuid === profile.profile.device.uuid)?.freeBytes ?? null) : null,
+      hostBytes: hostMemBytes,
+    };
+    const planCheck =
+      runnable && device
+        ? checkPlan(runnable, device, memory, (l) =>
             doc && (l.sourceName === null || l.sourceName === doc.name) ? limitsOf(kernels.find((k) => k.name === l.entry) ?? null) : null,
           )
-        : [];
+        : null;
+    const checks = planCheck?.launches ?? [];
     const gpu =
       devices === null
         ? null
@@ -120,11 +134,28 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
     const blockers = runBlockers({
       compile: status,
       documentName: doc?.name ?? 'The file',
-      planProblem: plan.ok ? null : plan.error,
+      planProblem: !plan.ok ? plan.error : parsed && !parsed.success ? `The plan is not valid: ${describeIssues(parsed.error)}` : null,
       refusals: launchRefusals(checks),
+      memoryRefusals: memoryRefusals(planCheck?.memory ?? []),
       deviceLabel: profile?.label ?? null,
       gpu,
     });
-    return { doc, compile: { ...shown, status }, kernels, kernel, profile, device, limits, run, fields, validation, plan, checks, blockers };
-  }, [doc, compileState, run, profiles, profileId, devices, compileOptions, bundleProfile]);
+    return {
+      doc,
+      compile: { ...shown, status },
+      kernels,
+      kernel,
+      profile,
+      device,
+      limits,
+      run,
+      fields,
+      validation,
+      plan,
+      runnable,
+      checks,
+      planCheck,
+      blockers,
+    };
+  }, [doc, compileState, run, profiles, profileId, devices, compileOptions, bundleProfile, hostMemBytes]);
 }

@@ -2,13 +2,15 @@ import type { StateCreator } from 'zustand';
 
 import type { CompileOptionsInput } from '../../core/compile/compile-options';
 import type { CompileResult } from '../../core/compile/compile-result';
-import type { Draft } from '../../core/api/drafts';
+import type { Draft, KeptPlan, RestoredDraft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
+import { MAX_SOURCE_BYTES } from '../../core/limits';
 import type { LaunchForm } from '../../core/plan/plan-launch';
 import { sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
 import { markLine } from '../editor/line-mark';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
+import type { DocumentRun } from './run-slice';
 import type { WorkbenchState } from './store';
 
 export interface DocumentState {
@@ -62,6 +64,8 @@ export interface EditorSlice {
   reveal: RevealRequest | null;
   locate: LocateRequest | null;
   restoreDocuments(): Promise<void>;
+  /** Keeps the document (its text and its plan) as a draft on the host, soon: after an edit, or a change to its plan. */
+  keepDraft(id: string): void;
   /** Opens a file (or shows it, when it is open): its document's id, or null with a notice saying why not. */
   openPath(path: string): Promise<string | null>;
   /** Shows a line of an open document: its tab, the line marked in the gutter and highlighted, the cursor there. */
@@ -103,8 +107,55 @@ const debounce = (key: string, ms: number, run: () => void) => {
 // (undo, retyping what was deleted) shows its markers at once, without the debounce or a round trip.
 const recentCompiles = new BoundedCache<string, CompileResult>(64);
 const compileKey = (source: string, sourceName: string, options: object) => `${sourceName}\n${JSON.stringify(options)}\n${source}`;
+/**
+ * A document's attached plan as a draft keeps it, within the draft's limits; null when it has none (or one larger
+ * than a plan file may be, which is not kept: its file is, and the draft is never refused for it).
+ */
+function keptPlan(run: DocumentRun | undefined): KeptPlan | null {
+  if (!run?.plan || (JSON.stringify(run.plan.plan) ?? '').length > MAX_SOURCE_BYTES) return null;
+  const { kernel, grid, block, smem } = run.launch;
+  return {
+    label: run.plan.label.slice(0, 4096),
+    planPath: run.plan.planPath,
+    sourcePaths: run.plan.sourcePaths.slice(0, 16),
+    plan: run.plan.plan,
+    launch: { kernel: kernel.slice(0, 1024), grid: grid.slice(0, 256), block: block.slice(0, 256), smem: smem.slice(0, 256) },
+  };
+}
 const newId = () => Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+type SetState = Parameters<StateCreator<WorkbenchState, [], [], EditorSlice>>[0];
+
+/**
+ * One draft back in the editor with its plan, or — its file opened meanwhile — lending that document its unsaved
+ * text (and its plan, where it was opened without one) and going. The reason its plan could not come back, if so.
+ */
+function restoreDraftInto(get: () => WorkbenchState, set: SetState, d: RestoredDraft, openedMeanwhile: boolean): string | null {
+  if (get().documents.some((x) => x.id === d.id)) return null;
+  const same = d.path !== null ? get().documents.find((x) => x.path === d.path) : undefined;
+  if (same) {
+    const model = getModel(same.id);
+    if (model && d.text !== d.savedText && model.getValue() === same.savedText) model.setValue(d.text);
+    // The plan opened with it is the one asked for; a file opened without one gets the kept plan back.
+    if (d.plan && !get().runs[same.id]?.plan) get().restorePlan(same.id, d.plan);
+    void get()
+      .api.invoke('drafts.discard', { id: d.id })
+      .catch(() => undefined);
+    return null;
+  }
+  createModel(d.id, d.text, d.name);
+  set((s) => ({
+    documents: [
+      ...s.documents,
+      { id: d.id, path: d.path, name: d.name, savedText: d.savedText, savedMtimeMs: d.savedMtimeMs, dirty: d.savedText !== d.text, order: d.order },
+    ],
+    activeId: openedMeanwhile ? s.activeId : d.id,
+  }));
+  if (d.plan) get().restorePlan(d.id, d.plan);
+  void get().compileNow(d.id);
+  return d.planProblem ? `${d.name}: ${d.planProblem}` : null;
+}
 
 export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice> = (set, get) => {
   const persistDraft = (id: string) =>
@@ -121,6 +172,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         savedText: doc.savedText,
         savedMtimeMs: doc.savedMtimeMs,
         order: doc.order,
+        // The plan is part of the document: kept with it, as edited, with the launch panel as typed.
+        plan: keptPlan(get().runs[id]),
       };
       get()
         .api.invoke('drafts.save', draft)
@@ -194,6 +247,8 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     reveal: null,
     locate: null,
 
+    keepDraft: (id) => persistDraft(id),
+
     restoreDocuments: async () => {
       const api = get().api;
       try {
@@ -202,25 +257,18 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         // load): that document, its plan and its being active stay; a draft of the same file lends it its
         // unsaved text and goes, so one file is never two tabs.
         const openedMeanwhile = get().activeId !== null;
+        const dropped: string[] = [];
         for (const d of drafts) {
-          if (get().documents.some((x) => x.id === d.id)) continue;
-          const same = d.path !== null ? get().documents.find((x) => x.path === d.path) : undefined;
-          if (same) {
-            const model = getModel(same.id);
-            if (model && d.text !== d.savedText && model.getValue() === same.savedText) model.setValue(d.text);
-            void api.invoke('drafts.discard', { id: d.id }).catch(() => undefined);
-            continue;
-          }
-          createModel(d.id, d.text, d.name);
-          set((s) => ({
-            documents: [
-              ...s.documents,
-              { id: d.id, path: d.path, name: d.name, savedText: d.savedText, savedMtimeMs: d.savedMtimeMs, dirty: d.savedText !== d.text, order: d.order },
-            ],
-            activeId: openedMeanwhile ? s.activeId : d.id,
-          }));
-          void get().compileNow(d.id);
+          const problem = restoreDraftInto(get, set, d, openedMeanwhile);
+          if (problem) dropped.push(problem);
         }
+        if (dropped.length)
+          set({
+            notice: {
+              kind: 'error',
+              text: `The plan kept with ${dropped.length === 1 ? 'a file' : `${dropped.length} files`} could not be restored, so the file is back without it — open its plan again (Failure gallery, or Load plan): ${dropped.join('; ')}`,
+            },
+          });
         if (get().documents.length === 0) {
           const samples = await api.invoke('samples.list', {});
           const first = samples.find((s) => s.name.startsWith('vector-add/')) ?? samples[0];

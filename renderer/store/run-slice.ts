@@ -2,7 +2,9 @@ import type { StateCreator } from 'zustand';
 
 import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
+import type { RestoredPlan } from '../../core/api/drafts';
 import type { ArgRow } from '../../core/plan/form-plan';
+import { editPlan as applyPlanEdit, type PlanEdit } from '../../core/plan/plan-edit';
 import type { RunBlocker } from '../../core/plan/run-readiness';
 import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
@@ -66,6 +68,10 @@ export interface RunSlice {
   /** Attaches a plan to a document and loads its launch into the launch panel. */
   attachPlan(docId: string, plan: Omit<AttachedPlan, 'launchStep'>): void;
   detachPlan(docId: string): void;
+  /** Brings back a plan kept with a document (a reload, a restart): the plan as edited, the launch panel as typed. */
+  restorePlan(docId: string, kept: RestoredPlan): void;
+  /** Changes the attached plan itself (a buffer's type, count or initializer; a scalar): the plan that will run. */
+  editPlan(docId: string, edit: PlanEdit): void;
   /** Opens a plan file with the file its kernel comes from (beside the plan), or a new document holding its source. */
   openPlanFile(path: string): Promise<void>;
   runPlan(plan: unknown, origin: Omit<OutcomeOrigin, 'file'>): Promise<void>;
@@ -88,8 +94,40 @@ let runAbort: AbortController | null = null;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * The document a plan file's kernel comes from: its file beside the plan (open already, or opened when its text is
+ * the plan's source), else a new document holding the plan's inline source. Where its file was looked for, too.
+ */
+async function documentForPlan(get: () => WorkbenchState, plan: unknown, planPath: string): Promise<{ docId: string | null; paths: string[] }> {
+  const launch = planLaunches(plan)[0];
+  const kernels = (plan as { kernels?: { id?: unknown; sourceName?: unknown; source?: unknown }[] }).kernels ?? [];
+  const kernel = kernels.find((k) => k.id === launch?.kernelId) ?? kernels[0];
+  const sourceName = typeof kernel?.sourceName === 'string' ? basenameOf(kernel.sourceName) : 'kernel.cu';
+  const { paths } = sourceCandidates({ file: sourceName, line: 1 }, { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(planPath)] });
+  for (const candidate of paths) {
+    const open = get().documents.find((d) => d.path === candidate)?.id;
+    if (open) return { docId: open, paths };
+    const file = await get()
+      .api.invoke('files.read', { path: candidate })
+      .catch(() => null);
+    if (file && file.text === kernel?.source) {
+      const opened = await get().openPath(file.path);
+      if (opened) return { docId: opened, paths };
+      break;
+    }
+  }
+  // The plan holds its source inline (or its file has changed since): that source, as a new document.
+  get().newDocument(sourceName, typeof kernel?.source === 'string' ? kernel.source : '');
+  return { docId: get().activeId, paths };
+}
+
 export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => {
   const update = (docId: string, change: (run: DocumentRun) => DocumentRun) => set((s) => ({ runs: { ...s.runs, [docId]: change(documentRun(s, docId)) } }));
+  /** A change to a document's plan or its launch: kept with the document, like an edit to its text. */
+  const updatePlan = (docId: string, change: (run: DocumentRun) => DocumentRun) => {
+    update(docId, change);
+    get().keepDraft(docId);
+  };
 
   return {
     runs: {},
@@ -102,44 +140,35 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
     runError: null,
     runRefused: null,
     pages: {},
-    setLaunch: (docId, launch) => update(docId, (run) => ({ ...run, launch: { ...run.launch, ...launch } })),
+    setLaunch: (docId, launch) => updatePlan(docId, (run) => ({ ...run, launch: { ...run.launch, ...launch } })),
     setArgRows: (docId, kernel, rows) => update(docId, (run) => ({ ...run, argRows: { kernel, rows } })),
     setTimeoutMs: (timeoutMs) => set({ timeoutMs }),
     setDeterminismCheck: (determinismCheck) => set({ determinismCheck }),
     attachPlan: (docId, plan) => {
       const name = get().documents.find((d) => d.id === docId)?.name ?? '';
       const launch = launchForDocument(plan.plan, name);
-      update(docId, (run) => ({
+      updatePlan(docId, (run) => ({
         ...run,
         plan: { ...plan, launchStep: launch?.stepIndex ?? null },
         launch: launch ? formFromLaunch(launch) : run.launch,
       }));
     },
-    detachPlan: (docId) => update(docId, (run) => ({ ...run, plan: null })),
+    detachPlan: (docId) => updatePlan(docId, (run) => ({ ...run, plan: null })),
+    restorePlan: (docId, kept) => {
+      const name = get().documents.find((d) => d.id === docId)?.name ?? '';
+      const launch = launchForDocument(kept.plan, name);
+      const { plan, label, planPath, sourcePaths } = kept;
+      updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: launch?.stepIndex ?? null }, launch: kept.launch }));
+    },
+    editPlan: (docId, edit) => {
+      const attached = documentRun(get(), docId).plan;
+      if (!attached) return;
+      const edited = applyPlanEdit(attached.plan, edit);
+      if (edited.ok) updatePlan(docId, (run) => ({ ...run, plan: run.plan && { ...run.plan, plan: edited.value } }));
+    },
     openPlanFile: async (path) => {
       const { plan, path: planPath } = await get().api.invoke('plans.read', { path });
-      const launch = planLaunches(plan)[0];
-      const kernels = (plan as { kernels?: { id?: unknown; sourceName?: unknown; source?: unknown }[] }).kernels ?? [];
-      const kernel = kernels.find((k) => k.id === launch?.kernelId) ?? kernels[0];
-      const sourceName = typeof kernel?.sourceName === 'string' ? basenameOf(kernel.sourceName) : 'kernel.cu';
-      const { paths } = sourceCandidates({ file: sourceName, line: 1 }, { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(planPath)] });
-      let docId: string | null = null;
-      for (const candidate of paths) {
-        docId = get().documents.find((d) => d.path === candidate)?.id ?? null;
-        if (docId) break;
-        const file = await get()
-          .api.invoke('files.read', { path: candidate })
-          .catch(() => null);
-        if (file && file.text === kernel?.source) {
-          docId = await get().openPath(file.path);
-          break;
-        }
-      }
-      if (!docId) {
-        // The plan holds its source inline (or its file has changed since): that source, as a new document.
-        get().newDocument(sourceName, typeof kernel?.source === 'string' ? kernel.source : '');
-        docId = get().activeId;
-      }
+      const { docId, paths } = await documentForPlan(get, plan, planPath);
       if (!docId) return;
       get().activate(docId);
       get().attachPlan(docId, { label: planPath, plan, planPath, sourcePaths: paths });

@@ -8,8 +8,9 @@ import { REQUEST_PATHS } from '../../main/request-paths';
 
 /** Fields that look like paths but name nothing the host opens. */
 const NOT_OPENED: Partial<Record<ChannelName, string[]>> = {
-  // Which file a draft belongs to, stored with it; opening that file is a files.read of its own.
-  'drafts.save': ['path'],
+  // Which file a draft belongs to, stored with it; opening that file is a files.read of its own. The plan kept with
+  // it is data until it runs, when its paths are checked as any plan's.
+  'drafts.save': ['path', 'plan'],
   // A plan saved as data: the paths in it are checked when it is run, read or bundled.
   'plans.write': ['plan'],
 };

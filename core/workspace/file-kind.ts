@@ -102,6 +102,16 @@ function jsonArrayKind(text: string, start: number): FileKind {
   return 'json';
 }
 
+/**
+ * Bytes as one character each (Latin-1): enough to scan structure, as UTF-8's multi-byte sequences never hold a
+ * quote, a backslash or a bracket; a non-ASCII key comes out garbled and matches no known key, which is right.
+ */
+function bytesAsText(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
+}
+
 const SOURCE_NAME = /\.(cu|cuh|c|cc|cpp|cxx|h|hh|hpp|hxx|inl|ptx|py|txt|md|sh|cmake)$/i;
 
 /** What a file is, from its first bytes (up to SNIFF_HEAD_BYTES) and its name. */
@@ -109,7 +119,7 @@ export function sniffFileKind(head: Uint8Array, name: string): FileKind {
   if (startsWith(head, ZIP) || startsWith(head, EMPTY_ZIP)) return 'bundle';
   // A pickle starts with PROTO (0x80) and its protocol number (2 to 5; protocol 6 is refused later, in words).
   if (head[0] === 0x80 && head.length > 1 && head[1]! >= 2 && head[1]! <= 6) return 'snapshot';
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0));
+  const text = bytesAsText(head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0));
   if (head.includes(0)) return 'binary';
   const start = firstNonSpace(text);
   if (start < 0) return SOURCE_NAME.test(name) || !/\.json$/i.test(name) ? 'source' : 'json';

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { MAX_RECENT_FILES, withRecentFile, workspaceSettingsSchema } from '../../core/api/workspace';
 import { SNIFF_HEAD_BYTES, sniffFileKind, topLevelKeys } from '../../core/workspace/file-kind';
 
 const root = process.cwd();
@@ -49,4 +50,24 @@ test('only the top-level keys are read, from a head that may end anywhere', () =
   // A result whose "diagnosis" comes after a huge log is still known by "status" and "compile" in its head.
   const big = `{"status":"ok","compile":[],"result":{"log":"${'x'.repeat(200_000)}"},"diagnosis":{}}`;
   assert.equal(sniffFileKind(text(big).subarray(0, SNIFF_HEAD_BYTES), 'r.json'), 'result');
+});
+
+test('recent files are validated on load entry by entry: a bad one is dropped, the rest and the other settings kept', () => {
+  const parsed = workspaceSettingsSchema.parse({
+    profileId: 'device:0',
+    recentFiles: [
+      { path: '/w/a.json', kind: 'result' },
+      { path: '', kind: 'result' },
+      { path: '/w/b.cu', kind: 'nonsense' },
+      { path: '/w/a.json', kind: 'source' },
+      ...Array.from({ length: 20 }, (_, i) => ({ path: `/w/${i}.cu`, kind: 'source' })),
+    ],
+  });
+  assert.equal(parsed.profileId, 'device:0');
+  assert.equal(parsed.recentFiles?.length, MAX_RECENT_FILES);
+  assert.deepEqual(parsed.recentFiles?.[0], { path: '/w/a.json', kind: 'result' });
+  assert.equal(parsed.recentFiles?.[1]?.path, '/w/0.cu', 'the empty, unknown and repeated entries are gone');
+  assert.equal(workspaceSettingsSchema.parse({ profileId: null, recentFiles: 'x' }).recentFiles, undefined);
+  const next = withRecentFile(parsed.recentFiles ?? [], { path: '/w/3.cu', kind: 'source' });
+  assert.deepEqual([next[0]?.path, next.length, next.filter((r) => r.path === '/w/3.cu').length], ['/w/3.cu', MAX_RECENT_FILES, 1]);
 });

@@ -12,7 +12,9 @@ import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
 import { rerunSource } from '../store/sanitizer-slice';
+import { rememberFolderOf, startFolder, workFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
+import { FileBrowserDialog } from './FileBrowserDialog';
 import { Prose } from './Prose';
 import { SourceLink } from './SourceLink';
 import { RunBlockers } from './RunBlockers';
@@ -211,7 +213,9 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
   const r = o?.result ?? null;
   const origin = s.outcomeOrigin;
   // Typed names are shown against a folder, and the full path is what is read or written.
-  const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.startDir ?? '/');
+  // Before any result, a relative name is where the host resolves it: the folder serve runs in.
+  const folder = origin?.file ? dirnameOf(origin.file) : workFolder(store);
+  const [browsing, setBrowsing] = useState(false);
   const target = resolveShownPath(folder, path);
   // A bundle's launch is already in its file's launch panel.
   const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;
@@ -230,7 +234,23 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
     <div className="run-result" data-testid="run-result">
       <div className="run-actions">
         <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
-        <button onClick={() => target && void s.openOutcome(target)}>Open result</button>
+        <button onClick={() => target && void s.openOutcome(target).then(() => !store.getState().runError && rememberFolderOf(target))}>Open result</button>
+        <button onClick={() => setBrowsing(true)} aria-label="Browse… for a result file">
+          Browse…
+        </button>
+        {browsing && (
+          <FileBrowserDialog
+            store={store}
+            title="Open a run result"
+            mode="file"
+            start={startFolder(store)}
+            accept={/\.json$/i}
+            chooseLabel="Open result"
+            onChoose={(p) => s.openOutcome(p).then(() => store.getState().runError)}
+            onClose={() => setBrowsing(false)}
+            testId="result-open-dialog"
+          />
+        )}
         <button disabled={!o} onClick={save}>
           Save result
         </button>

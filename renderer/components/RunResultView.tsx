@@ -235,7 +235,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
       <div className="run-actions">
         <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
         <button onClick={() => target && void s.openOutcome(target).then(() => !store.getState().runError && rememberFolderOf(target))}>Open result</button>
-        <button onClick={() => setBrowsing(true)} aria-label="Browse… for a result file">
+        <button onClick={() => setBrowsing(true)} aria-label="Browse… for a saved result">
           Browse…
         </button>
         {browsing && (

@@ -204,6 +204,36 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
   );
 }
 
+/** Browse… for a result: the same file browser as every open dialog, starting where the last file was found. */
+function BrowseResult({ store }: { store: WorkbenchStore }) {
+  const [browsing, setBrowsing] = useState(false);
+  return (
+    <>
+      <button onClick={() => setBrowsing(true)} aria-label="Browse… for a saved result">
+        Browse…
+      </button>
+      {browsing && (
+        <FileBrowserDialog
+          store={store}
+          title="Open a run result"
+          mode="file"
+          start={startFolder(store)}
+          accept={/\.json$/i}
+          chooseLabel="Open result"
+          onChoose={(p) =>
+            store
+              .getState()
+              .openOutcome(p)
+              .then(() => store.getState().runError)
+          }
+          onClose={() => setBrowsing(false)}
+          testId="result-open-dialog"
+        />
+      )}
+    </>
+  );
+}
+
 /** The last run (or an opened result file): diagnosis first, then steps, launches, buffers with paging. */
 export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; onOpenReport: () => void }) {
   const s = useStore(store);
@@ -215,7 +245,6 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
   // Typed names are shown against a folder, and the full path is what is read or written.
   // Before any result, a relative name is where the host resolves it: the folder serve runs in.
   const folder = origin?.file ? dirnameOf(origin.file) : workFolder(store);
-  const [browsing, setBrowsing] = useState(false);
   const target = resolveShownPath(folder, path);
   // A bundle's launch is already in its file's launch panel.
   const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;
@@ -235,22 +264,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
       <div className="run-actions">
         <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
         <button onClick={() => target && void s.openOutcome(target).then(() => !store.getState().runError && rememberFolderOf(target))}>Open result</button>
-        <button onClick={() => setBrowsing(true)} aria-label="Browse… for a saved result">
-          Browse…
-        </button>
-        {browsing && (
-          <FileBrowserDialog
-            store={store}
-            title="Open a run result"
-            mode="file"
-            start={startFolder(store)}
-            accept={/\.json$/i}
-            chooseLabel="Open result"
-            onChoose={(p) => s.openOutcome(p).then(() => store.getState().runError)}
-            onClose={() => setBrowsing(false)}
-            testId="result-open-dialog"
-          />
-        )}
+        <BrowseResult store={store} />
         <button disabled={!o} onClick={save}>
           Save result
         </button>

@@ -20,7 +20,8 @@ import { compileOptionsSchema } from '../core/compile/compile-options';
 import { smArch } from '../core/devices';
 import { CompileStoppedError } from './compile/compile-service';
 import { appVersion, projectRoot } from './paths';
-import { listFolder, readTextFile, writeTextFile } from './services/file-service';
+import type { WorkspaceSettings } from '../core/api/workspace';
+import { listFolder, readTextFile, sniffFile, writeTextFile } from './services/file-service';
 import { listProfiles } from './services/profile-service';
 import { listDevices } from './services/device-service';
 import { completeKernelFacts } from './services/kernel-facts-service';
@@ -127,6 +128,7 @@ function appInfo(transport: AppInfo['transport'], runsPrograms: boolean, paths: 
     platform: `${process.platform}-${process.arch}`,
     homeDir: homedir(),
     startDir: paths.startDir,
+    workDir: paths.workDir,
     roots: paths.roots,
     hostMemBytes: totalmem(),
     runsPrograms,
@@ -180,6 +182,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'compile.sass': async ({ key }) => ({ sass: await workbench.compiler.disassemble(key) }),
     'compile.cancel': async () => ({ cancelled: workbench.compiler.cancel() }),
     'files.read': ({ path }) => readTextFile(path),
+    'files.sniff': ({ path }) => sniffFile(path),
     'files.write': ({ path, text, expectedMtimeMs }) => writeTextFile(fullPathToWrite(path), text, expectedMtimeMs),
     'files.list': ({ dir }) => listFolder(dir, paths),
     'samples.list': () => listSamples(),
@@ -299,7 +302,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       return { discarded: true as const };
     },
     'workspace.get': () => workbench.workspace.get(),
-    'workspace.set': (change) => workbench.workspace.set(change),
+    // The schema has checked it (recentFiles entry by entry, so its declared input is unknown).
+    'workspace.set': (change) => workbench.workspace.set(change as Partial<WorkspaceSettings>),
   };
   return confinePaths(handlers, paths);
 }

@@ -15,6 +15,7 @@ export const REQUEST_PATHS: { readonly [C in ChannelName]?: Readonly<Record<stri
   'compile.run': { options: 'compileOptions' },
   'compile.cached': { options: 'compileOptions' },
   'files.read': { path: 'read' },
+  'files.sniff': { path: 'read' },
   'files.write': { path: 'write' },
   'files.list': { dir: 'folder' },
   'run.plan': { plan: 'plan', planPath: 'read' },

@@ -7,6 +7,7 @@ import type { DeviceProfile } from '../validate/device-limits';
 import { MAX_SOURCE_BYTES } from '../limits';
 import { draftSchema, type RestoredDraft } from './drafts';
 import { workspaceSettingsSchema, type WorkspaceSettings } from './workspace';
+import type { FileKind } from '../workspace/file-kind';
 import type { DiscoveryReport, DoctorCheck, Problem } from '../discovery';
 import type { MemoryOpenEvent, MemoryOpenResult } from '../memory/memory-open';
 import type { RunOutcome } from '../runner/run-outcome';
@@ -79,6 +80,8 @@ export interface AppInfo {
   homeDir: string;
   /** Where a file box starts, and what a relative name is shown against: the home folder, or serve's first root when home is not in one. */
   startDir: string;
+  /** What a relative path typed in a path box is resolved against, as the host resolves it: the folder serve runs in; the desktop app's working folder. */
+  workDir: string;
   /** The folders a serve host reads and writes under (the folder it was started in, then each --root); null: not confined (Electron). */
   roots: readonly string[] | null;
   /** The host's total memory, in bytes: what a plan's uploads and read-backs are checked against. */
@@ -133,6 +136,11 @@ export const channels = {
   'compile.sass': { request: z.object({ key: z.string().regex(/^[0-9a-f]{64}$/) }).strict(), response: response<{ sass: string | null }>() },
   'compile.cancel': { request: z.object({}).strict(), response: response<{ cancelled: boolean }>() },
   'files.read': { request: z.object({ path: z.string().min(1).max(4096) }).strict(), response: response<{ path: string; text: string; mtimeMs: number }>() },
+  /** What a file is, by its content (a bounded head): where Open… sends it. */
+  'files.sniff': {
+    request: z.object({ path: z.string().min(1).max(4096) }).strict(),
+    response: response<{ path: string; kind: FileKind; size: number }>(),
+  },
   'files.write': {
     request: z.object({ path: z.string().min(1).max(4096), text: z.string().max(MAX_SOURCE_BYTES), expectedMtimeMs: z.number().nullable() }).strict(),
     response: response<{ path: string; mtimeMs: number }>(),

@@ -5,7 +5,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ApiError } from '../../core/api/channels';
 import { formatBytes } from '../../core/format';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
-import { FileRefusedError, readRegularFile, writeFileAtomic } from './safe-fs';
+import { SNIFF_HEAD_BYTES, sniffFileKind, type FileKind } from '../../core/workspace/file-kind';
+import { FileRefusedError, openRegularFile, readRegularFile, writeFileAtomic } from './safe-fs';
 import { openPaths, type PathPolicy } from './workspace-paths';
 
 const explain = (error: unknown, path: string, verb: string): ApiError => {
@@ -33,6 +34,32 @@ export async function readTextFile(path: string): Promise<{ path: string; text: 
 }
 
 /**
+ * What a file is (core/workspace/file-kind.ts), from its first SNIFF_HEAD_BYTES only: a 2 GB result or trace
+ * costs one bounded read, and nothing of it is parsed here.
+ */
+export async function sniffFile(path: string): Promise<{ path: string; kind: FileKind; size: number }> {
+  const full = resolve(path);
+  try {
+    const { handle, size } = await openRegularFile(full);
+    try {
+      const head = Buffer.alloc(Math.min(SNIFF_HEAD_BYTES, size));
+      let length = 0;
+      while (length < head.length) {
+        const { bytesRead } = await handle.read(head, length, head.length - length, length);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+      }
+      return { path: full, kind: sniffFileKind(new Uint8Array(head.subarray(0, length)), basename(full)), size };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (error instanceof FileRefusedError) throw new ApiError(error.message, error.code);
+    throw error instanceof ApiError ? error : explain(error, full, 'open');
+  }
+}
+
+/**
  * Saves atomically (temporary file, then rename). With `expectedMtimeMs`, refuses to overwrite a file
  * that changed on disk since it was opened, so an edit made elsewhere is never silently lost.
  */
@@ -55,7 +82,10 @@ export async function writeTextFile(path: string, text: string, expectedMtimeMs:
   }
 }
 
-/** A folder's sub-folders and the files the editor opens; its parent only where `paths` would list it too. */
+/** The files a listing offers: what Open… can place (sources, plans, results, reports, snapshots, bundles, traces). */
+const OPENABLE = /\.(cu|cuh|h|hh|hpp|c|cc|cpp|inl|ptx|json|xml|txt|log|pickle|pkl|zip)$/i;
+
+/** A folder's sub-folders and the files Open… opens; its parent only where `paths` would list it too. */
 export async function listFolder(
   dir: string | null,
   paths: Pick<PathPolicy, 'reaches'> = openPaths,
@@ -65,7 +95,7 @@ export async function listFolder(
     const names = await readdir(full, { withFileTypes: true });
     const entries = await Promise.all(
       names
-        .filter((d) => !d.name.startsWith('.') && (d.isDirectory() || /\.(cu|cuh|h|hpp|json)$/.test(d.name)))
+        .filter((d) => !d.name.startsWith('.') && (d.isDirectory() || OPENABLE.test(d.name)))
         .map(async (d) => ({
           name: d.name,
           kind: d.isDirectory() ? ('dir' as const) : ('file' as const),

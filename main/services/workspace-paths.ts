@@ -15,6 +15,8 @@ export interface PathPolicy {
   readonly roots: readonly string[] | null;
   /** Where a file box starts and what a relative name typed in the UI is joined to. */
   readonly startDir: string;
+  /** What a relative path is resolved against: serve's cwd; the desktop app's working folder. */
+  readonly workDir: string;
   /** A file to read: the full path to read it by, or an ApiError that says why not. */
   read(path: string): Promise<string>;
   /** A file to write (created or replaced): the full path to write, or an ApiError that says why not. */
@@ -29,6 +31,9 @@ export interface PathPolicy {
 export const openPaths: PathPolicy = {
   roots: null,
   startDir: homedir(),
+  get workDir() {
+    return process.cwd();
+  },
   read: async (path) => path,
   write: async (path) => fullPathToWrite(path),
   folder: async (path) => path,
@@ -150,6 +155,7 @@ export async function workspacePaths(options: WorkspaceOptions): Promise<PathPol
   return {
     roots,
     startDir,
+    workDir: cwd,
     read,
     write: (path) => checked(path, writeRefusal),
     folder: async (path) => (path === null ? startDir : read(path)),

@@ -84,7 +84,7 @@ export function App({ store }: { store: WorkbenchStore }) {
       )}
       <NoGpuBanner store={store} onShowDevices={() => setView('devices')} />
       <BundleBanner store={store} onShow={() => setView('bundle')} />
-      {view === 'editor' && <EditorView store={store} onBundleOpened={showOpenedBundle} />}
+      {view === 'editor' && <EditorView store={store} onBundleOpened={showOpenedBundle} onDiagnosisOpened={() => setView('diagnose')} />}
       {view === 'explain' && <ExplainView store={store} />}
       {view === 'diagnose' && <DiagnoseView store={store} onEditor={() => setView('editor')} focusReport={diagnoseToShow} />}
       {view === 'gallery' && <GalleryView store={store} onOpened={() => setView('editor')} />}

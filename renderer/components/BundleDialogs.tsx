@@ -5,7 +5,9 @@ import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, ty
 import { formatBytes } from '../../core/format';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { exportSource } from '../store/bundle-slice';
+import { startFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
+import { FileBrowserDialog } from './FileBrowserDialog';
 import { Modal } from './Modal';
 import { Prose } from './Prose';
 
@@ -21,6 +23,27 @@ export function OpenBundleDialog({ store, onOpened }: { store: WorkbenchStore; o
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
   const target = resolveShownPath(folder, path);
+  const [browsing, setBrowsing] = useState(false);
+  if (browsing)
+    return (
+      <FileBrowserDialog
+        store={store}
+        title="Open a diagnostic bundle"
+        mode="file"
+        start={startFolder(store)}
+        accept={/\.zip$/i}
+        chooseLabel="Open bundle"
+        onChoose={async (p) => {
+          const failed = await store.getState().openBundle(p);
+          if (failed) return failed;
+          close();
+          onOpened();
+          return null;
+        }}
+        onClose={() => setBrowsing(false)}
+        testId="bundle-browse-dialog"
+      />
+    );
   return (
     <Modal label="Open a diagnostic bundle" onClose={close} testId="bundle-open-dialog">
       <form
@@ -48,7 +71,10 @@ export function OpenBundleDialog({ store, onOpened }: { store: WorkbenchStore; o
         </p>
         <label className="field">
           Bundle (.zip) <input autoFocus value={path} onChange={(e) => setPath(e.target.value)} placeholder="bundle.zip" aria-label="Bundle file" />
-        </label>
+        </label>{' '}
+        <button type="button" onClick={() => setBrowsing(true)} aria-label="Browse… for a bundle">
+          Browse…
+        </button>
         {target && path.trim() !== target && <p className="muted shown-path">{target}</p>}
         <button type="submit" disabled={opening !== null || !target} data-testid="bundle-open-submit">
           {opening ? 'Reading…' : 'Open bundle'}

@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 
 import { DIAGNOSE_PROGRAMS_OFF } from '../../core/diagnose/diagnosis-view-text';
 import { resolveShownPath } from '../../core/workspace/paths';
+import { startFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
 import { FileBrowserDialog } from './FileBrowserDialog';
 import { Prose } from './Prose';
@@ -168,7 +169,7 @@ function OpenSavedDiagnosis({ store }: { store: WorkbenchStore }) {
           store={store}
           title="Open a saved diagnosis"
           mode="file"
-          start={null}
+          start={startFolder(store)}
           accept={/\.json$/i}
           chooseLabel="Open"
           onChoose={(path) => store.getState().openDiagnosis(path)}

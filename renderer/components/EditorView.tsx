@@ -36,7 +36,15 @@ function showProblems() {
  * output can take the whole height, and the sizes are remembered. A bundle opened through Open… goes where the app
  * shows it (onBundleOpened).
  */
-export function EditorView({ store, onBundleOpened }: { store: WorkbenchStore; onBundleOpened?: () => void }) {
+export function EditorView({
+  store,
+  onBundleOpened,
+  onDiagnosisOpened,
+}: {
+  store: WorkbenchStore;
+  onBundleOpened?: () => void;
+  onDiagnosisOpened?: () => void;
+}) {
   const [dialog, setDialog] = useState<'open' | 'save' | null>(null);
   const activeId = useStore(store, (s) => s.activeId);
   const compile = useStore(store, (s) => (s.activeId ? s.compiles[s.activeId] : undefined));
@@ -274,7 +282,7 @@ export function EditorView({ store, onBundleOpened }: { store: WorkbenchStore; o
         onToggleOutput={toggleOutput}
         onToggleSide={toggleSide}
       />
-      {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} onBundleOpened={onBundleOpened} />}
+      {dialog === 'open' && <OpenDialog store={store} onClose={() => setDialog(null)} onBundleOpened={onBundleOpened} onDiagnosisOpened={onDiagnosisOpened} />}
       {dialog === 'save' && <SaveAsDialog store={store} onClose={() => setDialog(null)} />}
       <LocateFileDialog store={store} />
     </main>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { formatBytes } from '../../core/format';
 import { joinPath, resolveShownPath } from '../../core/workspace/paths';
 import type { FolderListing } from '../store/diagnose-slice';
+import { rememberFolderOf } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
 import { Modal } from './Modal';
 import { Prose } from './Prose';
@@ -59,8 +60,9 @@ export function FileBrowserDialog({
     setBusy(true);
     const failed = await onChoose(path);
     setBusy(false);
-    if (failed) setError(failed);
-    else onClose();
+    if (failed) return setError(failed);
+    if (mode === 'file') rememberFolderOf(path); // the next file box starts where this one found its file
+    onClose();
   };
   const folder = listing?.dir ?? start ?? '/';
   const target = resolveShownPath(folder, typed);

@@ -1,65 +1,127 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
-import { formatBytes } from '../../core/format';
+import type { RecentFile } from '../../core/api/workspace';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
+import { kindWords, openAnyFile, recentFiles, startFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
+import { FileBrowserDialog } from './FileBrowserDialog';
 import { Modal } from './Modal';
+import { Prose } from './Prose';
 
-type Listing = { dir: string; parent: string | null; entries: { name: string; kind: 'file' | 'dir'; size: number }[] };
-
-/** Open a sample or any .cu file on the host (the GPU server, in serve mode), or a diagnostic bundle (.zip). */
-export function OpenDialog({ store, onClose, onBundleOpened }: { store: WorkbenchStore; onClose: () => void; onBundleOpened?: () => void }) {
+/**
+ * Open…: a path typed (a relative one against the folder the host runs in), a file picked in the file browser, a
+ * recent file or a sample. What the file is comes from its content (files.sniff), and it opens where it belongs:
+ * a source in the editor, a result in the Run tab, a snapshot in the Memory tab, a bundle in its view, and so on.
+ */
+export function OpenDialog({
+  store,
+  onClose,
+  onBundleOpened,
+  onDiagnosisOpened,
+}: {
+  store: WorkbenchStore;
+  onClose: () => void;
+  onBundleOpened?: () => void;
+  onDiagnosisOpened?: () => void;
+}) {
   const api = useStore(store, (s) => s.api);
-  const openPath = useStore(store, (s) => s.openPath);
+  const work = useStore(store, (s) => s.info?.workDir ?? s.info?.startDir ?? '/');
   const [samples, setSamples] = useState<{ name: string; path: string }[]>([]);
-  const [listing, setListing] = useState<Listing | null>(null);
+  const [recent, setRecent] = useState<RecentFile[]>([]);
+  const [browsing, setBrowsing] = useState(false);
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const target = resolveShownPath(work, path);
 
-  const browse = (dir: string | null) =>
-    api.invoke('files.list', { dir }).then(
-      (l) => {
-        setListing(l);
-        setError(null);
-      },
-      (e: Error) => setError(e.message),
-    );
   useEffect(() => {
     void api.invoke('samples.list', {}).then(setSamples, (e: Error) => setError(e.message));
-    void browse(null);
+    void recentFiles(store).then(setRecent);
   }, [api]);
 
-  const openBundle = useStore(store, (s) => s.openBundle);
-  const open = async (p: string) => {
-    // A .zip is a diagnostic bundle: opened read-only, every view from it.
-    if (/\.zip$/i.test(p)) {
-      const failed = await openBundle(p);
-      if (failed) return setError(failed);
-      onClose();
-      return onBundleOpened?.();
-    }
-    await openPath(p);
-    onClose();
+  const open = async (p: string): Promise<string | null> => {
+    setBusy(true);
+    setError(null);
+    const failed = await openAnyFile(store, p, { onBundle: onBundleOpened, onDiagnosis: onDiagnosisOpened });
+    setBusy(false);
+    if (failed) setError(failed);
+    else onClose();
+    return failed;
   };
 
+  if (browsing)
+    return (
+      <FileBrowserDialog
+        store={store}
+        title="Open a file"
+        mode="file"
+        start={startFolder(store)}
+        chooseLabel="Open"
+        onChoose={open}
+        onClose={() => setBrowsing(false)}
+        testId="open-browse-dialog"
+      />
+    );
   return (
     <Modal label="Open a file" onClose={onClose} testId="open-dialog">
       <div>
         <h2>Open</h2>
+        <p className="muted">
+          A source, launch plan, run result, sanitizer report, PyTorch snapshot, bundle or diagnosis: what it is is read from the file, and it opens where it
+          belongs. A relative path is in{' '}
+          <span className="mono" data-testid="open-work-folder">
+            {work}
+          </span>
+          .
+        </p>
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (path.trim()) void open(path.trim());
+            if (target) void open(target);
           }}
         >
-          <input autoFocus placeholder="/path/to/kernel.cu or bundle.zip" value={path} onChange={(e) => setPath(e.target.value)} aria-label="Path" />
-          <button type="submit">Open</button>
+          <input
+            autoFocus
+            placeholder="/path/to/kernel.cu, result.json, snapshot.pickle, bundle.zip"
+            value={path}
+            onChange={(e) => setPath(e.target.value)}
+            aria-label="Path"
+          />
+          <button type="submit" disabled={busy}>
+            Open
+          </button>
+          <button type="button" onClick={() => setBrowsing(true)}>
+            Browse…
+          </button>
           <button type="button" onClick={onClose}>
             Cancel
           </button>
         </form>
-        {error && <p className="status-fail">{error}</p>}
+        {target && path.trim() !== target && <p className="muted shown-path">{target}</p>}
+        {error && (
+          <p className="status-fail" role="alert" data-testid="open-error">
+            <Prose text={error} />
+          </p>
+        )}
+        {recent.length > 0 && (
+          <>
+            <h3>Recent</h3>
+            <ul className="file-list" data-testid="recent-files" aria-label="Recent files">
+              {recent.map((r) => (
+                <li key={r.path}>
+                  <button onClick={() => void open(r.path)} title={r.path}>
+                    {basenameOf(r.path)}
+                  </button>
+                  <span className="muted">
+                    {' '}
+                    {kindWords(r.kind)} · <span className="mono">{dirnameOf(r.path)}</span>
+                  </span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
         <h3>Samples</h3>
         <ul className="file-list" data-testid="samples">
           {samples.map((s) => (
@@ -68,26 +130,6 @@ export function OpenDialog({ store, onClose, onBundleOpened }: { store: Workbenc
             </li>
           ))}
         </ul>
-        {listing && (
-          <>
-            <h3 className="mono">{listing.dir}</h3>
-            <ul className="file-list">
-              {listing.parent && (
-                <li>
-                  <button onClick={() => void browse(listing.parent)}>..</button>
-                </li>
-              )}
-              {listing.entries.map((e) => (
-                <li key={e.name}>
-                  <button onClick={() => void (e.kind === 'dir' ? browse(`${listing.dir}/${e.name}`) : open(`${listing.dir}/${e.name}`))}>
-                    {e.kind === 'dir' ? `${e.name}/` : e.name}
-                  </button>
-                  {e.kind === 'file' && <span className="muted"> {formatBytes(e.size)}</span>}
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
       </div>
     </Modal>
   );

@@ -2,7 +2,9 @@ import { useState } from 'react';
 import { useStore } from 'zustand';
 
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
+import { startFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
+import { FileBrowserDialog } from './FileBrowserDialog';
 import { Modal } from './Modal';
 import { Prose } from './Prose';
 
@@ -22,6 +24,25 @@ export function OpenSanitizerReportDialog({ store, onClose }: { store: Workbench
   const xmlTarget = resolveShownPath(folder, xml);
   // The text sits beside the report in the usual case: a bare name goes into the report's folder.
   const textTarget = resolveShownPath(xmlTarget ? dirnameOf(xmlTarget) : folder, text);
+  // Browse… fills the field it was pressed for with the file picked.
+  const [browsing, setBrowsing] = useState<'xml' | 'text' | null>(null);
+  if (browsing)
+    return (
+      <FileBrowserDialog
+        store={store}
+        title={browsing === 'xml' ? 'The sanitizer report (.xml)' : 'What compute-sanitizer printed'}
+        mode="file"
+        start={xmlTarget && browsing === 'text' ? dirnameOf(xmlTarget) : startFolder(store)}
+        accept={browsing === 'xml' ? /\.xml$/i : /\.(txt|log)$/i}
+        chooseLabel="Choose"
+        onChoose={async (p) => {
+          (browsing === 'xml' ? setXml : setText)(p);
+          return null;
+        }}
+        onClose={() => setBrowsing(null)}
+        testId="sanitizer-browse-dialog"
+      />
+    );
   return (
     <Modal label="Open a compute-sanitizer report" onClose={onClose} testId="sanitizer-open-dialog">
       <form
@@ -50,12 +71,18 @@ export function OpenSanitizerReportDialog({ store, onClose }: { store: Workbench
         </p>
         <label className="field">
           Report (.xml) <input autoFocus value={xml} onChange={(e) => setXml(e.target.value)} placeholder="report.xml" aria-label="Sanitizer report (XML)" />
-        </label>
+        </label>{' '}
+        <button type="button" onClick={() => setBrowsing('xml')} aria-label="Browse… for the report">
+          Browse…
+        </button>
         {xmlTarget && xml.trim() !== xmlTarget && <p className="muted shown-path">{xmlTarget}</p>}
         <label className="field">
           What the tool printed (optional){' '}
           <input value={text} onChange={(e) => setText(e.target.value)} placeholder="report.xml.txt" aria-label="Sanitizer text output (optional)" />
-        </label>
+        </label>{' '}
+        <button type="button" onClick={() => setBrowsing('text')} aria-label="Browse… for the printed text">
+          Browse…
+        </button>
         {textTarget && text.trim() !== textTarget && <p className="muted shown-path">{textTarget}</p>}
         <p className="muted">
           The text adds what the XML leaves out: how far an access was from the nearest allocation, and whether --print-limit cut findings (without it, the

@@ -13,7 +13,9 @@ import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
 import { rerunSource } from '../store/sanitizer-slice';
+import { rememberFolderOf, startFolder, workFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
+import { FileBrowserDialog } from './FileBrowserDialog';
 import { Prose } from './Prose';
 import { SourceLink } from './SourceLink';
 import { RunBlockers } from './RunBlockers';
@@ -208,6 +210,36 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
   );
 }
 
+/** Browse… for a result: the same file browser as every open dialog, starting where the last file was found. */
+function BrowseResult({ store }: { store: WorkbenchStore }) {
+  const [browsing, setBrowsing] = useState(false);
+  return (
+    <>
+      <button onClick={() => setBrowsing(true)} aria-label="Browse… for a saved result">
+        Browse…
+      </button>
+      {browsing && (
+        <FileBrowserDialog
+          store={store}
+          title="Open a run result"
+          mode="file"
+          start={startFolder(store)}
+          accept={/\.json$/i}
+          chooseLabel="Open result"
+          onChoose={(p) =>
+            store
+              .getState()
+              .openOutcome(p)
+              .then(() => store.getState().runError)
+          }
+          onClose={() => setBrowsing(false)}
+          testId="result-open-dialog"
+        />
+      )}
+    </>
+  );
+}
+
 /** The last run (or an opened result file): diagnosis first, then steps, launches, buffers with paging. */
 export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; onOpenReport: () => void }) {
   const s = useStore(store);
@@ -217,7 +249,8 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
   const r = o?.result ?? null;
   const origin = s.outcomeOrigin;
   // Typed names are shown against a folder, and the full path is what is read or written.
-  const folder = origin?.file ? dirnameOf(origin.file) : (s.info?.startDir ?? '/');
+  // Before any result, a relative name is where the host resolves it: the folder serve runs in.
+  const folder = origin?.file ? dirnameOf(origin.file) : workFolder(store);
   const target = resolveShownPath(folder, path);
   // A bundle's launch is already in its file's launch panel.
   const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;
@@ -236,7 +269,8 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
     <div className="run-result" data-testid="run-result">
       <div className="run-actions">
         <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
-        <button onClick={() => target && void s.openOutcome(target)}>Open result</button>
+        <button onClick={() => target && void s.openOutcome(target).then(() => !store.getState().runError && rememberFolderOf(target))}>Open result</button>
+        <BrowseResult store={store} />
         <button disabled={!o} onClick={save}>
           Save result
         </button>

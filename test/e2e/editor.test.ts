@@ -90,13 +90,22 @@ test('opening a file that does not exist, or a binary one, says so and keeps the
   const page = await app.browser.newPage();
   await page.goto(app.serve.url);
   await page.getByTestId('tab').first().waitFor();
-  await openByPath(page, join(work, 'nope.cu'));
-  assert.match(await page.locator('.banner[role=alert]').innerText(), /does not exist/);
-  await page.getByRole('button', { name: 'Dismiss' }).click();
+  // Open… says why in the dialog, which stays open with the path to correct; Escape leaves the editor as it was.
+  const refused = async (path: string, why: RegExp) => {
+    await page.getByRole('button', { name: 'Open…' }).click();
+    const dialog = page.getByTestId('open-dialog');
+    await dialog.getByLabel('Path', { exact: true }).fill(path);
+    await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+    assert.match(await dialog.getByTestId('open-error').innerText(), why);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  };
+  await refused(join(work, 'nope.cu'), /does not exist/);
   // A program's first bytes: the host is confined to its roots, so the binary lives in the test's own folder.
   writeFileSync(join(work, 'program.cu'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0, 0, 0]));
-  await openByPath(page, join(work, 'program.cu'));
-  assert.match(await page.locator('.banner[role=alert]').innerText(), /binary file/);
+  await refused(join(work, 'program.cu'), /binary file/);
+  await page.getByTestId('tab').first().click();
+  assert.equal(await page.getByTestId('tab').filter({ hasText: 'program.cu' }).count(), 0);
   await page.close();
 });
 

@@ -2,7 +2,9 @@ import { useState } from 'react';
 import { useStore } from 'zustand';
 
 import { dirnameOf, resolveShownPath } from '../../../core/workspace/paths';
+import { startFolder } from '../../store/open-file';
 import type { WorkbenchStore } from '../../store/store';
+import { FileBrowserDialog } from '../FileBrowserDialog';
 import { Modal } from '../Modal';
 import { Prose } from '../Prose';
 
@@ -22,6 +24,25 @@ export function OpenMemoryDialog({ store, as, onClose }: { store: WorkbenchStore
   const [error, setError] = useState<string | null>(null);
   const target = resolveShownPath(folder, path);
   const title = as === 'compare' ? 'Compare with a memory snapshot' : 'Open a memory snapshot';
+  const [browsing, setBrowsing] = useState(false);
+  if (browsing)
+    return (
+      <FileBrowserDialog
+        store={store}
+        title={title}
+        mode="file"
+        start={startFolder(store)}
+        accept={/\.(pickle|pkl|json)$/i}
+        chooseLabel={as === 'compare' ? 'Compare' : 'Open snapshot'}
+        onChoose={async (p) => {
+          const failed = await store.getState().openMemoryFile(p, as);
+          if (!failed) onClose();
+          return failed;
+        }}
+        onClose={() => setBrowsing(false)}
+        testId="memory-browse-dialog"
+      />
+    );
   return (
     <Modal label={title} onClose={onClose} testId="memory-open-dialog">
       <form
@@ -50,7 +71,10 @@ export function OpenMemoryDialog({ store, as, onClose }: { store: WorkbenchStore
         <label className="field">
           File{' '}
           <input autoFocus value={path} onChange={(e) => setPath(e.target.value)} placeholder="snapshot.pickle" aria-label="Memory snapshot or result file" />
-        </label>
+        </label>{' '}
+        <button type="button" onClick={() => setBrowsing(true)} disabled={!!opening} aria-label="Browse… for a snapshot">
+          Browse…
+        </button>
         {target && path.trim() !== target && <p className="muted shown-path">{target}</p>}
         {opening && (
           <p role="status" data-testid="memory-open-progress">

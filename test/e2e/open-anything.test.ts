@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import type { Page } from 'playwright-core';
+
+import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
+import { ROOT } from '../helpers/cli';
+import { serveWithBrowser } from '../helpers/serve';
+import { VIEWPORTS } from '../helpers/ui';
+
+// Issue 26, items 3 and 10: one Open… that knows what a file is by its content and sends it where it belongs, the
+// same file browser in every open dialog, relative paths against the folder serve runs in (this checkout), recent files.
+const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-open-'));
+const app = serveWithBrowser(work);
+const RESULT = join(ROOT, 'test/fixtures/runs/trap.json');
+
+async function newPage(viewport: (typeof VIEWPORTS)[number]): Promise<{ page: Page; errors: string[] }> {
+  const context = await app.browser.newContext({ viewport, bypassCSP: true });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(app.serve.url);
+  await page.getByTestId('tab').first().waitFor();
+  return { page, errors };
+}
+
+/** Open… with a path typed, as a person does; waits until the dialog has gone. */
+async function openTyped(page: Page, path: string): Promise<void> {
+  await page.getByRole('tab', { name: 'Editor' }).click();
+  await page.getByRole('button', { name: 'Open…' }).click();
+  const dialog = page.getByTestId('open-dialog');
+  await dialog.getByLabel('Path', { exact: true }).fill(path);
+  await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
+const fileTabs = (page: Page) => page.getByTestId('tab').allInnerTexts();
+
+/** The dialog's axe findings and unnamed or doubled controls. */
+async function a11y(page: Page, what: string): Promise<string[]> {
+  return [...(await seriousViolations(page)), ...(await unnamedOrDuplicateControls(page))].map((v) => `${what}: ${v}`);
+}
+
+for (const viewport of VIEWPORTS) {
+  const size = `${viewport.width}×${viewport.height}`;
+
+  test(`26.10 (${size}): a relative path in Open result is read from the folder serve runs in`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await page.getByTestId('output-tab-Run').click();
+    await page.getByLabel('Result file').fill('test/fixtures/runs/null-pointer.json');
+    assert.equal(await page.getByTestId('result-path-shown').innerText(), join(ROOT, 'test/fixtures/runs/null-pointer.json'));
+    await page.getByRole('button', { name: 'Open result', exact: true }).click();
+    await page.getByText(`opened from ${join(ROOT, 'test/fixtures/runs/null-pointer.json')}`, { exact: true }).waitFor();
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.3 (${size}): Open… on a result .json shows it in the Run tab, never as an editor tab, not after a reload either`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await openTyped(page, RESULT);
+    assert.equal(await page.getByTestId('output-tab-Run').getAttribute('aria-selected'), 'true');
+    await page.getByText(`opened from ${RESULT}`, { exact: true }).waitFor();
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('trap.json')), `no editor tab for the result: ${await fileTabs(page)}`);
+    await page.reload();
+    await page.getByTestId('tab').first().waitFor();
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('trap.json')), 'the result does not come back as a tab');
+
+    // The result is listed under Recent in the Open dialog, and opens again from there.
+    await page.getByRole('button', { name: 'Open…' }).click();
+    const recent = page.getByTestId('recent-files');
+    await recent.getByRole('button', { name: 'trap.json' }).waitFor();
+    assert.match(await recent.innerText(), /trap\.json\s+run result/);
+    await recent.getByRole('button', { name: 'trap.json' }).click();
+    await page.getByTestId('open-dialog').waitFor({ state: 'detached' });
+    await page.getByText(`opened from ${RESULT}`, { exact: true }).waitFor();
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.3 (${size}): Open… on a snapshot pickle opens the Memory tab; on a bundle zip, the bundle`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await openTyped(page, join(ROOT, 'test/fixtures/snapshots/h100/leak.pickle'));
+    assert.equal(await page.getByTestId('output-tab-Memory').getAttribute('aria-selected'), 'true');
+    await page.getByTestId('memory-source-file').filter({ hasText: 'leak.pickle' }).waitFor();
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('leak.pickle')));
+
+    await openTyped(page, join(ROOT, 'test/fixtures/bundles/never-frees.zip'));
+    await page.getByTestId('bundle-banner').filter({ hasText: 'never-frees.zip' }).waitFor();
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.10 (${size}): every open dialog has the same file browser, starting where the last file was found; axe-clean`, async () => {
+    const { page, errors } = await newPage(viewport);
+    const found: string[] = [];
+    // Open… → Browse…: a file picked in the browser opens where it belongs (this result in the Run tab).
+    await page.getByRole('button', { name: 'Open…' }).click();
+    found.push(...(await a11y(page, 'Open dialog')));
+    await page.getByTestId('open-dialog').getByRole('button', { name: 'Browse…' }).click();
+    const browser = page.getByTestId('open-browse-dialog');
+    const runs = join(ROOT, 'test/fixtures/runs');
+    await browser.getByLabel('File path').fill(runs);
+    await browser.getByLabel('File path').press('Enter');
+    await browser.getByRole('list', { name: `In ${runs}` }).waitFor();
+    found.push(...(await a11y(page, 'Open… file browser')));
+    await browser.getByRole('button', { name: 'trap.json', exact: true }).click();
+    await browser.waitFor({ state: 'detached' });
+    await page.getByText(`opened from ${RESULT}`, { exact: true }).waitFor();
+
+    // Each other dialog's Browse… opens the same browser, in the folder the last file came from.
+    const dialogs: [string, () => Promise<void>, string][] = [
+      ['Open result', () => page.getByRole('button', { name: 'Browse… for a saved result' }).click(), 'result-open-dialog'],
+      [
+        'Open sanitizer report',
+        async () => {
+          await page.getByRole('button', { name: 'Open sanitizer report…' }).click();
+          await page.getByRole('button', { name: 'Browse… for the report' }).click();
+        },
+        'sanitizer-browse-dialog',
+      ],
+      [
+        'Open bundle',
+        async () => {
+          await page.getByTestId('open-bundle').click();
+          await page.getByRole('button', { name: 'Browse… for a bundle' }).click();
+        },
+        'bundle-browse-dialog',
+      ],
+      [
+        'Open memory snapshot',
+        async () => {
+          await page.getByTestId('output-tab-Memory').click();
+          await page.getByRole('button', { name: 'Open memory snapshot…' }).click();
+          await page.getByRole('button', { name: 'Browse… for a snapshot' }).click();
+        },
+        'memory-browse-dialog',
+      ],
+    ];
+    for (const [what, open, testId] of dialogs) {
+      await page.getByTestId('output-tab-Run').click();
+      await open();
+      const dialog = page.getByTestId(testId);
+      await dialog.getByRole('list', { name: `In ${runs}` }).waitFor();
+      found.push(...(await a11y(page, what)));
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      // The dialog it was opened from (if any) is back: close it too.
+      if (await page.getByRole('dialog').count()) await page.keyboard.press('Escape');
+    }
+    assert.deepEqual(found, []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+}

@@ -56,23 +56,20 @@ function MemorySummary({
   );
 }
 
-/**
- * Beside the timeline on a wide screen, under it on a narrow one: what is selected (first, once something is),
- * what was alive at a moment, the summary and the markers, the comparison's figures, notes, and export.
- */
-export function MemorySide({
-  store,
-  shown,
-  select,
-  compareSelection,
-  onCompareSelect,
-}: {
+/** What the Memory tab's two halves (the timelines, and what is beside them) are given. */
+export interface MemoryPanelProps {
   store: WorkbenchStore;
   shown: ShownMemory;
   select(target: TimelineTarget | null): void;
   compareSelection: TimelineTarget | null;
   onCompareSelect(target: TimelineTarget | null): void;
-}) {
+}
+
+/**
+ * Beside the timeline on a wide screen, under it on a narrow one: what is selected (first, once something is),
+ * what was alive at a moment, the summary and the markers, the comparison's figures, notes, and export.
+ */
+export function MemorySide({ store, shown, select, compareSelection, onCompareSelect }: MemoryPanelProps) {
   const source = useStore(store, (s) => s.memorySource);
   const selection = useStore(store, (s) => s.memorySelection);
   const aliveAt = useStore(store, (s) => s.memoryAliveAt);

@@ -7,10 +7,10 @@ import type { WorkbenchStore } from '../../store/store';
 import { AllocationTools } from './AllocationTools';
 import { CompareTimelines } from './CompareTimelines';
 import { MemoryBar } from './MemoryBar';
-import { MemorySide } from './MemorySide';
+import { MemorySide, type MemoryPanelProps } from './MemorySide';
 import { OpenMemoryDialog } from './OpenMemoryDialog';
 import { TimelineView } from './TimelineView';
-import { useShownMemory, type ShownMemory } from './use-shown-memory';
+import { useShownMemory } from './use-shown-memory';
 
 /** Notes about what is shown that are not the timeline: a run that did not sample, the monitor's problems, a run under way. */
 function MemoryNotes({ store }: { store: WorkbenchStore }) {
@@ -41,19 +41,7 @@ function MemoryNotes({ store }: { store: WorkbenchStore }) {
 }
 
 /** The timeline (or two, compared on one axis), its allocations' options in its label column. */
-function Timelines({
-  store,
-  shown,
-  select,
-  compareSelection,
-  onCompareSelect,
-}: {
-  store: WorkbenchStore;
-  shown: ShownMemory;
-  select(target: TimelineTarget | null): void;
-  compareSelection: TimelineTarget | null;
-  onCompareSelect(target: TimelineTarget | null): void;
-}) {
+function Timelines({ store, shown, select, compareSelection, onCompareSelect }: MemoryPanelProps) {
   const source = useStore(store, (s) => s.memorySource);
   const mode = useStore(store, (s) => s.memoryMode);
   const selection = useStore(store, (s) => s.memorySelection);

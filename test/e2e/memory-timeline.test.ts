@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { ALLOCATION_PALETTE } from '../../core/memory/timeline-colours';
 import { discoverLibraries } from '../../main/services/discovery-service';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
+import { openWorkbenchPage } from '../helpers/browser';
 import { validateChromeTrace, type TraceEvent } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -33,15 +34,7 @@ async function openSnapshot(page: Page, path: string, as: 'Open memory snapshotâ
 }
 
 /** A page of the app whose context lets axe-core in (the page's CSP forbids inline scripts), collecting the page's errors. */
-async function openApp(viewport: Viewport): Promise<{ page: Page; errors: string[] }> {
-  const context = await app.browser.newContext({ viewport, bypassCSP: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(app.serve.url);
-  await page.getByTestId('tab').first().waitFor();
-  return { page, errors };
-}
+const openApp = (viewport: Viewport) => openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
 /** Waits until every tile of the (first) timeline on screen is drawn. */
 const tilesDrawn = (page: Page) => page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();

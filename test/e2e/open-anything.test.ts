@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
+import { openWorkbenchPage } from '../helpers/browser';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { VIEWPORTS } from '../helpers/ui';
@@ -17,15 +18,7 @@ const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-open-'));
 const app = serveWithBrowser(work);
 const RESULT = join(ROOT, 'test/fixtures/runs/trap.json');
 
-async function newPage(viewport: (typeof VIEWPORTS)[number]): Promise<{ page: Page; errors: string[] }> {
-  const context = await app.browser.newContext({ viewport, bypassCSP: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(app.serve.url);
-  await page.getByTestId('tab').first().waitFor();
-  return { page, errors };
-}
+const newPage = (viewport: (typeof VIEWPORTS)[number]) => openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
 /** Open… with a path typed, as a person does; waits until the dialog has gone. */
 async function openTyped(page: Page, path: string): Promise<void> {

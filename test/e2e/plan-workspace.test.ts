@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
-import { launchChromium } from '../helpers/browser';
+import { launchChromium, openWorkbenchPage } from '../helpers/browser';
 import { ROOT } from '../helpers/cli';
 import { startServe, type ServeProcess } from '../helpers/serve';
 import { assertInViewport, chooseDevice, openResult, openSample, sizeName, VIEWPORTS, waitForCompile, type Viewport } from '../helpers/ui';
@@ -31,14 +31,7 @@ after(async () => {
 });
 
 /** A page of the app, its errors collected; in a context axe can be loaded into (the page's CSP refuses inline scripts). */
-async function openPage(url: string, viewport: Viewport): Promise<{ page: Page; errors: string[] }> {
-  const context = await app.browser.newContext({ viewport, bypassCSP: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
-  return { page, errors };
-}
+const openPage = (url: string, viewport: Viewport) => openWorkbenchPage(app.browser, url, { viewport, ready: false });
 
 /** The tab of a sample's file (several samples have a kernel.cu: the tab's title says which). */
 const sampleTab = (page: Page, sample: string, file = 'kernel.cu') => page.locator(`[data-testid="tab"][title*="${sample}/${file}"]`);

@@ -5,7 +5,7 @@ import type { CompileResult } from '../../core/compile/compile-result';
 import type { Draft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
 import type { LaunchForm } from '../../core/plan/plan-launch';
-import { sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
+import { openDocumentForRef, sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
 import { markLine } from '../editor/line-mark';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
@@ -48,7 +48,7 @@ export interface RevealRequest {
  * names, or the file of a recorded launch's kernel (to load that launch into its panel).
  */
 export type LocateRequest =
-  | { kind: 'line'; ref: SourceRef; tried: string[]; onFound?: (docId: string) => void }
+  | { kind: 'line'; ref: SourceRef; tried: string[]; onFound?: (docId: string) => void; remember: boolean }
   | { kind: 'launch'; entry: string; launch: LaunchForm; deviceName: string | null };
 
 export type EditorOptions = Omit<CompileOptionsInput, 'arch'> & { arch: string | null };
@@ -61,6 +61,11 @@ export interface EditorSlice {
   notice: { kind: 'error' | 'info'; text: string } | null;
   reveal: RevealRequest | null;
   locate: LocateRequest | null;
+  /**
+   * The person's answers to "Where is …?", by the file as the link names it: the path they gave (or the open
+   * file they chose). Asked once, kept for the session: the next link to that file goes there without asking.
+   */
+  located: Record<string, { path: string | null; docId: string }>;
   restoreDocuments(): Promise<void>;
   /** Opens a file (or shows it, when it is open): its document's id, or null with a notice saying why not. */
   openPath(path: string): Promise<string | null>;
@@ -193,6 +198,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     notice: null,
     reveal: null,
     locate: null,
+    located: {},
 
     restoreDocuments: async () => {
       const api = get().api;
@@ -254,6 +260,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         onFound?.(docId);
         get().revealInDocument(docId, ref.line, ref.column);
       };
+      // First what produced the link: its own documents, its plan's or sample's files, beside its file.
       const { documentId, paths } = sourceCandidates(ref, context);
       if (documentId && getModel(documentId)) return found(documentId);
       for (const path of paths) {
@@ -264,7 +271,21 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         const id = await readIntoDocument(path).catch(() => null);
         if (id) return found(id);
       }
-      set({ locate: { kind: 'line', ref, tried: paths, ...(onFound ? { onFound } : {}) } });
+      // A bundle's links are its own files or nothing: never a file of this machine, never an earlier answer.
+      if (!context.onlyDocuments) {
+        const known = get().located[ref.file];
+        if (known && getModel(known.docId)) return found(known.docId);
+        const again = known?.path ? await readIntoDocument(known.path).catch(() => null) : null;
+        if (again) return found(again);
+        const s = get();
+        const kernelsOf = (id: string) => (s.compiles[id]?.lastGood ?? s.compiles[id]?.result)?.kernels.map((k) => k.name) ?? [];
+        const open = openDocumentForRef(
+          ref,
+          s.documents.filter((d) => !d.readOnly).map((d) => ({ id: d.id, path: d.path, name: d.name, kernels: kernelsOf(d.id) })),
+        );
+        if (open && getModel(open)) return found(open);
+      }
+      set({ locate: { kind: 'line', ref, tried: paths, remember: !context.onlyDocuments, ...(onFound ? { onFound } : {}) } });
     },
 
     locateLaunch: (entry, launch, deviceName) => set({ locate: { kind: 'launch', entry, launch, deviceName } }),
@@ -283,6 +304,10 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       if (!request) return;
       set({ locate: null });
       if (request.kind === 'line') {
+        if (request.remember) {
+          const path = get().documents.find((d) => d.id === docId)?.path ?? null;
+          set((s) => ({ located: { ...s.located, [request.ref.file]: { path, docId } } }));
+        }
         request.onFound?.(docId);
         return get().revealInDocument(docId, request.ref.line, request.ref.column);
       }

@@ -5,7 +5,7 @@ import type { CompileResult } from '../../core/compile/compile-result';
 import type { Draft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
 import type { LaunchForm } from '../../core/plan/plan-launch';
-import { openDocumentForRef, sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
+import { openDocumentForRef, sourceCandidates, type OpenSource, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
 import { markLine } from '../editor/line-mark';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
@@ -110,6 +110,12 @@ const recentCompiles = new BoundedCache<string, CompileResult>(64);
 const compileKey = (source: string, sourceName: string, options: object) => `${sourceName}\n${JSON.stringify(options)}\n${source}`;
 const newId = () => Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The open files (not a bundle's) as a link is matched against them: path, name, the kernels their last good compile defined. */
+function openSources(s: Pick<EditorSlice, 'documents' | 'compiles'>): OpenSource[] {
+  const kernelsOf = (id: string) => (s.compiles[id]?.lastGood ?? s.compiles[id]?.result)?.kernels.map((k) => k.name) ?? [];
+  return s.documents.filter((d) => !d.readOnly).map((d) => ({ id: d.id, path: d.path, name: d.name, kernels: kernelsOf(d.id) }));
+}
 
 export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice> = (set, get) => {
   const persistDraft = (id: string) =>
@@ -263,27 +269,17 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       // First what produced the link: its own documents, its plan's or sample's files, beside its file.
       const { documentId, paths } = sourceCandidates(ref, context);
       if (documentId && getModel(documentId)) return found(documentId);
+      // In their order (beside the result before its sample's folder): the file open at that path, or read from it.
       for (const path of paths) {
-        const open = get().documents.find((d) => d.path === path);
-        if (open) return found(open.id);
-      }
-      for (const path of paths) {
-        const id = await readIntoDocument(path).catch(() => null);
+        const id = get().documents.find((d) => d.path === path)?.id ?? (await readIntoDocument(path).catch(() => null));
         if (id) return found(id);
       }
       // A bundle's links are its own files or nothing: never a file of this machine, never an earlier answer.
       if (!context.onlyDocuments) {
         const known = get().located[ref.file];
-        if (known && getModel(known.docId)) return found(known.docId);
-        const again = known?.path ? await readIntoDocument(known.path).catch(() => null) : null;
-        if (again) return found(again);
-        const s = get();
-        const kernelsOf = (id: string) => (s.compiles[id]?.lastGood ?? s.compiles[id]?.result)?.kernels.map((k) => k.name) ?? [];
-        const open = openDocumentForRef(
-          ref,
-          s.documents.filter((d) => !d.readOnly).map((d) => ({ id: d.id, path: d.path, name: d.name, kernels: kernelsOf(d.id) })),
-        );
-        if (open && getModel(open)) return found(open);
+        const again = known && !getModel(known.docId) && known.path ? await readIntoDocument(known.path).catch(() => null) : null;
+        const id = again ?? (known && getModel(known.docId) ? known.docId : openDocumentForRef(ref, openSources(get())));
+        if (id && getModel(id)) return found(id);
       }
       set({ locate: { kind: 'line', ref, tried: paths, remember: !context.onlyDocuments, ...(onFound ? { onFound } : {}) } });
     },

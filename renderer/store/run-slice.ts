@@ -185,12 +185,8 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
         const outcome = await get().api.invoke('run.open', { path });
         // Its links go to its own sample's files first (a result keeps no plan: the sample whose plan it ran).
         const own = await findResultSample(get().api, path, outcome);
-        get().showOutcome(outcome, {
-          file: path,
-          planPath: null,
-          sources: resultSources(path, own),
-          ...(own ? { ownPlan: { plan: own.plan, origin: `sample ${own.name} (${own.planPath})` } } : {}),
-        });
+        const ownPlan = own ? { ownPlan: { plan: own.plan, origin: `sample ${own.name} (${own.planPath})` } } : {};
+        get().showOutcome(outcome, { file: path, planPath: null, sources: resultSources(path, own), ...ownPlan });
         set({ runError: null });
       } catch (error) {
         set({ runError: message(error) });

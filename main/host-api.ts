@@ -59,6 +59,7 @@ function bundleRequest(r: ChannelRequest<'bundle.preview'>): BundleRequest {
     samples: r.samples ?? null,
     includeSources: r.includeSources ?? true,
     redact: r.redact ?? true,
+    recordedHere: r.recordedHere ?? false,
   };
 }
 

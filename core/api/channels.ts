@@ -109,6 +109,8 @@ const bundleRequestFields = {
   samples: z.unknown().nullable().default(null),
   includeSources: z.boolean().default(true),
   redact: z.boolean().default(true),
+  /** The run was made on this machine: its doctor is the run's. Otherwise the bundle labels it the exporting machine's. */
+  recordedHere: z.boolean().default(false),
 };
 
 export const channels = {

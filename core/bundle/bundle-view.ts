@@ -46,7 +46,28 @@ export interface BundleSource {
   kernels: string[];
 }
 
+/**
+ * Whose machine a bundle's doctor and environment describe: the one the run was recorded on (a run made where it
+ * was exported, or facts recorded there), or only the one that exported it (a result recorded elsewhere);
+ * 'unknown' for bundles made before bundles said so.
+ */
+export type DoctorMachine = 'recording' | 'exporting' | 'unknown';
+
+/** The doctor's and the environment's label in a bundle's view, by whose machine they describe. */
+export function doctorMachineLabel(machine: DoctorMachine): string {
+  switch (machine) {
+    case 'recording':
+      return 'The machine the run was recorded on.';
+    case 'exporting':
+      return 'The doctor of the machine that exported this bundle, not the one that ran it: the result was recorded elsewhere.';
+    default:
+      return 'The machine that made this bundle: this bundle does not say whether the run was recorded there.';
+  }
+}
+
 export interface BundleDoctor {
+  /** Whose machine it describes. */
+  machine: DoctorMachine;
   checks: DoctorCheck[];
   /** 'facts': judged again from the recorded facts by this version's rules; 'saved': the checks as the exporter made them. */
   from: 'facts' | 'saved' | 'none';
@@ -59,8 +80,11 @@ export interface BundleView {
   path: string;
   manifest: BundleManifest;
   entries: { name: string; bytes: number }[];
-  /** The device the run was on, and when the bundle was made, for the banner. */
-  recorded: { device: string | null; at: string };
+  /**
+   * For the banner: the device the run was on and when it ran (the result's own time; null when the result does
+   * not say), and when the bundle was exported.
+   */
+  recorded: { device: string | null; at: string | null; exportedAt: string };
   plan: LaunchPlan | null;
   outcome: RunOutcome | null;
   sources: BundleSource[];
@@ -123,6 +147,11 @@ const checkSchema = z.object({
 /** The doctor's report from doctor.json: judged again from its facts where they read, else the checks it saved. */
 export function bundleDoctor(value: unknown): BundleDoctor {
   const record = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const machine: DoctorMachine = record?.['machine'] === 'recording' || record?.['machine'] === 'exporting' ? record['machine'] : 'unknown';
+  return { machine, ...doctorChecks(record) };
+}
+
+function doctorChecks(record: Record<string, unknown> | null): Omit<BundleDoctor, 'machine'> {
   if (!record) return { checks: [], from: 'none', gatheredAt: null, note: 'The bundle holds no doctor report.' };
   if (record['timedOut'] === true || record['failed'] === true)
     return {
@@ -250,7 +279,8 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     entries: [...entries].map(([name, bytes]) => ({ name, bytes: bytes.byteLength })),
     recorded: {
       device: outcome?.result?.device.name ?? devices[0]?.device.name ?? diagnosis?.evidence.environment.gpus?.[0]?.name ?? null,
-      at: manifest.createdAt,
+      at: recordedAt(outcome, diagnosis),
+      exportedAt: manifest.createdAt,
     },
     plan,
     outcome,
@@ -277,6 +307,17 @@ function devicesOf(value: unknown, name: string | null, diagnosis: DiagnosisRepo
   if (name !== null && devices.length === 0) notes.push(`${name} holds no device profile this version can read.`);
   if (name === null && !diagnosis) notes.push('The bundle holds no profile of the device the run was on.');
   return devices;
+}
+
+/** When the run ran, by its own clock: the result's start, a program diagnosis's; null when neither says. */
+function recordedAt(outcome: RunOutcome | null, diagnosis: DiagnosisReport | null): string | null {
+  const started = outcome?.result?.startedAtMs;
+  if (typeof started === 'number' && Number.isFinite(started) && started > 0) {
+    const d = new Date(started);
+    if (!Number.isNaN(d.getTime())) return d.toISOString();
+  }
+  const at = diagnosis ? new Date(diagnosis.startedAt) : null;
+  return at && !Number.isNaN(at.getTime()) ? at.toISOString() : null;
 }
 
 function outcomeOf(value: unknown, name: string | null): RunOutcome | null {

@@ -19,11 +19,13 @@ export interface FindingPlace {
    * never a link.
    */
   copy?: { file: string; line: number };
+  /** The kernel (or device function) the tool named there: an open file defining it is the file, whatever the path. */
+  kernel?: string;
 }
 
 const placeOf = (w: DeviceLocation | null, role: FindingPlace['role'], mapped?: SourceMapped | null): FindingPlace | null => {
   if (mapped && mapped.line > 0) return { file: mapped.file, line: mapped.line, role, copy: { file: mapped.cachePath, line: mapped.cacheLine } };
-  return w !== null && w.path !== null && w.line !== null && w.line > 0 ? { file: w.path, line: w.line, role } : null;
+  return w !== null && w.path !== null && w.line !== null && w.line > 0 ? { file: w.path, line: w.line, role, ...(w.func ? { kernel: w.func } : {}) } : null;
 };
 
 /**

@@ -19,6 +19,7 @@ import { runDoctor } from '../doctor/gather';
 import { appVersion } from '../paths';
 import { listProfiles } from '../services/profile-service';
 import { buildBundleEntries, writeBundle, type BundleEntries } from './write-bundle';
+import type { DoctorMachine } from '../../core/bundle/bundle-view';
 
 /**
  * One path for making a bundle, whoever asks (the CLI's `bundle export`, the UI's bundle.preview and
@@ -29,6 +30,7 @@ import { buildBundleEntries, writeBundle, type BundleEntries } from './write-bun
 
 /** What the caller gives: the run, its plan, and what was seen; checked here whatever sent it. */
 export interface BundleRequest {
+  /** Null for a recorded result whose plan is not at hand: the bundle holds what there is and says what it lacks. */
   plan: unknown;
   outcome: unknown;
   /** Where the plan came from, in words (a file, "sample oob-off-by-one (broken)"). */
@@ -44,6 +46,11 @@ export interface BundleRequest {
   doctorLimitMs?: number;
   /** Facts the doctor recorded elsewhere (`doctor --facts-out`), judged instead of asking this machine's doctor. */
   doctorFacts?: DoctorFacts;
+  /**
+   * Whether the run was made on this machine (this session's run): then this machine's doctor is the run's. A result
+   * recorded elsewhere gets this machine's doctor labelled as the exporting machine's, never passed off as the run's.
+   */
+  recordedHere?: boolean;
 }
 
 export type BundleEvent = BundleExportEvent;
@@ -104,7 +111,7 @@ export function hostRedactor(env: Record<string, string | undefined> = process.e
 }
 
 interface CheckedRequest {
-  plan: LaunchPlan;
+  plan: LaunchPlan | null;
   outcome: RunOutcome;
   sanitizer: SanitizeReport | null;
   samples: SampleSeries | null;
@@ -112,8 +119,8 @@ interface CheckedRequest {
 
 /** The request's data, each part checked as data from outside. */
 export function checkBundleRequest(request: BundleRequest): CheckedRequest {
-  const plan = launchPlanSchema.safeParse(request.plan);
-  if (!plan.success) throw new BundleInputError(`The plan is not valid:\n${describeIssues(plan.error).split('\n').slice(0, 5).join('\n')}`);
+  const plan = request.plan === null || request.plan === undefined ? null : launchPlanSchema.safeParse(request.plan);
+  if (plan && !plan.success) throw new BundleInputError(`The plan is not valid:\n${describeIssues(plan.error).split('\n').slice(0, 5).join('\n')}`);
   const outcome = checkSavedOutcome(request.outcome);
   if (!outcome.ok) throw new BundleInputError(`The run result is not one the workbench can bundle: ${outcome.problems.slice(0, 3).join('; ')}`);
   let sanitizer: SanitizeReport | null = null;
@@ -130,14 +137,14 @@ export function checkBundleRequest(request: BundleRequest): CheckedRequest {
       throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
     samples = parsed.data;
   }
-  return { plan: plan.data, outcome: outcome.outcome, sanitizer, samples };
+  return { plan: plan?.data ?? null, outcome: outcome.outcome, sanitizer, samples };
 }
 
 /**
  * A profile of the device the run was on, by its name: this machine's device where it is that device, else a
  * profile (shipped or the user's) of it. Null when none is at hand (the bundle then says its launches were not checked).
  */
-export async function runDeviceProfiles(outcome: RunOutcome, plan: LaunchPlan): Promise<{ profiles: DeviceProfile[]; from: string } | null> {
+export async function runDeviceProfiles(outcome: RunOutcome, plan: LaunchPlan | null): Promise<{ profiles: DeviceProfile[]; from: string } | null> {
   const entries = await listProfiles().catch(() => []);
   const name = outcome.result?.device.name;
   const pick =
@@ -145,7 +152,7 @@ export async function runDeviceProfiles(outcome: RunOutcome, plan: LaunchPlan): 
       ? (entries.find((e) => e.source === 'device' && e.profile.device.name === name) ??
         entries.find((e) => e.source === 'user' && e.profile.device.name === name) ??
         entries.find((e) => e.source === 'shipped' && e.profile.device.name === name))
-      : entries.find((e) => e.source === 'device' && e.profile.device.ordinal === plan.device)) ?? null;
+      : entries.find((e) => e.source === 'device' && e.profile.device.ordinal === (plan?.device ?? 0))) ?? null;
   if (!pick) return null;
   return { profiles: [pick.profile], from: pick.source === 'device' ? "this machine's device" : `the workbench's ${pick.label}` };
 }
@@ -190,6 +197,10 @@ async function kernelPtx(plan: LaunchPlan, outcome: RunOutcome, services: Bundle
 
 export const cancelledError = () => new BundleInputError('The export was cancelled. Nothing was written.');
 
+/** Whose machine the bundle's doctor and environment describe. */
+export const doctorMachine = (request: Pick<BundleRequest, 'doctorFacts' | 'recordedHere'>): DoctorMachine =>
+  request.doctorFacts || request.recordedHere ? 'recording' : 'exporting';
+
 /** Every entry of the bundle the request describes: what a preview shows and an export writes. */
 export async function gatherBundle(request: BundleRequest, services: BundleServices, hooks: BundleHooks = {}): Promise<BundleEntries> {
   const phase = (p: BundlePhase) => hooks.onEvent?.({ kind: 'phase', phase: p });
@@ -200,15 +211,17 @@ export async function gatherBundle(request: BundleRequest, services: BundleServi
   const checked = checkBundleRequest(request);
   phase('doctor');
   const recorded = request.doctorFacts && (request.redact ? shareableFacts(request.doctorFacts) : request.doctorFacts);
-  const doctor = recorded
+  const report = recorded
     ? { checks: evaluateDoctor(request.doctorFacts!), discovery: recorded.discovery, facts: recorded }
     : await doctorReport(request.doctorLimitMs ?? 10_000, request.redact);
+  // Whose doctor it is: the run's machine's (facts it recorded, or a run made here), else the exporting machine's.
+  const doctor = { ...(report as object), machine: doctorMachine(request) };
   stopIfCancelled();
   phase('devices');
   const devices = request.devices ?? (await runDeviceProfiles(checked.outcome, checked.plan));
   stopIfCancelled();
   phase('ptx');
-  const ptx = request.includeSources ? await kernelPtx(checked.plan, checked.outcome, services, hooks.signal) : new Map<string, PtxLookup>();
+  const ptx = request.includeSources && checked.plan ? await kernelPtx(checked.plan, checked.outcome, services, hooks.signal) : new Map<string, PtxLookup>();
   stopIfCancelled();
   phase('pack');
   return buildBundleEntries({

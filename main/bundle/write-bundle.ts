@@ -22,9 +22,10 @@ import { writeStreamAtomic } from '../services/safe-fs';
 
 export { runArch };
 
-/** What goes into a bundle; everything optional but the plan and the outcome comes from the caller. */
+/** What goes into a bundle; everything optional but the outcome (and the plan, where it is at hand) comes from the caller. */
 export interface BundleInput {
-  plan: LaunchPlan;
+  /** Null for a recorded result whose plan is not at hand: what there is goes in, and the notes say what is missing. */
+  plan: LaunchPlan | null;
   outcome: RunOutcome;
   /** Where the plan came from, in words (a file name, "sample oob-off-by-one (broken)"), for repro.cu's header. */
   origin: string;
@@ -78,11 +79,9 @@ function runProfile(input: BundleInput): { profile: DeviceProfile; from: string 
   return profile && input.devices ? { profile, from: input.devices.from } : null;
 }
 
-/** Every entry of the bundle, built in memory (a bundle of a run is kilobytes): the preview shows exactly this. */
-export function buildBundleEntries(input: BundleInput): BundleEntries {
+/** What the plan brings into a bundle: the sources, plan.json, compile records and PTX, the validator's findings, repro/. */
+function planEntries(input: BundleInput & { plan: LaunchPlan }, files: Map<string, Uint8Array>, notes: string[]) {
   const r = input.redactor;
-  const files = new Map<string, Uint8Array>();
-  const notes: string[] = [];
   const sources: string[] = [];
   const taken = new Set<string>();
   const bySource = new Map<string, string>();
@@ -100,10 +99,6 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
   const redacted: LaunchPlan = r.codeJson(input.plan);
   const plan: LaunchPlan = { ...redacted, kernels: redacted.kernels.map((k) => ({ ...k, source: input.includeSources ? k.source : '' })) };
   files.set('plan.json', encode(plan));
-  // The samples the run took go in once, as samples.json (redacted as samples are): not a second time inside the result.
-  const { samples: runSamples, ...outcome } = input.outcome;
-  const samples = input.samples ?? runSamples ?? null;
-  files.set('result.json', encode(r.json(outcome)));
 
   // Each kernel's compile as the run made it, and its PTX (which is compiled code: without sources it stays out too).
   const arch = input.arch ?? runArch(input.outcome) ?? 'sm_90';
@@ -115,10 +110,52 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
   for (const [name, text] of ptxEntries) files.set(name, utf8(r.code(text)));
   if (input.includeSources) for (const k of compile.kernels) if (k.ptxMissing) notes.push(`No PTX for kernel ${k.kernel}: ${k.ptxMissing}.`);
 
-  const profile = runProfile(input);
-  const validation = bundleValidation(input.plan, profile, input.outcome.result);
+  const validation = bundleValidation(input.plan, runProfile(input), input.outcome.result);
   files.set('validation.json', encode(r.json(validation)));
   if (validation.note) notes.push(validation.note);
+
+  const repro: string[] = [];
+  if (input.includeSources) {
+    // Generated from the plan as it goes in (redacted), so repro.cu holds nothing the sources do not.
+    for (const [name, text] of generateRepro(plan, { arch: input.arch ?? runArch(input.outcome) ?? 'native', origin: r.text(input.origin) })) {
+      files.set(name, utf8(text));
+      repro.push(name);
+    }
+  }
+  return { sources, repro, ptx: [...ptxEntries.keys()] };
+}
+
+/** What a bundle without its plan lacks, in words: it is still made, and says so. */
+export const NO_PLAN_NOTE =
+  'The plan that produced this result is not at hand here (a result file keeps no copy of it): the bundle holds no plan, sources, PTX, validator findings or repro/. Load its plan (Load plan, or its sample from the Failure gallery) before exporting to include them.';
+
+/** The sanitizer report's entries: its findings in sanitizer.json, what the tool wrote (its XML, its text) in sanitizer/, once. */
+function sanitizerEntries(input: BundleInput, files: Map<string, Uint8Array>, notes: string[]): string[] {
+  const r = input.redactor;
+  const sanitizerRaw: string[] = [];
+  if (!input.sanitizer) return sanitizerRaw;
+  const { rawXml, ...report } = input.sanitizer;
+  files.set('sanitizer.json', encode(r.json(report)));
+  const xml = input.sanitizerXml?.length ? input.sanitizerXml : (rawXml ?? []);
+  for (const [name, text] of sanitizerRawEntries(input.sanitizer, xml)) {
+    files.set(name, utf8(r.text(text)));
+    sanitizerRaw.push(name);
+  }
+  if (!xml.length) notes.push('The sanitizer’s XML report is not at hand: its findings and its text output go in, the XML does not.');
+  return sanitizerRaw;
+}
+
+/** Every entry of the bundle, built in memory (a bundle of a run is kilobytes): the preview shows exactly this. */
+export function buildBundleEntries(input: BundleInput): BundleEntries {
+  const r = input.redactor;
+  const files = new Map<string, Uint8Array>();
+  const notes: string[] = [];
+  const fromPlan = input.plan ? planEntries({ ...input, plan: input.plan }, files, notes) : null;
+  if (!fromPlan) notes.push(NO_PLAN_NOTE);
+  // The samples the run took go in once, as samples.json (redacted as samples are): not a second time inside the result.
+  const { samples: runSamples, ...outcome } = input.outcome;
+  const samples = input.samples ?? runSamples ?? null;
+  files.set('result.json', encode(r.json(outcome)));
 
   const environment = bundleEnvironment(input.env, r);
   files.set('environment.json', encode({ redacted: r.enabled, variables: environment }));
@@ -130,44 +167,25 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
     notes.push(
       `No NVML samples were taken while this run ran${input.outcome.samplingProblem ? ` (${r.text(input.outcome.samplingProblem)})` : ''}: the memory timeline will show the run’s own allocations only.`,
     );
-  const sanitizerRaw: string[] = [];
-  if (input.sanitizer) {
-    // The report's findings in sanitizer.json; what the tool wrote (its XML, its text) in sanitizer/, once.
-    const { rawXml, ...report } = input.sanitizer;
-    files.set('sanitizer.json', encode(r.json(report)));
-    const xml = input.sanitizerXml?.length ? input.sanitizerXml : (rawXml ?? []);
-    for (const [name, text] of sanitizerRawEntries(input.sanitizer, xml)) {
-      files.set(name, utf8(r.text(text)));
-      sanitizerRaw.push(name);
-    }
-    if (!xml.length) notes.push('The sanitizer’s XML report is not at hand: its findings and its text output go in, the XML does not.');
-  }
-  const repro: string[] = [];
-  if (input.includeSources) {
-    // Generated from the plan as it goes in (redacted), so repro.cu holds nothing the sources do not.
-    for (const [name, text] of generateRepro(plan, { arch: input.arch ?? runArch(input.outcome) ?? 'native', origin: r.text(input.origin) })) {
-      files.set(name, utf8(text));
-      repro.push(name);
-    }
-  }
+  const sanitizerRaw = sanitizerEntries(input, files, notes);
   const manifest: BundleManifest = {
     schema: BUNDLE_SCHEMA,
     createdAt: input.createdAt,
     workbench: { version: input.workbenchVersion },
     redacted: r.enabled,
-    sources: input.includeSources,
+    sources: input.includeSources && fromPlan !== null,
     contents: {
-      plan: 'plan.json',
+      plan: fromPlan ? 'plan.json' : null,
       result: 'result.json',
-      sources,
+      sources: fromPlan?.sources ?? [],
       environment: 'environment.json',
       doctor: 'doctor.json',
       devices: files.has('devices.json') ? 'devices.json' : null,
       sanitizer: files.has('sanitizer.json') ? 'sanitizer.json' : null,
-      repro,
-      compile: 'compile.json',
-      ptx: [...ptxEntries.keys()],
-      validation: 'validation.json',
+      repro: fromPlan?.repro ?? [],
+      compile: fromPlan ? 'compile.json' : null,
+      ptx: fromPlan?.ptx ?? [],
+      validation: fromPlan ? 'validation.json' : null,
       samples: files.has('samples.json') ? 'samples.json' : null,
       sanitizerRaw,
       diagnosis: null,

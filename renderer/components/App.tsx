@@ -46,6 +46,12 @@ export function App({ store }: { store: WorkbenchStore }) {
   useCommand('nextRegion', () => focusNextRegion(1));
   useCommand('previousRegion', () => focusNextRegion(-1));
 
+  // A line opened from anywhere (a link in the Bundle or Diagnose view) is shown: the editor comes forward.
+  const revealSeq = state.reveal?.seq ?? 0;
+  useEffect(() => {
+    if (revealSeq > 0) setView('editor');
+  }, [revealSeq]);
+
   // A bundle that holds a program's diagnosis and no run has nothing for the editor: it opens on the Bundle view.
   const showOpenedBundle = () => {
     const opened = store.getState().bundle?.view;

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
+import type { ChannelRequest } from '../../core/api/channels';
 import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, type BundlePreview } from '../../core/bundle/bundle-export';
 import { formatBytes } from '../../core/format';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { exportSource } from '../store/bundle-slice';
 import { startFolder } from '../store/open-file';
-import type { WorkbenchStore } from '../store/store';
+import type { WorkbenchState, WorkbenchStore } from '../store/store';
 import { FileBrowserDialog } from './FileBrowserDialog';
 import { Modal } from './Modal';
 import { Prose } from './Prose';
@@ -98,10 +99,137 @@ const stamp = () =>
     .replace(/[:.]/g, '-')
     .replace(/-\d\d-\d{3}Z$/, '');
 
+type PreviewState = { value: BundlePreview | null; error: string | null; busy: boolean };
+type Progress = { phase: string; written: number };
+
+/** The export under way: its progress, its result or failure, and a Cancel that leaves nothing behind. */
+function useBundleExport(state: WorkbenchState, request: () => ChannelRequest<'bundle.preview'>) {
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [done, setDone] = useState<BundleExportResult | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const exporting = useRef<AbortController | null>(null);
+  const start = (target: string | null) => {
+    if (!target) return setFailure('Give a file name or a full path for the bundle.');
+    const controller = new AbortController();
+    exporting.current = controller;
+    setFailure(null);
+    setDone(null);
+    setProgress({ phase: BUNDLE_PHASE_WORDS.check, written: 0 });
+    const onEvent = (e: BundleExportEvent) =>
+      setProgress((p) =>
+        e.kind === 'phase' ? { phase: BUNDLE_PHASE_WORDS[e.phase], written: p?.written ?? 0 } : { phase: p?.phase ?? '', written: e.written },
+      );
+    state.api
+      .invoke(
+        'bundle.export',
+        { ...request(), path: target },
+        {
+          signal: controller.signal,
+          onEvent,
+        },
+      )
+      .then(
+        (result) => setDone(result),
+        (error: unknown) =>
+          setFailure(controller.signal.aborted ? `Cancelled: nothing was written to ${target}.` : `The bundle was not exported: ${message(error)}`),
+      )
+      .finally(() => {
+        if (exporting.current === controller) exporting.current = null;
+        setProgress(null);
+      });
+  };
+  return { progress, done, failure, exporting, start };
+}
+
+/** Exactly what would go in: every file with its size, the environment as it goes in, what the bundle will lack. */
+function BundlePreviewSection({ preview }: { preview: PreviewState }) {
+  const total = preview.value?.files.reduce((n, f) => n + f.bytes, 0) ?? 0;
+  return (
+    <section aria-label="What the bundle would hold" data-testid="bundle-preview" aria-busy={preview.busy}>
+      {preview.error && (
+        <p className="status-fail" role="alert" data-testid="bundle-preview-error">
+          <Prose text={preview.error} />
+        </p>
+      )}
+      {preview.value && (
+        <>
+          <h3>
+            {preview.value.files.length} files, {formatBytes(total)} before compression{preview.busy ? ' (updating…)' : ''}
+          </h3>
+          <table className="bundle-files" data-testid="bundle-preview-files">
+            <tbody>
+              {preview.value.files.map((f) => (
+                <tr key={f.name}>
+                  <td className="mono">{f.name}</td>
+                  <td>{formatBytes(f.bytes)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h3>The environment, exactly as it goes in ({preview.value.redacted ? 'redacted' : 'NOT redacted'})</h3>
+          <pre className="mono" data-testid="bundle-preview-environment">
+            {Object.entries(preview.value.environment)
+              .map(([k, v]) => `${k}=${v}`)
+              .join('\n') || '(none of the variables a bundle carries is set)'}
+          </pre>
+          {preview.value.notes.length > 0 && (
+            <>
+              <h3>It will lack</h3>
+              <ul data-testid="bundle-preview-notes">
+                {preview.value.notes.map((n) => (
+                  <li key={n}>
+                    <Prose text={n} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+      {!preview.value && !preview.error && <p className="muted">Gathering what would go in…</p>}
+    </section>
+  );
+}
+
+/** The choices: sources (with PTX and repro/), redaction, and the sanitizer report on screen when there is one. */
+function ExportChoices(props: {
+  sources: [boolean, (on: boolean) => void];
+  redact: [boolean, (on: boolean) => void];
+  sanitizer: [boolean, (on: boolean) => void];
+  report: WorkbenchState['sanitizeReport'];
+}) {
+  const { report } = props;
+  return (
+    <fieldset>
+      <legend>What goes in</legend>
+      <label>
+        <input type="checkbox" checked={props.sources[0]} onChange={(e) => props.sources[1](e.target.checked)} aria-label="Include the kernels' sources" /> The
+        kernels’ sources, their PTX and a standalone repro/
+      </label>
+      <label>
+        <input type="checkbox" checked={props.redact[0]} onChange={(e) => props.redact[1](e.target.checked)} aria-label="Redact names" /> Hide user and host
+        names, home folders and GPU serials (redact)
+      </label>
+      {report && (
+        <label>
+          <input
+            type="checkbox"
+            checked={props.sanitizer[0]}
+            onChange={(e) => props.sanitizer[1](e.target.checked)}
+            aria-label="Include the sanitizer report"
+          />{' '}
+          The sanitizer report on screen: <Prose text={report.headline} />
+        </label>
+      )}
+    </fieldset>
+  );
+}
+
 /**
  * Export bundle…: exactly what would go in (every file with its size, the environment as it goes in, what it will
  * lack), the choice to leave sources out and to keep names unredacted, where to write it, then the export with
- * its progress and a Cancel that leaves nothing behind.
+ * its progress and a Cancel that leaves nothing behind. A recorded result whose plan is not at hand exports what
+ * there is, the preview saying what it lacks: there is always an Export button, or a reason and Close.
  */
 export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const state = useStore(store);
@@ -111,11 +239,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const [sources, setSources] = useState(true);
   const [redact, setRedact] = useState(true);
   const [withSanitizer, setWithSanitizer] = useState(report !== null && state.sanitizeOrigin?.kind !== 'program');
-  const [preview, setPreview] = useState<{ value: BundlePreview | null; error: string | null; busy: boolean }>({ value: null, error: null, busy: false });
-  const [progress, setProgress] = useState<{ phase: string; written: number } | null>(null);
-  const [done, setDone] = useState<BundleExportResult | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const exporting = useRef<AbortController | null>(null);
+  const [preview, setPreview] = useState<PreviewState>({ value: null, error: null, busy: false });
   const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.startDir ?? '/');
   const label = state.outcome?.diagnosis.kernel?.entry ?? 'run';
   const [path, setPath] = useState(`gpu-workbench-bundle-${label}-${stamp()}.zip`);
@@ -128,7 +252,9 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
     sanitizer: withSanitizer ? report : null,
     includeSources: sources,
     redact,
+    recordedHere: source.ok && source.recordedHere,
   });
+  const { progress, done, failure, exporting, start } = useBundleExport(state, request);
 
   // The preview follows the choices: each change asks again, and a late answer to an earlier choice is dropped.
   useEffect(() => {
@@ -142,120 +268,34 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
     return () => controller.abort();
   }, [sources, redact, withSanitizer, source.ok]);
 
-  const start = () => {
-    if (!target) return setFailure('Give a file name or a full path for the bundle.');
-    const controller = new AbortController();
-    exporting.current = controller;
-    setFailure(null);
-    setDone(null);
-    setProgress({ phase: BUNDLE_PHASE_WORDS.check, written: 0 });
-    state.api
-      .invoke(
-        'bundle.export',
-        { ...request(), path: target },
-        {
-          signal: controller.signal,
-          onEvent: (e: BundleExportEvent) =>
-            setProgress((p) =>
-              e.kind === 'phase' ? { phase: BUNDLE_PHASE_WORDS[e.phase], written: p?.written ?? 0 } : { phase: p?.phase ?? '', written: e.written },
-            ),
-        },
-      )
-      .then(
-        (result) => setDone(result),
-        (error: unknown) =>
-          setFailure(controller.signal.aborted ? `Cancelled: nothing was written to ${target}.` : `The bundle was not exported: ${message(error)}`),
-      )
-      .finally(() => {
-        if (exporting.current === controller) exporting.current = null;
-        setProgress(null);
-      });
-  };
-  const total = preview.value?.files.reduce((n, f) => n + f.bytes, 0) ?? 0;
-
+  const closeButton = (
+    <button type="button" onClick={close}>
+      Close
+    </button>
+  );
   return (
     <Modal label="Export a diagnostic bundle" onClose={() => (exporting.current ? exporting.current.abort() : close())} testId="bundle-export-dialog">
       <div className="bundle-export">
         <h2>Export a diagnostic bundle</h2>
         {!source.ok ? (
-          <p className="status-fail" role="alert" data-testid="bundle-export-unavailable">
-            {source.why}
-          </p>
+          <>
+            <p className="status-fail" role="alert" data-testid="bundle-export-unavailable">
+              {source.why}
+            </p>
+            {closeButton}
+          </>
         ) : (
           <>
             <p className="muted">
               One .zip with this run and what explains it, for a colleague to open in GPU Workbench (read-only, with no GPU needed): the plan ({source.origin}),
               the result and its diagnosis with the event log, what follows.
             </p>
-            <fieldset>
-              <legend>What goes in</legend>
-              <label>
-                <input type="checkbox" checked={sources} onChange={(e) => setSources(e.target.checked)} aria-label="Include the kernels' sources" /> The
-                kernels’ sources, their PTX and a standalone repro/
-              </label>
-              <label>
-                <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} aria-label="Redact names" /> Hide user and host names,
-                home folders and GPU serials (redact)
-              </label>
-              {report && (
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={withSanitizer}
-                    onChange={(e) => setWithSanitizer(e.target.checked)}
-                    aria-label="Include the sanitizer report"
-                  />{' '}
-                  The sanitizer report on screen: <Prose text={report.headline} />
-                </label>
-              )}
-            </fieldset>
-            <section aria-label="What the bundle would hold" data-testid="bundle-preview" aria-busy={preview.busy}>
-              {preview.error && (
-                <p className="status-fail" role="alert" data-testid="bundle-preview-error">
-                  <Prose text={preview.error} />
-                </p>
-              )}
-              {preview.value && (
-                <>
-                  <h3>
-                    {preview.value.files.length} files, {formatBytes(total)} before compression{preview.busy ? ' (updating…)' : ''}
-                  </h3>
-                  <table className="bundle-files" data-testid="bundle-preview-files">
-                    <tbody>
-                      {preview.value.files.map((f) => (
-                        <tr key={f.name}>
-                          <td className="mono">{f.name}</td>
-                          <td>{formatBytes(f.bytes)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                  <h3>The environment, exactly as it goes in ({preview.value.redacted ? 'redacted' : 'NOT redacted'})</h3>
-                  <pre className="mono" data-testid="bundle-preview-environment">
-                    {Object.entries(preview.value.environment)
-                      .map(([k, v]) => `${k}=${v}`)
-                      .join('\n') || '(none of the variables a bundle carries is set)'}
-                  </pre>
-                  {preview.value.notes.length > 0 && (
-                    <>
-                      <h3>It will lack</h3>
-                      <ul data-testid="bundle-preview-notes">
-                        {preview.value.notes.map((n) => (
-                          <li key={n}>
-                            <Prose text={n} />
-                          </li>
-                        ))}
-                      </ul>
-                    </>
-                  )}
-                </>
-              )}
-              {!preview.value && !preview.error && <p className="muted">Gathering what would go in…</p>}
-            </section>
+            <ExportChoices sources={[sources, setSources]} redact={[redact, setRedact]} sanitizer={[withSanitizer, setWithSanitizer]} report={report} />
+            <BundlePreviewSection preview={preview} />
             <form
               onSubmit={(e) => {
                 e.preventDefault();
-                start();
+                start(target);
               }}
             >
               <label className="field">
@@ -272,9 +312,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
                   Cancel
                 </button>
               ) : (
-                <button type="button" onClick={close}>
-                  Close
-                </button>
+                closeButton
               )}
             </form>
           </>

@@ -1,6 +1,6 @@
 import { useStore } from 'zustand';
 
-import type { BundleView as OpenedBundleView } from '../../core/bundle/bundle-view';
+import { doctorMachineLabel, type BundleView as OpenedBundleView } from '../../core/bundle/bundle-view';
 import type { DeviceInfo } from '../../core/devices';
 import { bundleDiagnosisNote, bundleDiagnosisText } from '../../core/diagnose/diagnosis-bundle-text';
 import { ranText } from '../../core/diagnose/diagnosis-view-text';
@@ -19,6 +19,14 @@ export function bundleTime(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** "recorded on NVIDIA H100 … at <the run's time>": the run's own time, never the export's (said apart when the result has none). */
+export function recordedWords(recorded: OpenedBundleView['recorded']): string {
+  const device = recorded.device ?? 'an unknown device';
+  return recorded.at
+    ? `recorded on ${device} at ${bundleTime(recorded.at)}`
+    : `recorded on ${device}, at a time the result does not say; exported ${bundleTime(recorded.exportedAt)}`;
+}
+
 /** The banner over every view while a bundle is open: whose data is on screen, and the one way to run it. */
 export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow: () => void }) {
   const bundle = useStore(store, (s) => s.bundle);
@@ -32,8 +40,7 @@ export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow:
   return (
     <div className="banner info bundle-banner" role="status" data-testid="bundle-banner">
       <span>
-        Opened from bundle <strong className="mono">{name}</strong> (recorded on {view.recorded.device ?? 'an unknown device'} at {bundleTime(view.recorded.at)}
-        ), read-only.
+        Opened from bundle <strong className="mono">{name}</strong> ({recordedWords(view.recorded)}), read-only.
         {view.diagnosis && (
           <>
             {' '}
@@ -117,6 +124,9 @@ export function BundleView({ store, onEditor, onDiagnose }: { store: WorkbenchSt
 
       <section aria-label="Doctor" data-testid="bundle-doctor">
         <h3>Doctor</h3>
+        <p className={view.doctor.machine === 'exporting' ? 'status-warn' : 'muted'} data-testid="bundle-doctor-machine">
+          {doctorMachineLabel(view.doctor.machine)}
+        </p>
         <p className="muted">
           {view.doctor.from === 'facts'
             ? `Judged again by this version's rules from the facts gathered ${view.doctor.gatheredAt ? bundleTime(view.doctor.gatheredAt) : ''} where the bundle was made.`
@@ -129,6 +139,13 @@ export function BundleView({ store, onEditor, onDiagnose }: { store: WorkbenchSt
 
       <section aria-label="Environment" data-testid="bundle-environment">
         <h3>Environment{view.environment ? ` (${view.environment.redacted ? 'redacted' : 'NOT redacted'})` : ''}</h3>
+        {view.doctor.machine !== 'recording' && view.environment && (
+          <p className="muted" data-testid="bundle-environment-machine">
+            {view.doctor.machine === 'exporting'
+              ? 'The environment of the machine that exported this bundle, not the one that ran it.'
+              : 'The environment of the machine that made this bundle.'}
+          </p>
+        )}
         <pre className="mono">
           {view.environment
             ? Object.entries(view.environment.variables)

@@ -107,6 +107,12 @@ export function EditorView({
     if (memorySeq > 0) output.current?.expand();
   }, [memorySeq, output]);
 
+  // A line opened while the output panel is maximised (a link in a result, a finding) is shown: the editor comes back.
+  const revealSeq = useStore(store, (s) => s.reveal?.seq ?? 0);
+  useEffect(() => {
+    if (revealSeq > 0 && source.current?.isCollapsed()) source.current.expand();
+  }, [revealSeq, source]);
+
   const result = compile?.result ?? null;
   const shown = shownCompile(result, compile?.lastGood ?? null);
   const status = doc?.readOnly

@@ -202,8 +202,12 @@ function mainKernel(view: BundleView): LaunchPlan['kernels'][number] | null {
   return inFile ?? byId(planLaunches(plan)[0]?.kernelId) ?? plan.kernels[0] ?? null;
 }
 
-/** What Export bundle… would bundle: the outcome on screen, the plan that produced it, and where that plan came from. */
-export type ExportSource = { ok: true; plan: unknown; origin: string } | { ok: false; why: string };
+/**
+ * What Export bundle… would bundle: the outcome on screen, the plan that produced it (null when a recorded result's
+ * plan is not at hand: the bundle then holds what there is and says what it lacks), where that plan came from, and
+ * whether the run was made on this machine (whose doctor the bundle's is).
+ */
+export type ExportSource = { ok: true; plan: unknown; origin: string; recordedHere: boolean } | { ok: false; why: string };
 
 export function exportSource(s: WorkbenchState): ExportSource {
   const outcome = s.outcome;
@@ -216,15 +220,14 @@ export function exportSource(s: WorkbenchState): ExportSource {
     };
   if (!origin.file) {
     if (origin.plan === undefined) return { ok: false, why: 'The plan of this run is no longer at hand: run it again, then export.' };
-    return { ok: true, plan: origin.plan, origin: origin.planPath ?? 'a plan built in the workbench' };
+    return { ok: true, plan: origin.plan, origin: origin.planPath ?? 'a plan built in the workbench', recordedHere: true };
   }
-  // A recorded result keeps no copy of its plan: an open plan that runs its steps is its plan.
+  // A recorded result keeps no copy of its plan: an open plan that runs its steps is its plan, else its own sample's.
   for (const doc of s.documents) {
     const attached = s.runs[doc.id]?.plan;
-    if (attached && planMatchesOutcome(attached.plan, outcome)) return { ok: true, plan: attached.plan, origin: attached.planPath ?? attached.label };
+    if (attached && planMatchesOutcome(attached.plan, outcome))
+      return { ok: true, plan: attached.plan, origin: attached.planPath ?? attached.label, recordedHere: false };
   }
-  return {
-    ok: false,
-    why: 'This result was recorded elsewhere and keeps no copy of its plan: load its plan first (Load plan in the Run section, or its sample from the Failure gallery), then export.',
-  };
+  if (origin.ownPlan) return { ok: true, plan: origin.ownPlan.plan, origin: origin.ownPlan.origin, recordedHere: false };
+  return { ok: true, plan: null, origin: `the result file ${basenameOf(origin.file)} (its plan is not at hand)`, recordedHere: false };
 }

@@ -6,7 +6,7 @@ import type { Draft, KeptPlan, RestoredDraft } from '../../core/api/drafts';
 import { BoundedCache } from '../../core/bounded-cache';
 import { MAX_SOURCE_BYTES } from '../../core/limits';
 import type { LaunchForm } from '../../core/plan/plan-launch';
-import { sourceCandidates, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
+import { openDocumentForRef, sourceCandidates, type OpenSource, type SourceContext, type SourceRef } from '../../core/workspace/source-link';
 import { markLine } from '../editor/line-mark';
 import { setDiagnostics } from '../editor/markers';
 import { createModel, disposeModel, getModel } from '../editor/models';
@@ -50,7 +50,7 @@ export interface RevealRequest {
  * names, or the file of a recorded launch's kernel (to load that launch into its panel).
  */
 export type LocateRequest =
-  | { kind: 'line'; ref: SourceRef; tried: string[]; onFound?: (docId: string) => void }
+  | { kind: 'line'; ref: SourceRef; tried: string[]; onFound?: (docId: string) => void; remember: boolean }
   | { kind: 'launch'; entry: string; launch: LaunchForm; deviceName: string | null };
 
 export type EditorOptions = Omit<CompileOptionsInput, 'arch'> & { arch: string | null };
@@ -63,6 +63,11 @@ export interface EditorSlice {
   notice: { kind: 'error' | 'info'; text: string } | null;
   reveal: RevealRequest | null;
   locate: LocateRequest | null;
+  /**
+   * The person's answers to "Where is …?", by the file as the link names it: the path they gave (or the open
+   * file they chose). Asked once, kept for the session: the next link to that file goes there without asking.
+   */
+  located: Record<string, { path: string | null; docId: string }>;
   restoreDocuments(): Promise<void>;
   /** Keeps the document (its text and its plan) as a draft on the host, soon: after an edit, or a change to its plan. */
   keepDraft(id: string): void;
@@ -157,6 +162,12 @@ function restoreDraftInto(get: () => WorkbenchState, set: SetState, d: RestoredD
   return d.planProblem ? `${d.name}: ${d.planProblem}` : null;
 }
 
+/** The open files (not a bundle's) as a link is matched against them: path, name, the kernels their last good compile defined. */
+function openSources(s: Pick<EditorSlice, 'documents' | 'compiles'>): OpenSource[] {
+  const kernelsOf = (id: string) => (s.compiles[id]?.lastGood ?? s.compiles[id]?.result)?.kernels.map((k) => k.name) ?? [];
+  return s.documents.filter((d) => !d.readOnly).map((d) => ({ id: d.id, path: d.path, name: d.name, kernels: kernelsOf(d.id) }));
+}
+
 export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice> = (set, get) => {
   const persistDraft = (id: string) =>
     debounce(`draft:${id}`, DRAFT_DEBOUNCE_MS, () => {
@@ -246,6 +257,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     notice: null,
     reveal: null,
     locate: null,
+    located: {},
 
     keepDraft: (id) => persistDraft(id),
 
@@ -302,17 +314,22 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
         onFound?.(docId);
         get().revealInDocument(docId, ref.line, ref.column);
       };
+      // First what produced the link: its own documents, its plan's or sample's files, beside its file.
       const { documentId, paths } = sourceCandidates(ref, context);
       if (documentId && getModel(documentId)) return found(documentId);
+      // In their order (beside the result before its sample's folder): the file open at that path, or read from it.
       for (const path of paths) {
-        const open = get().documents.find((d) => d.path === path);
-        if (open) return found(open.id);
-      }
-      for (const path of paths) {
-        const id = await readIntoDocument(path).catch(() => null);
+        const id = get().documents.find((d) => d.path === path)?.id ?? (await readIntoDocument(path).catch(() => null));
         if (id) return found(id);
       }
-      set({ locate: { kind: 'line', ref, tried: paths, ...(onFound ? { onFound } : {}) } });
+      // A bundle's links are its own files or nothing: never a file of this machine, never an earlier answer.
+      if (!context.onlyDocuments) {
+        const known = get().located[ref.file];
+        const again = known && !getModel(known.docId) && known.path ? await readIntoDocument(known.path).catch(() => null) : null;
+        const id = again ?? (known && getModel(known.docId) ? known.docId : openDocumentForRef(ref, openSources(get())));
+        if (id && getModel(id)) return found(id);
+      }
+      set({ locate: { kind: 'line', ref, tried: paths, remember: !context.onlyDocuments, ...(onFound ? { onFound } : {}) } });
     },
 
     locateLaunch: (entry, launch, deviceName) => set({ locate: { kind: 'launch', entry, launch, deviceName } }),
@@ -331,6 +348,10 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       if (!request) return;
       set({ locate: null });
       if (request.kind === 'line') {
+        if (request.remember) {
+          const path = get().documents.find((d) => d.id === docId)?.path ?? null;
+          set((s) => ({ located: { ...s.located, [request.ref.file]: { path, docId } } }));
+        }
         request.onFound?.(docId);
         return get().revealInDocument(docId, request.ref.line, request.ref.column);
       }

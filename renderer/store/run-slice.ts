@@ -8,7 +8,8 @@ import { editPlan as applyPlanEdit, type PlanEdit } from '../../core/plan/plan-e
 import type { RunBlocker } from '../../core/plan/run-readiness';
 import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
-import { EMPTY_SOURCE_CONTEXT, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
+import { EMPTY_SOURCE_CONTEXT, resultSources, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
+import { findResultSample } from './result-sample';
 import { rerunSource } from './sanitizer-slice';
 import type { WorkbenchState } from './store';
 
@@ -45,6 +46,8 @@ export interface OutcomeOrigin {
   plan?: unknown;
   /** The diagnostic bundle it was opened from (its path): read-only, its files the bundle's own. */
   bundle?: string;
+  /** A recorded result's own plan, found here (its gallery sample's): what Export bundle takes for it. */
+  ownPlan?: { plan: unknown; origin: string };
 }
 
 export interface RunSlice {
@@ -209,7 +212,10 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
     openOutcome: async (path) => {
       try {
         const outcome = await get().api.invoke('run.open', { path });
-        get().showOutcome(outcome, { file: path, planPath: null, sources: { ...EMPTY_SOURCE_CONTEXT, folders: [dirnameOf(path)] } });
+        // Its links go to its own sample's files first (a result keeps no plan: the sample whose plan it ran).
+        const own = await findResultSample(get().api, path, outcome);
+        const ownPlan = own ? { ownPlan: { plan: own.plan, origin: `sample ${own.name} (${own.planPath})` } } : {};
+        get().showOutcome(outcome, { file: path, planPath: null, sources: resultSources(path, own), ...ownPlan });
         set({ runError: null });
       } catch (error) {
         set({ runError: message(error) });

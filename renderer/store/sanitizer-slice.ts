@@ -68,7 +68,7 @@ export interface SanitizerSlice {
   cancelSanitize(): void;
   dismissSanitizer(): void;
   /** Opens the file a finding names (asking where, when it cannot be told) and shows its line. */
-  revealFinding(place: Pick<FindingPlace, 'file' | 'line'>): Promise<void>;
+  revealFinding(place: Pick<FindingPlace, 'file' | 'line' | 'kernel'>): Promise<void>;
 }
 
 /** What the re-run button would run for the outcome on screen, or why it cannot. */
@@ -304,7 +304,7 @@ export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], Sanitize
       if (s.sanitizeOrigin?.kind === 'bundle') return s.revealSource({ file: basenameOf(place.file), line: place.line }, s.sanitizeOrigin.sources, remember);
       const paths = placeCandidates(place.file, hints.folders);
       await s.revealSource(
-        { file: place.file.startsWith('/') ? place.file : basenameOf(place.file), line: place.line },
+        { file: place.file.startsWith('/') ? place.file : basenameOf(place.file), line: place.line, ...(place.kernel ? { kernel: place.kernel } : {}) },
         { ...EMPTY_SOURCE_CONTEXT, paths, folders: hints.folders },
         remember,
       );

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -10,7 +10,18 @@ import { readBundle } from '../../main/bundle/read-bundle';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
-import { activeTab, markedLine, openApp, openBundleDialog, openResult, openSample, sanitizerGlyphLines, VIEWPORTS } from '../helpers/ui';
+import {
+  activeTab,
+  assertInViewport,
+  markedLine,
+  openApp,
+  openBundleDialog,
+  openResult,
+  openSample,
+  sanitizerGlyphLines,
+  sizeName,
+  VIEWPORTS,
+} from '../helpers/ui';
 
 // Issue 15 ("bundles in the app"): bundles recorded on an H100 (test/fixtures/bundles/recorded, by
 // scripts/record-bundles.sh on the GPU machine) opened through the UI on a machine with no GPU — every view a person sees shows the
@@ -234,6 +245,61 @@ test('15: Export bundle… from the Run tab: the exact files and environment, so
   await dialog.getByTestId('bundle-export-submit').click();
   assert.match(await dialog.getByTestId('bundle-export-error').innerText(), /its folder does not exist\. Nothing was left behind\./);
   await dialog.getByRole('button', { name: 'Close' }).click();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+// Issue 26, item 6: a bundle exported here from a result recorded on an H100 says whose data is whose.
+for (const size of VIEWPORTS) {
+  test(`26.6 (${sizeName(size)}): Export bundle from an opened result works; the bundle says when the run was recorded and whose doctor it holds`, async () => {
+    const { page, errors } = await openApp(app.browser, app.serve.url, size);
+    await page.getByTestId('tab').first().waitFor();
+    // Only the result: no sample, no plan opened by hand (its own sample is found by the plan it ran).
+    await openResult(page, join(ROOT, 'test/fixtures/runs/device-assert.json'));
+    await page.getByTestId('diagnosis-headline').waitFor();
+    await page.getByTestId('run-export-bundle').click();
+    const dialog = page.getByTestId('bundle-export-dialog');
+    assert.equal(await dialog.getByTestId('bundle-export-unavailable').count(), 0, 'no dialog of red text');
+    await dialog.getByTestId('bundle-preview-files').waitFor({ timeout: 60_000 });
+    const submit = dialog.getByTestId('bundle-export-submit');
+    assert.ok(await submit.isEnabled(), 'Export is enabled');
+    const target = join(work, `recorded-${size.width}.zip`);
+    await dialog.getByLabel('Save the bundle to').fill(target);
+    await submit.click();
+    await dialog.getByTestId('bundle-export-done').waitFor({ timeout: 60_000 });
+    assert.ok(existsSync(target));
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    await openBundle(page, target);
+    const started = new Date(JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/device-assert.json'), 'utf8')).result.startedAtMs as number);
+    const at = `${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+    const banner = page.getByTestId('bundle-banner');
+    assert.match(await banner.innerText(), new RegExp(`\\(recorded on NVIDIA H100 80GB HBM3 at ${at}\\), read-only\\.`));
+    await assertInViewport(page, banner, 'the banner');
+    await page.getByTestId('bundle-show').click();
+    const machine = page.getByTestId('bundle-doctor-machine');
+    await machine.scrollIntoViewIfNeeded();
+    assert.match(await machine.innerText(), /doctor of the machine that exported this bundle, not the one that ran it/);
+    await assertInViewport(page, machine, 'whose doctor it is');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('26.6: a result whose plan is not at hand exports what there is, and says what is missing', async () => {
+  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+  await page.getByTestId('tab').first().waitFor();
+  await openResult(page, join(ROOT, 'test/fixtures/runs/static-shared-too-large.json'));
+  await page.getByTestId('run-export-bundle').click();
+  const dialog = page.getByTestId('bundle-export-dialog');
+  await dialog.getByTestId('bundle-preview-notes').waitFor({ timeout: 60_000 });
+  assert.match(await dialog.getByTestId('bundle-preview-notes').innerText(), /The plan that produced this result is not at hand here/);
+  const target = join(work, 'no-plan.zip');
+  await dialog.getByLabel('Save the bundle to').fill(target);
+  await dialog.getByTestId('bundle-export-submit').click();
+  await dialog.getByTestId('bundle-export-done').waitFor({ timeout: 60_000 });
+  const names = [...(await readBundle(target)).entries.keys()];
+  assert.ok(names.includes('result.json') && names.includes('doctor.json') && !names.includes('plan.json'), names.join(', '));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -40,15 +40,13 @@ for (const viewport of VIEWPORTS) {
     assert.equal(new Set(labels).size, labels.length, 'every broken.cu tab reads differently');
     await openSample(page, 'trap'); // another broken.cu is on screen when the link is followed
 
-    // A recorded result names broken.cu:9: the file is not beside it, so the workbench asks which it is.
+    // A recorded result names broken.cu:9: its own sample (the one whose plan it ran) is where that file is: no question.
     await openResult(page, join(RUNS, 'device-assert.json'));
     await page.getByTestId('diagnosis-source').getByRole('button', { name: 'broken.cu:9' }).click();
-    const dialog = page.getByTestId('locate-dialog');
-    assert.match(await dialog.locator('h2').innerText(), /Where is broken\.cu\?/);
-    await dialog.getByRole('button', { name: /samples\/device-assert\/broken\.cu/ }).click();
-    await dialog.waitFor({ state: 'detached' });
+    await page.locator('[data-testid="tab"][aria-selected="true"][title*="device-assert/broken.cu"]').waitFor();
+    assert.equal(await page.getByTestId('locate-dialog').count(), 0, 'nothing is asked');
     assert.match(await activeTab(page).innerText(), /broken\.cu\s*device-assert/);
-    const shown = await markedLine(page);
+    const shown = await markedLine(page, 9);
     assert.equal(shown.line, 9);
     assert.ok(shown.focused, 'the editor has the focus');
     await assertInViewport(page, page.locator('.monaco-editor .source-mark-line').first(), 'the marked line');
@@ -60,6 +58,65 @@ for (const viewport of VIEWPORTS) {
     await page.locator('[data-testid="tab"][aria-selected="true"][title*="beside/broken.cu"]').waitFor();
     assert.equal((await markedLine(page, 9)).line, 9);
     assert.equal(await page.getByTestId('locate-dialog').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test(`4 (${sizeName(viewport)}): when a link must ask, the answer is kept; with the output maximised the line is shown`, async (t) => {
+    if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+    const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+    await page.getByTestId('tab').first().waitFor();
+    for (const name of ['trap', 'device-assert']) await openSample(page, name);
+    // A compile failure recorded elsewhere: no plan ran, no sample is its own, two broken.cu are open: it asks.
+    await openResult(page, join(RUNS, 'static-shared-too-large.json'));
+    const link = page.getByTestId('diagnosis-compile').getByRole('button', { name: 'broken.cu:3:17' });
+    await link.click();
+    const dialog = page.getByTestId('locate-dialog');
+    assert.match(await dialog.locator('h2').innerText(), /Where is broken\.cu\?/);
+    await dialog.getByLabel('Path of the file').fill(join(SAMPLES, 'static-shared-too-large/broken.cu'));
+    await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    assert.match(await activeTab(page).innerText(), /broken\.cu\s*static-shared-too-large/);
+    assert.equal((await markedLine(page, 3)).line, 3);
+
+    // Another file in front, the output panel maximised: the same link goes to the same file without asking, and shows it.
+    await page.getByTestId('tab').filter({ hasText: 'trap' }).click();
+    await page.getByTestId('maximize-output').click();
+    await page
+      .locator('.monaco-editor')
+      .first()
+      .waitFor({ state: 'hidden' })
+      .catch(() => undefined);
+    await link.click();
+    await page.locator('[data-testid="tab"][aria-selected="true"][title*="static-shared-too-large/broken.cu"]').waitFor();
+    assert.equal(await page.getByTestId('locate-dialog').count(), 0, 'the answer was kept: nothing is asked again');
+    const shown = await markedLine(page, 3);
+    assert.equal(shown.line, 3);
+    await assertInViewport(page, page.locator('.monaco-editor .source-mark-line').first(), 'the marked line, with the output panel maximised before');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test(`4 (${sizeName(viewport)}): a racecheck row goes to the open file that defines its kernel, not the recording machine's path`, async (t) => {
+    if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+    const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+    await page.getByTestId('tab').first().waitFor();
+    for (const name of ['shared-memory-race', 'trap']) await openSample(page, name);
+    await waitForCompile(page);
+    await page.getByTestId('tab').filter({ hasText: 'shared-memory-race' }).click();
+    await waitForCompile(page);
+    await page.getByTestId('tab').filter({ hasText: 'trap' }).click();
+    await page.getByTestId('output-tab-Run').click();
+    await page.getByRole('button', { name: 'Open sanitizer report…' }).click();
+    const open = page.getByTestId('sanitizer-open-dialog');
+    await open.getByLabel('Sanitizer report (XML)').fill(join(ROOT, 'test/fixtures/sanitizer/h100/gallery-shared-memory-race-broken-2131.xml'));
+    await open.getByRole('button', { name: 'Open report' }).click();
+    const row = page.getByTestId('sanitizer-finding').first();
+    await row.getByTestId('finding-open').click();
+    await page.locator('[data-testid="tab"][aria-selected="true"][title*="shared-memory-race/broken.cu"]').waitFor();
+    assert.equal(await page.getByTestId('locate-dialog').count(), 0, 'nothing is asked');
+    const shown = await markedLine(page);
+    assert.ok(shown.line > 0);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -54,7 +54,7 @@ test('both sides of a CuPy race lead to reduce.py (the read at 15, the write at 
 test('without a place in the .py the tool’s own path stays the link; a line found by its text alone is said so', async () => {
   const { groups } = arrangeFindings(parseSanitizerXml('memcheck', relocatedRecording(join(H200, 'cupy-out-of-bounds.memcheck.xml'))).findings);
   const [unplaced] = groups;
-  assert.deepEqual(findingPlaces(unplaced!)[0], { file: OOB_COPY, line: 4, role: 'at' });
+  assert.deepEqual(findingPlaces(unplaced!)[0], { file: OOB_COPY, line: 4, role: 'at', kernel: 'scale' });
   assert.equal(compiledAs(unplaced!), null);
   const byText = { ...unplaced!, sourceMapped: { file: OOB_PY, line: 21, cachePath: OOB_COPY, cacheLine: 4, how: 'line-text' as const } };
   assert.equal(findingPlaces(byText)[0]!.file, OOB_PY);

@@ -29,7 +29,8 @@ const CASES = '/work/main/test/gpu/programs/sanitizer_cases.cu';
 
 test('memcheck off-by-one: the write is a place at line 12; leaks and the API error name no source line', () => {
   const [oob, ...rest] = groups('memcheck', 'memcheck-oob.xml');
-  assert.deepEqual(findingPlaces(oob!), [{ file: CASES, line: 12, role: 'at' }]);
+  // The kernel rides with the place: a link finds the open file that defines it.
+  assert.deepEqual(findingPlaces(oob!), [{ file: CASES, line: 12, role: 'at', kernel: 'offByOne' }]);
   assert.equal(placeLabel(oob!), 'sanitizer_cases.cu:12');
   assert.equal(threadsLabel(oob!), 'thread (232,0,0) · block (3,0,0)');
   assert.equal(frameLabel(oob!), 'Launched from');
@@ -53,7 +54,7 @@ test('racecheck: both sides of the hazard are places, the read first; synccheck:
     ],
   );
   const [barrier] = groups('synccheck', 'synccheck-sync.xml');
-  assert.deepEqual(findingPlaces(barrier!), [{ file: CASES, line: 30, role: 'at' }]);
+  assert.deepEqual(findingPlaces(barrier!), [{ file: CASES, line: 30, role: 'at', kernel: 'divergentBarrier' }]);
   assert.equal(threadsLabel(barrier!), 'threads (0–62,0,0) · block (0,0,0)');
 });
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
+import { sanitizerRerunUnavailable } from '../../core/availability';
 import { formatBytes, formatMs, formatNumber as fmt } from '../../core/format';
 import { formatDim3 } from '../../core/dims';
 import { formFromLaunch } from '../../core/plan/plan-launch';
@@ -11,6 +12,7 @@ import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
+import { gpuPresence } from '../store/devices-slice';
 import { rerunSource } from '../store/sanitizer-slice';
 import type { WorkbenchStore } from '../store/store';
 import { Prose } from './Prose';
@@ -56,33 +58,42 @@ function SanitizerOffer({ offer, store, origin }: { offer: NonNullable<Diagnosis
   const state = useStore(store);
   const rerun = rerunSource(state);
   const progress = state.sanitizeProgress;
+  // What this machine lacks for it (the tool, a GPU), from the host's discovery: the button is off and says so, as Run does.
+  const unavailable = sanitizerRerunUnavailable(state.discovery, gpuPresence(state));
   // A recorded result's paths are the recording machine's: its command uses this machine's plan, or says where to put it.
   const planPath = rerun.ok ? rerun.planPath : origin && !origin.file ? origin.planPath : null;
   const start = () => {
-    if (rerun.ok)
+    if (rerun.ok && !unavailable)
       void store.getState().sanitizeRun({ tool: offer.tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
   };
   return (
     <div className="sanitizer" data-testid="diagnosis-sanitizer">
-      <button disabled={!rerun.ok || progress !== null} onClick={start} aria-describedby="sanitizer-rerun-note" data-testid="sanitizer-rerun">
+      <button
+        disabled={!rerun.ok || unavailable !== null || progress !== null}
+        onClick={start}
+        title={!progress && unavailable ? unavailable : undefined}
+        aria-describedby="sanitizer-rerun-note"
+        data-testid="sanitizer-rerun"
+      >
         {progress ? `Running ${progress.tool}…` : `Re-run under compute-sanitizer (${offer.tool})`}
       </button>{' '}
       <span className="muted">
         <Prose text={offer.why} />
       </span>
-      <p id="sanitizer-rerun-note" className={rerun.ok ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
+      <p id="sanitizer-rerun-note" className={rerun.ok && !unavailable ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
         {progress ? (
           <>
             compute-sanitizer is running {progress.tool} on <span className="mono">{progress.label}</span>: one run under the tool at a time. Wait for it, or
             cancel it in the Sanitizer tab, then re-run this one.
           </>
-        ) : rerun.ok ? (
+        ) : rerun.ok && !unavailable ? (
           <>
             Runs <span className="mono">{rerun.label}</span> under {offer.tool} (10 to 100 times slower); its findings open in the Sanitizer tab and are marked
             in the editor.
           </>
         ) : (
-          rerun.why
+          // What this result lacks (its plan), then what this machine lacks (the tool, a GPU): each is said.
+          <Prose text={[rerun.ok ? null : rerun.why, unavailable].filter((w) => w !== null).join(' ')} />
         )}
       </p>
       <span className="muted">From a terminal:</span>

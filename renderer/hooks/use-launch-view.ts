@@ -14,7 +14,7 @@ import { checkPlanLaunches, launchRefusals, type LaunchCheck } from '../../core/
 import type { KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch, type Validation } from '../../core/validate/validate-launch';
 import { getModel } from '../editor/models';
-import { chosenProfile, hasGpu, type ProfileEntry } from '../store/devices-slice';
+import { chosenProfile, gpuPresence, type ProfileEntry } from '../store/devices-slice';
 import type { DocumentState } from '../store/editor-slice';
 import { documentRun, type DocumentRun } from '../store/run-slice';
 import type { WorkbenchStore } from '../store/store';
@@ -111,12 +111,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
             doc && (l.sourceName === null || l.sourceName === doc.name) ? limitsOf(kernels.find((k) => k.name === l.entry) ?? null) : null,
           )
         : [];
-    const gpu =
-      devices === null
-        ? null
-        : hasGpu({ devices })
-          ? ({ present: true } as const)
-          : { present: false as const, reason: devices.ok ? 'no CUDA device was found.' : `${devices.problem.title}.` };
+    const gpu = gpuPresence({ devices });
     const blockers = runBlockers({
       compile: status,
       documentName: doc?.name ?? 'The file',

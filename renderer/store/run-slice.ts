@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand';
 
+import { sanitizerRerunUnavailable } from '../../core/availability';
 import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { ArgRow } from '../../core/plan/form-plan';
@@ -7,6 +8,7 @@ import type { RunBlocker } from '../../core/plan/run-readiness';
 import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
+import { gpuPresence } from './devices-slice';
 import { rerunSource } from './sanitizer-slice';
 import type { WorkbenchState } from './store';
 
@@ -165,7 +167,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
         // The setting: a failure its diagnosis says a sanitizer tool finds goes under that tool at once.
         const tool = outcome.diagnosis.sanitizer?.tool;
         const rerun = rerunSource(get());
-        if (tool && get().autoSanitize && rerun.ok)
+        if (tool && get().autoSanitize && rerun.ok && !sanitizerRerunUnavailable(get().discovery, gpuPresence(get())))
           void get().sanitizeRun({ tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
       } catch (error) {
         set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });

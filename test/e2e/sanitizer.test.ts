@@ -219,52 +219,47 @@ for (const viewport of VIEWPORTS) {
     await page.close();
   });
 
-  test(`13 (${sizeName(viewport)}): re-run under compute-sanitizer: a recorded result says it needs its plan; with the sample open, the click says what stopped it`, async () => {
+  test(`13 (${sizeName(viewport)}): re-run under compute-sanitizer: a recorded result says it needs its plan; with the sample open, it runs or says what this machine lacks`, async () => {
     const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
     await page.getByTestId('tab').first().waitFor();
+    const hasSanitizer = (await findComputeSanitizer()).found;
+    const hasDriver = discoverLibraries().cuda.loaded;
 
-    // The recorded result alone: its plan is not at hand, and the button says so.
+    // The recorded result alone: its plan is not at hand (or the machine cannot run it), and the button says so.
     await openResult(page, join(RUNS, 'oob-off-by-one.json'));
     await page.getByTestId('diagnosis-headline').filter({ hasText: 'scale wrote past the end of buffer x' }).waitFor();
     const rerun = page.getByTestId('sanitizer-rerun');
     assert.equal(await rerun.innerText(), 'Re-run under compute-sanitizer (memcheck)');
     assert.equal(await rerun.isDisabled(), true);
-    assert.match(await page.getByTestId('sanitizer-rerun-note').innerText(), /keeps no copy of its plan.*load its plan first/);
+    if (hasSanitizer && hasDriver) assert.match(await page.getByTestId('sanitizer-rerun-note').innerText(), /keeps no copy of its plan.*load its plan first/);
     assert.equal(await page.getByTestId('sanitizer-command').innerText(), 'gpu-workbench sanitize --tool memcheck --plan path/to/plan.json');
 
-    // Its sample opened: that plan runs the recorded steps, so the button runs it, and says which.
+    // Its sample opened: that plan runs the recorded steps, so the command names it.
     await openSample(page, 'oob-off-by-one');
     await page.getByTestId('output-tab-Run').click();
     await page
-      .getByTestId('sanitizer-rerun-note')
-      .filter({ hasText: /^Runs .*samples\/oob-off-by-one\/plan\.json under memcheck/ })
+      .getByTestId('sanitizer-command')
+      .filter({ hasText: `gpu-workbench sanitize --tool memcheck --plan ${join(ROOT, 'samples/oob-off-by-one/plan.json')}` })
       .waitFor();
-    assert.equal(await rerun.isDisabled(), false);
-    assert.equal(
-      await page.getByTestId('sanitizer-command').innerText(),
-      `gpu-workbench sanitize --tool memcheck --plan ${join(ROOT, 'samples/oob-off-by-one/plan.json')}`,
-    );
-    await rerun.click();
-
-    // No compute-sanitizer here, or no driver: a message in words in the Sanitizer tab, never nothing.
-    const view = page.getByTestId('sanitizer-view');
-    const hasSanitizer = (await findComputeSanitizer()).found;
-    if (!hasSanitizer) {
-      const error = view.getByTestId('sanitizer-error');
-      await error.waitFor({ timeout: 30_000 });
-      assert.match(
-        await error.innerText(),
-        /^memcheck could not run .*plan\.json: compute-sanitizer was not found \(looked in .*\)\. It comes with the CUDA toolkit: install the toolkit, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path\.$/,
-      );
-      assert.doesNotMatch(await error.innerText(), /\bat .*\.js:\d+|Error:/, 'no stack trace');
-      await assertInViewport(page, error, 'the message');
-    } else if (!discoverLibraries().cuda.loaded) {
-      await view.getByTestId('sanitizer-run').waitFor({ timeout: 120_000 });
-      assert.match(await view.getByTestId('sanitizer-run').innerText(), /No NVIDIA driver/);
+    const note = page.getByTestId('sanitizer-rerun-note');
+    // Without the tool, or without a GPU, the button is off before it is pressed, and says which (no-gpu.test.ts, 26.7).
+    if (!hasSanitizer || !hasDriver) {
+      await note.filter({ hasText: hasSanitizer ? /^compute-sanitizer runs the plan on a GPU/ : /^compute-sanitizer was not found on this machine/ }).waitFor();
+      assert.equal(await rerun.isDisabled(), true);
+      await assertInViewport(page, note, 'why the re-run is off');
+      assert.deepEqual(errors, []);
+      return page.close();
     }
+    await note.filter({ hasText: /^Runs .*samples\/oob-off-by-one\/plan\.json under memcheck/ }).waitFor();
+    assert.equal(await rerun.isDisabled(), false);
+    await rerun.click();
+    const view = page.getByTestId('sanitizer-view');
+    await view.getByTestId('sanitizer-headline').or(view.getByTestId('sanitizer-error')).first().waitFor({ timeout: 120_000 });
     assert.equal(await page.getByTestId('output-tab-Sanitizer').getAttribute('aria-selected'), 'true');
     await page.getByTestId('output-tab-Run').click();
-    assert.equal(await rerun.isDisabled(), false, 'the button is ready again');
+    await page.waitForFunction(() => !(document.querySelector('[data-testid="sanitizer-rerun"]') as HTMLButtonElement | null)?.disabled, undefined, {
+      timeout: 120_000,
+    });
     assert.deepEqual(errors, []);
     await page.close();
   });

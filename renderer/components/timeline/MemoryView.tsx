@@ -3,6 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { MemoryExport } from './MemoryExport';
 import { useStore } from 'zustand';
 
+import { monitorUnavailable } from '../../../core/availability';
 import { formatBytes } from '../../../core/format';
 import type { Timeline, TimelineMarker } from '../../../core/memory/timeline';
 import type { TimelineTarget } from '../../../core/memory/timeline-describe';
@@ -40,6 +41,8 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
   const aliveAt = useStore(store, (s) => s.memoryAliveAt);
   const mode = useStore(store, (s) => s.memoryMode);
   const sampleRuns = useStore(store, (s) => s.sampleRunsMs);
+  // Without NVML there is nothing to monitor or sample: the controls are off and say why (the host's discovery says it).
+  const noMonitor = useStore(store, (s) => monitorUnavailable(s.discovery));
   const [dialog, setDialog] = useState<'file' | 'compare' | null>(null);
   const [interval, setIntervalText] = useState(String(monitor.intervalMs));
   const [compareSelection, setCompareSelection] = useState<TimelineTarget | null>(null);
@@ -155,7 +158,8 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
             <input
               type="checkbox"
               checked={sampleRuns !== null}
-              disabled={!intervalOk}
+              disabled={!intervalOk || noMonitor !== null}
+              aria-describedby={noMonitor ? 'monitor-unavailable' : undefined}
               onChange={(e) => state.setSampleRuns(e.target.checked ? Math.min(1000, intervalMs) : null)}
             />{' '}
             sample during runs
@@ -165,11 +169,23 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
               Stop monitoring
             </button>
           ) : (
-            <button type="button" onClick={() => void state.startMonitor(intervalMs)} disabled={!intervalOk} data-testid="monitor-start">
+            <button
+              type="button"
+              onClick={() => void state.startMonitor(intervalMs)}
+              disabled={!intervalOk || noMonitor !== null}
+              title={noMonitor ?? undefined}
+              aria-describedby={noMonitor ? 'monitor-unavailable' : undefined}
+              data-testid="monitor-start"
+            >
               Start monitoring
             </button>
           )}
         </span>
+        {noMonitor && !monitor.running && (
+          <span id="monitor-unavailable" className="muted" data-testid="monitor-unavailable">
+            {noMonitor}
+          </span>
+        )}
       </div>
       <MemoryExport store={store} timeline={timeline} series={source === 'monitor' ? monitor.series : source === 'run' ? (outcome?.samples ?? null) : null} />
       {!intervalOk && !monitor.running && <p className="status-fail">The sampling interval is a whole number of milliseconds from 10 to 60000.</p>}

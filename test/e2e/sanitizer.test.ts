@@ -315,3 +315,46 @@ for (const theme of ['dark', 'light'] as const)
     assert.deepEqual(errors, []);
     await context.close();
   });
+
+// Issue 26, item 8: the rows in the order a person fixes them (the kernel's finding above the API errors that say
+// "fix the kernel finding first", folded under it; leaks after), and a race row whose counts agree with its sentence.
+test('26.8: the kernel finding leads, the errors it left fold under it, leaks follow; a race row counts hazards as its sentence does', async () => {
+  for (const viewport of VIEWPORTS) {
+    const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+    await page.getByTestId('tab').first().waitFor();
+    const view = page.getByTestId('sanitizer-view');
+    const rows = view.getByTestId('sanitizer-finding');
+
+    await openReport(page, join(REPORTS, 'memcheck-null.xml'), join(REPORTS, 'memcheck-null.xml.txt'));
+    await view.getByTestId('sanitizer-headline').filter({ hasText: 'memcheck-null.xml:' }).waitFor();
+    assert.deepEqual(await rows.evaluateAll((rs) => rs.map((r) => r.getAttribute('data-kind'))), ['memory-access', 'leak', 'leak']);
+    const first = rows.first();
+    assert.match(
+      await first.getByTestId('finding-sentence').innerText(),
+      /^Invalid write of 4 bytes .* in writeThrough at sanitizer_cases\.cu:25 — 32 threads/,
+    );
+    assert.equal(await first.getByTestId('finding-count').innerText(), '×32');
+    assert.equal(await first.getByTestId('finding-count').getAttribute('title'), '32 threads: one record each');
+    assert.match(
+      await first.getByTestId('finding-folded').locator('summary').innerText(),
+      /^… and 1 API error that followed it, because the context was dead: cudaDeviceSynchronize/,
+    );
+    assert.equal(await view.getByText(/fix the kernel finding first/).isVisible(), false, 'the folded error’s own sentence waits under its fault until opened');
+    await assertInViewport(page, first.getByTestId('finding-count'), `${sizeName(viewport)}: the first row's count`);
+
+    await openReport(page, join(REPORTS, 'racecheck-race.xml'), join(REPORTS, 'racecheck-race.xml.txt'));
+    await view.getByTestId('sanitizer-headline').filter({ hasText: 'racecheck-race.xml:' }).waitFor();
+    const race = rows.first();
+    const count = race.getByTestId('finding-count');
+    assert.equal(await count.innerText(), '512 hazards in 1 record');
+    assert.match(
+      (await count.getAttribute('title')) ?? '',
+      /^512 hazards in 1 record: a hazard is one pair of accesses, by two threads, that racecheck found unordered/,
+    );
+    assert.match(await race.getByTestId('finding-sentence').innerText(), / — 512 hazards\b/);
+    assert.doesNotMatch(await race.innerText(), /×1\b/, 'no record count beside the hazards as if it were theirs');
+    await assertInViewport(page, count, `${sizeName(viewport)}: the race row's count`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  }
+});

@@ -31,7 +31,7 @@ export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow:
   };
   return (
     <div className="banner info bundle-banner" role="status" data-testid="bundle-banner">
-      <span>
+      <span className="banner-text">
         Opened from bundle <strong className="mono">{name}</strong> (recorded on {view.recorded.device ?? 'an unknown device'} at {bundleTime(view.recorded.at)}
         ), read-only.
         {view.diagnosis && (

@@ -327,10 +327,12 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const readOnly = get().documents.find((d) => d.id === id)?.readOnly;
       disposeModel(id);
       set((s) => {
+        const at = s.documents.findIndex((d) => d.id === id);
         const documents = s.documents.filter((d) => d.id !== id);
         const { [id]: _gone, ...compiles } = s.compiles;
         const { [id]: _run, ...runs } = s.runs;
-        return { documents, compiles, runs, activeId: s.activeId === id ? (documents[documents.length - 1]?.id ?? null) : s.activeId };
+        // The closed tab's place goes to the next tab (the one after it), else the one before, as editors do.
+        return { documents, compiles, runs, activeId: s.activeId === id ? ((documents[at] ?? documents[at - 1])?.id ?? null) : s.activeId };
       });
       if (readOnly) return; // a bundle's file never had a draft
       await get()

@@ -151,7 +151,7 @@ export function EditorView({ store, onBundleOpened }: { store: WorkbenchStore; o
         </span>
         {compile?.status === 'compiling' && <button onClick={() => void cancelCompile()}>Cancel</button>}
       </div>
-      {notice && (
+      {notice && (!notice.docId || notice.docId === activeId) && (
         <div className={notice.kind === 'error' ? 'banner' : 'banner info'} role="alert">
           <Prose text={notice.text} /> <button onClick={dismissNotice}>Dismiss</button>
         </div>

@@ -58,7 +58,8 @@ export interface EditorSlice {
   activeId: string | null;
   compiles: Record<string, CompileState>;
   compileOptions: EditorOptions;
-  notice: { kind: 'error' | 'info'; text: string } | null;
+  /** A note above the editor; one about a document (`docId`) shows only while that document is in front. */
+  notice: { kind: 'error' | 'info'; text: string; docId?: string } | null;
   reveal: RevealRequest | null;
   locate: LocateRequest | null;
   restoreDocuments(): Promise<void>;
@@ -298,6 +299,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       set({
         notice: {
           kind: 'info',
+          docId,
           text: `The recorded launch of ${request.entry} is in the launch panel of ${name}${match ? `, checked against ${match.label}, the device that recorded it` : request.deviceName ? `; there is no profile of ${request.deviceName} (the device that recorded it) here` : ''}.`,
         },
       });

@@ -1,5 +1,5 @@
 import { findKernelSymbol } from '../cubin';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import type { Diagnostic } from './diagnostics';
 import { registerLimitedThreads } from './compile-options';
 import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
@@ -101,7 +101,7 @@ export function workbenchDiagnostics(kernels: KernelFacts[], sourceName: string)
       line: k.line,
       column: k.column,
       severity: 'error' as const,
-      message: `${k.name} uses ${formatBytes(k.sharedBytes!)} (${k.sharedBytes} bytes) of static shared memory; static __shared__ arrays are limited to 48 KiB per block, so it can never launch. Use dynamic shared memory (extern __shared__) and raise cudaFuncAttributeMaxDynamicSharedMemorySize to go beyond 48 KiB, up to the device's opt-in limit.`,
+      message: `${k.name} uses ${formatBytes(k.sharedBytes!)} (${plural(k.sharedBytes!, 'byte')}) of static shared memory; static __shared__ arrays are limited to 48 KiB per block, so it can never launch. Use dynamic shared memory (extern __shared__) and raise cudaFuncAttributeMaxDynamicSharedMemorySize to go beyond 48 KiB, up to the device's opt-in limit.`,
       code: 'static-shared',
       source: 'compiler' as const,
     }));

@@ -2,7 +2,7 @@ import { lookupCode } from '../cuda/error-catalog';
 import { explanationFor, type Explanation } from '../cuda/explanations';
 import type { GpuProcess } from '../devices';
 import type { Problem } from '../discovery';
-import { formatBytes } from '../format';
+import { formatBytes, partOf, plural, thousands } from '../format';
 import type { Comparison } from '../plan/compare';
 import type { LaunchPlan } from '../plan/plan-schema';
 import { parseDeviceAsserts, type DeviceAssert } from './device-output';
@@ -108,7 +108,7 @@ function describeAsserts(asserts: DeviceAssert[]): { first: DeviceAssert; senten
   const ordered = [...sites.values()].sort((x, y) => y.length - x.length);
   const sentences = ordered.slice(0, SHOWN_FIGURES).map((site) => {
     const a = site[0]!;
-    const threads = site.length === 1 ? 'One thread' : `${site.length} threads`;
+    const threads = site.length === 1 ? 'One thread' : `${thousands(site.length)} threads`;
     return `${threads} failed \`${a.condition}\` at ${a.file}:${a.line} in ${a.function}; the first: block (${a.block.join(',')}), thread (${a.thread.join(',')}).`;
   });
   if (ordered.length > SHOWN_FIGURES) sentences.push(`${ordered.length - SHOWN_FIGURES} more assert sites failed too (see the device output).`);
@@ -327,7 +327,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
     const d = v.damage;
     const range =
       d.side === 'after'
-        ? `elements ${d.nearestElement}${d.farthestElement > d.nearestElement ? `–${d.farthestElement}` : ''} of a ${v.count}-element buffer (valid indices 0–${v.count - 1})`
+        ? `elements ${d.nearestElement}${d.farthestElement > d.nearestElement ? `–${d.farthestElement}` : ''} of a ${thousands(v.count)}-element buffer (valid indices 0–${thousands(v.count - 1)})`
         : `elements ${d.farthestElement}${d.nearestElement > d.farthestElement ? ` to ${d.nearestElement}` : ''}, before its start`;
     return {
       ...base,
@@ -338,7 +338,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
       kernel: kernelOf(v.kernel),
       buffer: v.buffer,
       specifics: [
-        `It wrote ${range}: ${d.bytesChanged} byte(s) of the guard region the workbench keeps around every buffer changed.`,
+        `It wrote ${range}: ${plural(d.bytesChanged, 'byte')} of the guard region the workbench keeps around every buffer changed.`,
         'No CUDA error was raised: the write landed in mapped memory. A host program would corrupt a neighbouring allocation silently.',
         ...checks.guardViolations
           .slice(1, SHOWN_FIGURES)
@@ -398,7 +398,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
       ...base,
       kind: 'wrong-result',
       severity: 'error',
-      headline: `Wrong result in ${c.buffer}: ${c.mismatches} of ${c.checked} elements differ from ${c.against}, the first at index ${c.first[0]?.index}`,
+      headline: `Wrong result in ${c.buffer}: ${partOf(c.mismatches, c.checked, 'element')} ${c.mismatches === 1 ? 'differs' : 'differ'} from ${c.against}, the first at index ${c.first[0]?.index}`,
       step: stepAt(downloadStep >= 0 ? downloadStep : null),
       kernel: null,
       buffer: c.buffer,
@@ -431,7 +431,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
       ...base,
       kind: 'nondeterministic',
       severity: atomics.length ? 'warning' : 'error',
-      headline: `Results differ between two identical runs: ${d.differing} of ${d.count} elements of ${d.buffer}, the first at index ${d.firstIndex} (${fmt(d.first)}, then ${fmt(d.second)})`,
+      headline: `Results differ between two identical runs: ${partOf(d.differing, d.count, 'element')} of ${d.buffer}, the first at index ${d.firstIndex} (${fmt(d.first)}, then ${fmt(d.second)})`,
       step: stepAt(d.stepIndex),
       buffer: d.buffer,
       specifics: determinismSentences(result, plan),
@@ -463,7 +463,7 @@ export function diagnoseRun(input: DiagnosisInput): Diagnosis {
     };
   }
   const nan = result.buffers.filter((b) => b.nanCount > 0);
-  if (nan.length) base.specifics.push(...nan.map((b) => `Buffer ${b.name} holds ${b.nanCount} NaN value(s).`));
+  if (nan.length) base.specifics.push(...nan.map((b) => `Buffer ${b.name} holds ${plural(b.nanCount, 'NaN value')}.`));
   return { ...base, headline: okHeadline(result), specifics: [...base.specifics, ...checksNotRun(result)] };
 }
 
@@ -494,13 +494,13 @@ function determinismSentences(result: RunResult, plan: DiagnosisInput['plan']): 
     .slice(0, SHOWN_FIGURES)
     .map(
       (d) =>
-        `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${d.differing} of ${d.count} elements; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
+        `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${partOf(d.differing, d.count, 'element')}; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
     );
   for (const buffer of new Set(differences.map((x) => x.buffer))) {
     const poison = result.buffers.find((b) => b.name === buffer)?.poison;
     if (poison && poison.poisonCount > 0)
       out.push(
-        `${poison.poisonCount} element(s) of ${buffer} hold the poison pattern (every byte 0xFF), the first at index ${poison.firstPoisonIndex}: memory no thread wrote, or stale memory a racing read picked up. initcheck and racecheck tell the two apart.`,
+        `${plural(poison.poisonCount, 'element')} of ${buffer} ${poison.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (every byte 0xFF), the first at index ${poison.firstPoisonIndex}: memory no thread wrote, or stale memory a racing read picked up. initcheck and racecheck tell the two apart.`,
       );
   }
   const d = differences[0];
@@ -546,15 +546,15 @@ function poisonFinding(
     const specifics: string[] = [];
     if (p.poisonCount > 0)
       specifics.push(
-        `${p.poisonCount} of ${b.count} elements of ${b.name} still hold the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
+        `${partOf(p.poisonCount, b.count, 'element')} of ${b.name} still ${p.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
       );
     if (suspect && fromPoison !== null)
       specifics.push(
-        `${fromPoison} element(s) of ${b.name} are NaN only because of memory nothing wrote: run again with that memory zeroed instead of poisoned, they came out as numbers (the first, index ${probed!.firstIndex}). ${entry} read it before anything wrote it (step ${read!.stepIndex + 1} passed ${read!.buffer} unwritten).`,
+        `${plural(fromPoison, 'element')} of ${b.name} ${fromPoison === 1 ? 'is' : 'are'} NaN only because of memory nothing wrote: run again with that memory zeroed instead of poisoned, they came out as numbers (the first, index ${probed!.firstIndex}). ${entry} read it before anything wrote it (step ${read!.stepIndex + 1} passed ${read!.buffer} unwritten).`,
       );
     else if (suspect)
       specifics.push(
-        `${computed} element(s) of ${b.name} are NaN, and step ${read!.stepIndex + 1} passed ${read!.buffer} to ${entry} before anything wrote it: the NaN may come from that memory${probe?.reason ? `; the workbench could not confirm it (${probe.reason})` : ''}.`,
+        `${plural(computed, 'element')} of ${b.name} ${computed === 1 ? 'is' : 'are'} NaN, and step ${read!.stepIndex + 1} passed ${read!.buffer} to ${entry} before anything wrote it: the NaN may come from that memory${probe?.reason ? `; the workbench could not confirm it (${probe.reason})` : ''}.`,
       );
     specifics.push(
       'The workbench fills memory no upload initialises with 0xFF bytes. In a host program it holds whatever was there before — often zeros, so the bug hides until it does not.',
@@ -567,7 +567,7 @@ function poisonFinding(
       headline:
         p.poisonCount === 0
           ? `${entry} read memory nothing had written: ${b.name} holds ${fromPoison ?? computed} NaN ${fromPoison !== null ? 'from' : 'that may come from'} the poison pattern, the first at index ${first}`
-          : `${b.name} holds memory nothing had written: ${p.poisonCount} of ${b.count} elements, the first at index ${first}`,
+          : `${b.name} holds memory nothing had written: ${partOf(p.poisonCount, b.count, 'element')}, the first at index ${first}`,
       kernel: read ? kernelOf(read.kernel) : null,
       buffer: b.name,
       stepIndex: read?.stepIndex ?? null,
@@ -604,8 +604,8 @@ function poisonReachedComparison(result: RunResult, buffer: string): Uninitialis
 
 function mismatchSentence(c: Comparison): string {
   const m = c.first[0];
-  if (!m) return `${c.mismatches} element(s) of ${c.buffer} differ from ${c.against}.`;
-  return `${c.buffer}[${m.index}] is ${fmt(m.actual)} where ${c.against} says ${fmt(m.expected)}; ${c.mismatches} of ${c.checked} elements differ.`;
+  if (!m) return `${plural(c.mismatches, 'element')} of ${c.buffer} ${c.mismatches === 1 ? 'differs' : 'differ'} from ${c.against}.`;
+  return `${c.buffer}[${m.index}] is ${fmt(m.actual)} where ${c.against} says ${fmt(m.expected)}; ${partOf(c.mismatches, c.checked, 'element')} ${c.mismatches === 1 ? 'differs' : 'differ'}.`;
 }
 
 /** Hints from where the mismatches are: at the ends of the buffer (indexing), in blocks (synchronisation). */

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useStore } from 'zustand';
 
 import { sanitizerRerunUnavailable } from '../../core/availability';
-import { formatBytes, formatMs, formatNumber as fmt } from '../../core/format';
+import { formatBytes, formatMs, formatNumber as fmt, partOf, plural, thousands } from '../../core/format';
 import { formatDim3 } from '../../core/dims';
 import { formFromLaunch } from '../../core/plan/plan-launch';
 import type { Diagnosis } from '../../core/runner/diagnose';
@@ -329,7 +329,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
               {r.checks.determinism.status === 'compared'
                 ? r.checks.determinism.differences.length
                   ? `A second run on the same inputs gave different results: ${r.checks.determinism.differences
-                      .map((d) => `${d.buffer} (${d.differing} of ${d.count} elements, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
+                      .map((d) => `${d.buffer} (${partOf(d.differing, d.count, 'element')}, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
                       .join('; ')}`
                   : `${r.checks.determinism.runs === 1 ? 'A second run' : `${r.checks.determinism.runs} more runs`} on the same inputs gave bit-identical results (${formatMs(r.checks.determinism.ms)}).`
                 : `Not compared with a second run: ${r.checks.determinism.reason ?? 'turned off'}.`}
@@ -343,18 +343,20 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
             return (
               <div key={b.name} className="buffer" data-testid={`buffer-${b.name}`}>
                 <h4>
-                  {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {b.nanCount} · Inf {b.infCount}
+                  {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {thousands(b.nanCount)} · Inf{' '}
+                  {thousands(b.infCount)}
                 </h4>
                 {b.poison && b.poison.poisonCount > 0 && (
                   <p className="status-fail" data-testid={`poison-${b.name}`}>
-                    {b.poison.poisonCount} element(s) still hold the poison pattern (never written), the first at [{b.poison.firstPoisonIndex}]
+                    {plural(b.poison.poisonCount, 'element')} still {b.poison.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (never written), the
+                    first at [{b.poison.firstPoisonIndex}]
                   </p>
                 )}
                 {comparison && (
                   <p className={comparison.mismatches ? 'status-fail' : 'status-ok'} data-testid={`compare-${b.name}`}>
                     {comparison.mismatches
-                      ? `${comparison.mismatches} of ${comparison.checked} differ from ${comparison.against}; first at [${comparison.first[0]?.index}]: ${fmt(comparison.first[0]?.actual ?? null)}, expected ${fmt(comparison.first[0]?.expected ?? null)}`
-                      : `all ${comparison.checked} match ${comparison.against}`}
+                      ? `${partOf(comparison.mismatches, comparison.checked, 'element')} ${comparison.mismatches === 1 ? 'differs' : 'differ'} from ${comparison.against}; first at [${comparison.first[0]?.index}]: ${fmt(comparison.first[0]?.actual ?? null)}, expected ${fmt(comparison.first[0]?.expected ?? null)}`
+                      : `all ${plural(comparison.checked, 'element')} match ${comparison.against}`}
                   </p>
                 )}
                 <p className="mono values">

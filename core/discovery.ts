@@ -1,5 +1,5 @@
 import { environmentChecks, type DoctorEnvironment } from './doctor/environment-rules';
-import { formatCudaVersion } from './format';
+import { formatCudaVersion, plural } from './format';
 
 export interface LibraryAttempt {
   candidate: string;
@@ -126,7 +126,7 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
         detail: 'The driver loaded but reports no device',
         remedy: 'Check CUDA_VISIBLE_DEVICES and `nvidia-smi`.',
       });
-    else if (deviceCount !== null) checks.push({ id: 'devices', status: 'ok', title: 'CUDA devices', detail: `${deviceCount} device(s)`, remedy: null });
+    else if (deviceCount !== null) checks.push({ id: 'devices', status: 'ok', title: 'CUDA devices', detail: plural(deviceCount, 'device'), remedy: null });
   }
   if (report.nvrtc.loaded) {
     const v = report.nvrtc.version;

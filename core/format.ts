@@ -6,7 +6,15 @@ export const thousands = (n: number): string => n.toLocaleString('en-US');
 /** "1 finding", "2,048 findings"; `many` for a plural that is not the word and an s. */
 export const plural = (n: number, one: string, many = `${one}s`): string => `${thousands(n)} ${n === 1 ? one : many}`;
 
-/** 80 GiB style, to 3 significant figures. */
+/** "496,831 of 1,048,576 elements", "1 of 1 element": a part of a whole, the noun agreeing with the whole. */
+export const partOf = (part: number, whole: number, one: string, many = `${one}s`): string => `${thousands(part)} of ${plural(whole, one, many)}`;
+
+/**
+ * A size in binary units, to two decimals with the trailing zeros dropped: "79.65 GiB", "211.13 MiB", "80 GiB",
+ * "4,000 B". Two decimals at every size, as PyTorch and CuPy print theirs ("79.15 GiB total capacity", "211.13 MiB"),
+ * so a figure here agrees with the one a framework or nvidia-smi (81559MiB = 79.65 GiB) shows beside it; never
+ * rounded to three figures ("77.9 GiB" for 77.86). The one formatter for sizes: every view and report uses it.
+ */
 export function formatBytes(bytes: number): string {
   if (!Number.isFinite(bytes)) return String(bytes);
   let value = Math.abs(bytes);
@@ -15,9 +23,14 @@ export function formatBytes(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  // 1000 to 1023 of a unit: toPrecision(3) would write "1.01e+3"
-  const text = unit === 0 ? String(value) : value >= 1000 ? value.toFixed(0) : trimZeros(value.toPrecision(3));
-  return `${bytes < 0 ? '-' : ''}${text} ${UNITS[unit]}`;
+  // 1023.999 MiB rounds to the next unit rather than to "1,024 MiB".
+  if (unit > 0 && unit < UNITS.length - 1 && Number(value.toFixed(2)) >= 1024) {
+    value /= 1024;
+    unit++;
+  }
+  const [whole, fraction] = (unit === 0 ? value.toFixed(0) : value.toFixed(2)).split('.');
+  const decimals = fraction?.replace(/0+$/, '') ?? '';
+  return `${bytes < 0 ? '-' : ''}${thousands(Number(whole))}${decimals ? `.${decimals}` : ''} ${UNITS[unit]}`;
 }
 
 /** "1.50" -> "1.5", "2.00" -> "2", but "140" stays "140". */

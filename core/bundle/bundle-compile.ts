@@ -26,13 +26,24 @@ export interface BundleKernelCompile {
   record: Omit<CompileRecord, 'kernel'> | null;
   /** The ptx/ entry, or null (then `ptxMissing` says why). */
   ptx: string | null;
-  /** Where the PTX came from, in words ("the compile cache: the run's own compile"). */
+  /** Where the PTX came from, in words ("taken from the compile cache (…)", "compiled again at export with …"); ptxOrigin says it. */
   ptxFrom: string | null;
   ptxMissing: string | null;
 }
 
 export interface BundleCompile {
   kernels: BundleKernelCompile[];
+}
+
+/**
+ * Where a kernel's PTX came from, as a clause that follows "PTX (1.2 KiB), ": what the bundle says, which already
+ * reads as one ("taken from the compile cache (…)", "compiled again at export with …"); bundles written before it
+ * did say "the compile cache: …".
+ */
+export function ptxOrigin(from: string | null): string {
+  if (from === null) return 'as the bundle holds it';
+  const older = /^the compile cache: (.*)$/s.exec(from);
+  return older ? `taken from the compile cache (${older[1]})` : from;
 }
 
 /** What the exporting host found for a kernel's PTX: its text and where it came from, or why there is none. */

@@ -1,5 +1,5 @@
 import { findKernelSymbol } from '../cubin';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import type { Diagnostic } from './diagnostics';
 import { registerLimitedThreads } from './compile-options';
 import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
@@ -99,7 +99,7 @@ function staticSharedDiagnostic(k: KernelFacts, sourceName: string, limits: Shar
     line: k.line,
     column: k.column,
     severity: 'error',
-    message: `${k.name} uses ${formatBytes(bytes)} (${bytes} bytes) of static shared memory, so it can never launch: ${sharedLimitsClause(limits)}.${beyond}${ptxas ? ` (ptxas: ${ptxas})` : ''}`,
+    message: `${k.name} uses ${formatBytes(bytes)} (${plural(bytes, 'byte')}) of static shared memory, so it can never launch: ${sharedLimitsClause(limits)}.${beyond}${ptxas ? ` (ptxas: ${ptxas})` : ''}`,
     code: 'static-shared',
     source: 'compiler',
   };

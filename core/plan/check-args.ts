@@ -1,5 +1,5 @@
 import type { KernelParam } from '../compile/kernel-signature';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import { elementSize, isFloatType, type ElementType } from './element-types';
 import { bytesOf, type LaunchPlan } from './plan-schema';
 
@@ -19,7 +19,7 @@ export function checkLaunchArgs(plan: LaunchPlan, paramsByKernel: ReadonlyMap<st
     const where = `Step ${index + 1} (launch ${entry})`;
     const signature = `${entry}(${params.map((p) => `${p.type} ${p.name}`).join(', ')})`;
     if (step.args.length !== params.length) {
-      problems.push(`${where} passes ${step.args.length} argument(s), but ${signature} takes ${params.length}.`);
+      problems.push(`${where} passes ${plural(step.args.length, 'argument')}, but ${signature} takes ${params.length}.`);
       return;
     }
     step.args.forEach((arg, i) => {

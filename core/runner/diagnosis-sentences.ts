@@ -3,7 +3,7 @@
  * (diagnosis-rules.ts) chose and the run's facts. One describer per finding.
  */
 import { explanationFor } from '../cuda/explanations';
-import { formatBytes } from '../format';
+import { formatBytes, partOf, plural, thousands } from '../format';
 import type { Comparison } from '../plan/compare';
 import { stepLabel } from '../plan/step-label';
 import type { SanitizerTool } from '../sanitizer/findings';
@@ -71,7 +71,7 @@ function describeAsserts(asserts: DeviceAssert[]): { first: DeviceAssert; senten
   const ordered = [...sites.values()].sort((x, y) => y.length - x.length);
   const sentences = ordered.slice(0, SHOWN_FIGURES).map((site) => {
     const a = site[0]!;
-    const threads = site.length === 1 ? 'One thread' : `${site.length} threads`;
+    const threads = site.length === 1 ? 'One thread' : `${thousands(site.length)} threads`;
     return `${threads} failed \`${a.condition}\` at ${a.file}:${a.line} in ${a.function}; the first: block (${a.block.join(',')}), thread (${a.thread.join(',')}).`;
   });
   if (ordered.length > SHOWN_FIGURES) sentences.push(`${ordered.length - SHOWN_FIGURES} more assert sites failed too (see the device output).`);
@@ -175,7 +175,7 @@ function outOfBoundsWrite(violations: RunResult['checks']['guardViolations'], fa
   const d = v.damage;
   const range =
     d.side === 'after'
-      ? `elements ${d.nearestElement}${d.farthestElement > d.nearestElement ? `–${d.farthestElement}` : ''} of a ${v.count}-element buffer (valid indices 0–${v.count - 1})`
+      ? `elements ${d.nearestElement}${d.farthestElement > d.nearestElement ? `–${d.farthestElement}` : ''} of a ${thousands(v.count)}-element buffer (valid indices 0–${thousands(v.count - 1)})`
       : `elements ${d.farthestElement}${d.nearestElement > d.farthestElement ? ` to ${d.nearestElement}` : ''}, before its start`;
   return {
     ...BASE,
@@ -186,7 +186,7 @@ function outOfBoundsWrite(violations: RunResult['checks']['guardViolations'], fa
     kernel: facts.kernelOf(v.kernel),
     buffer: v.buffer,
     specifics: [
-      `It wrote ${range}: ${d.bytesChanged} byte(s) of the guard region the workbench keeps around every buffer changed.`,
+      `It wrote ${range}: ${plural(d.bytesChanged, 'byte')} of the guard region the workbench keeps around every buffer changed.`,
       'No CUDA error was raised: the write landed in mapped memory. A host program would corrupt a neighbouring allocation silently.',
       ...violations
         .slice(1, SHOWN_FIGURES)
@@ -207,15 +207,15 @@ function unwrittenReadBack(found: Extract<RunFinding, { kind: 'unwritten-memory-
   const specifics: string[] = [];
   if (p.poisonCount > 0)
     specifics.push(
-      `${p.poisonCount} of ${b.count} elements of ${b.name} still hold the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
+      `${partOf(p.poisonCount, b.count, 'element')} of ${b.name} still ${p.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (every byte 0xFF${float ? ', a NaN' : ', −1 as a signed integer'}), the first at index ${p.firstPoisonIndex}: nothing wrote them${float ? '' : ', unless the kernel writes −1 there'}.`,
     );
   if (suspect && fromPoison !== null)
     specifics.push(
-      `${fromPoison} element(s) of ${b.name} are NaN only because of memory nothing wrote: run again with that memory zeroed instead of poisoned, they came out as numbers (the first, index ${probed!.firstIndex}). ${entry} read it before anything wrote it (step ${read!.stepIndex + 1} passed ${read!.buffer} unwritten).`,
+      `${plural(fromPoison, 'element')} of ${b.name} ${fromPoison === 1 ? 'is' : 'are'} NaN only because of memory nothing wrote: run again with that memory zeroed instead of poisoned, they came out as numbers (the first, index ${probed!.firstIndex}). ${entry} read it before anything wrote it (step ${read!.stepIndex + 1} passed ${read!.buffer} unwritten).`,
     );
   else if (suspect)
     specifics.push(
-      `${computed} element(s) of ${b.name} are NaN, and step ${read!.stepIndex + 1} passed ${read!.buffer} to ${entry} before anything wrote it: the NaN may come from that memory${found.probeReason ? `; the workbench could not confirm it (${found.probeReason})` : ''}.`,
+      `${plural(computed, 'element')} of ${b.name} ${computed === 1 ? 'is' : 'are'} NaN, and step ${read!.stepIndex + 1} passed ${read!.buffer} to ${entry} before anything wrote it: the NaN may come from that memory${found.probeReason ? `; the workbench could not confirm it (${found.probeReason})` : ''}.`,
     );
   specifics.push(
     'The workbench fills memory no upload initialises with 0xFF bytes. In a host program it holds whatever was there before — often zeros, so the bug hides until it does not.',
@@ -228,7 +228,7 @@ function unwrittenReadBack(found: Extract<RunFinding, { kind: 'unwritten-memory-
     headline:
       p.poisonCount === 0
         ? `${entry} read memory nothing had written: ${b.name} holds ${fromPoison ?? computed} NaN ${fromPoison !== null ? 'from' : 'that may come from'} the poison pattern, the first at index ${first}`
-        : `${b.name} holds memory nothing had written: ${p.poisonCount} of ${b.count} elements, the first at index ${first}`,
+        : `${b.name} holds memory nothing had written: ${partOf(p.poisonCount, b.count, 'element')}, the first at index ${first}`,
     kernel: read ? facts.kernelOf(read.kernel) : null,
     buffer: b.name,
     step: facts.stepAt(read?.stepIndex ?? null),
@@ -247,7 +247,7 @@ function nondeterministic(found: Extract<RunFinding, { kind: 'nondeterministic' 
     ...BASE,
     kind: 'nondeterministic',
     severity: atomics.length ? 'warning' : 'error',
-    headline: `Results differ between two identical runs: ${d.differing} of ${d.count} elements of ${d.buffer}, the first at index ${d.firstIndex} (${fmt(d.first)}, then ${fmt(d.second)})`,
+    headline: `Results differ between two identical runs: ${partOf(d.differing, d.count, 'element')} of ${d.buffer}, the first at index ${d.firstIndex} (${fmt(d.first)}, then ${fmt(d.second)})`,
     step: facts.stepAt(d.stepIndex),
     buffer: d.buffer,
     specifics: determinismSentences(facts.result!, facts.plan),
@@ -291,13 +291,13 @@ function determinismSentences(result: RunResult, plan: RunFacts['plan']): string
     .slice(0, SHOWN_FIGURES)
     .map(
       (d) =>
-        `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${d.differing} of ${d.count} elements; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
+        `Run again on the same inputs${d.run > 1 ? ` (run ${d.run + 1})` : ''}, ${d.buffer} came back different in ${partOf(d.differing, d.count, 'element')}; the first, [${d.firstIndex}], was ${fmt(d.first)} and then ${fmt(d.second)}.`,
     );
   for (const buffer of new Set(differences.map((x) => x.buffer))) {
     const poison = result.buffers.find((b) => b.name === buffer)?.poison;
     if (poison && poison.poisonCount > 0)
       out.push(
-        `${poison.poisonCount} element(s) of ${buffer} hold the poison pattern (every byte 0xFF), the first at index ${poison.firstPoisonIndex}: memory no thread wrote, or stale memory a racing read picked up. initcheck and racecheck tell the two apart.`,
+        `${plural(poison.poisonCount, 'element')} of ${buffer} ${poison.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (every byte 0xFF), the first at index ${poison.firstPoisonIndex}: memory no thread wrote, or stale memory a racing read picked up. initcheck and racecheck tell the two apart.`,
       );
   }
   const d = differences[0];
@@ -311,8 +311,8 @@ function determinismSentences(result: RunResult, plan: RunFacts['plan']): string
 
 function mismatchSentence(c: Comparison): string {
   const m = c.first[0];
-  if (!m) return `${c.mismatches} element(s) of ${c.buffer} differ from ${c.against}.`;
-  return `${c.buffer}[${m.index}] is ${fmt(m.actual)} where ${c.against} says ${fmt(m.expected)}; ${c.mismatches} of ${c.checked} elements differ.`;
+  if (!m) return `${plural(c.mismatches, 'element')} of ${c.buffer} ${c.mismatches === 1 ? 'differs' : 'differ'} from ${c.against}.`;
+  return `${c.buffer}[${m.index}] is ${fmt(m.actual)} where ${c.against} says ${fmt(m.expected)}; ${partOf(c.mismatches, c.checked, 'element')} ${c.mismatches === 1 ? 'differs' : 'differ'}.`;
 }
 
 /** Hints from where the mismatches are: at the ends of the buffer (indexing), in blocks (synchronisation). */
@@ -437,7 +437,7 @@ const DESCRIBE: Describers = {
     ...BASE,
     kind: 'wrong-result',
     severity: 'error',
-    headline: `Wrong result in ${c.buffer}: ${c.mismatches} of ${c.checked} elements differ from ${c.against}, the first at index ${c.first[0]?.index}`,
+    headline: `Wrong result in ${c.buffer}: ${partOf(c.mismatches, c.checked, 'element')} ${c.mismatches === 1 ? 'differs' : 'differ'} from ${c.against}, the first at index ${c.first[0]?.index}`,
     step: facts.stepAt(downloadStep),
     kernel: null,
     buffer: c.buffer,
@@ -466,7 +466,7 @@ const DESCRIBE: Describers = {
     ...BASE,
     headline: okHeadline(facts.result!),
     specifics: [
-      ...facts.result!.buffers.filter((b) => b.nanCount > 0).map((b) => `Buffer ${b.name} holds ${b.nanCount} NaN value(s).`),
+      ...facts.result!.buffers.filter((b) => b.nanCount > 0).map((b) => `Buffer ${b.name} holds ${plural(b.nanCount, 'NaN value')}.`),
       ...checksNotRun(facts.result!),
     ],
   }),

@@ -22,14 +22,33 @@ export const isKernelFault = (f: SanitizerFinding): boolean => f.where !== null 
 /** An API error that only says the context was already dead (a sticky error: 700, 710, 719, …). */
 export const followsFault = (g: FindingGroup): boolean => g.kind === 'api-error' && g.example.api !== null && isStickyApiError(g.example.api);
 
-/** What happened on the device (a kernel finding names a device place), before what happened on the host. */
-const onDevice = (g: FindingGroup): boolean => g.where !== null;
+/** Kinds only a kernel reports: what happened on the device, even where the tool named no place for it (an imprecise fault). */
+const KERNEL_KINDS: ReadonlySet<FindingGroup['kind']> = new Set(['memory-access', 'device-error', 'uninitialised-read', 'race', 'barrier']);
 
-export function arrangeFindings(all: readonly SanitizerFinding[]): ArrangedFindings {
+/** A kernel finding: a device kind, or any finding that names a device place. */
+export const isKernelFinding = (g: Pick<FindingGroup, 'kind' | 'where'>): boolean => KERNEL_KINDS.has(g.kind) || g.where !== null;
+
+/**
+ * Where a group goes in the list, as a person fixes them: what the kernels did first (an API error a fault left
+ * behind says "fix the kernel finding first", so that finding must be above it), then the host's other errors,
+ * then leaks.
+ */
+export const findingRank = (g: Pick<FindingGroup, 'kind' | 'where'>): number => (isKernelFinding(g) ? 0 : g.kind === 'leak' ? 2 : 1);
+
+export interface ArrangeOptions {
+  /**
+   * The program under the tool is the workbench's own runner (a plan re-run under compute-sanitizer): every block
+   * still allocated at exit is a plan buffer the runner could not free after a sticky error, whatever frames the
+   * tool saved for it. A plan that never frees a buffer is said by the run's result, not by the leak check.
+   */
+  runner?: boolean;
+}
+
+export function arrangeFindings(all: readonly SanitizerFinding[], options: ArrangeOptions = {}): ArrangedFindings {
   const heldFindings = new Map<MemoryHolder, SanitizerFinding[]>();
   const rest: SanitizerFinding[] = [];
   for (const f of all) {
-    const holder = heldBy(f);
+    const holder = options.runner && f.kind === 'leak' ? 'workbench-runner' : heldBy(f);
     if (holder === null) rest.push(f);
     else {
       let list = heldFindings.get(holder);
@@ -48,13 +67,13 @@ export function arrangeFindings(all: readonly SanitizerFinding[]): ArrangedFindi
 
 /**
  * The groups with every sticky API error folded under the first kernel fault (the group whose first record it
- * is), and kernel findings first. Without a kernel fault the API errors stay findings: the fault that killed the
+ * is), kernel findings first and leaks last (findingRank). Without a kernel fault the API errors stay findings: the fault that killed the
  * context was one this tool does not see, and they are the only trace of it.
  */
 export function foldAfterFault(groups: readonly FindingGroup[], firstFault: SanitizerFinding | null): FindingGroup[] {
   const fault = firstFault === null ? undefined : groups.find((g) => g.example === firstFault);
   const folded = fault ? groups.filter(followsFault) : [];
   const kept = groups.filter((g) => !folded.includes(g)).map((g) => (g === fault ? { ...g, followedBy: [...(g.followedBy ?? []), ...folded] } : g));
-  // A stable sort: within the device's findings and the host's, groupFindings's order (errors, then the most frequent).
-  return [...kept].sort((a, b) => Number(onDevice(b)) - Number(onDevice(a)));
+  // A stable sort: within each rank, groupFindings's order (errors, then the most frequent).
+  return [...kept].sort((a, b) => findingRank(a) - findingRank(b));
 }

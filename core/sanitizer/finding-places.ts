@@ -1,3 +1,4 @@
+import { plural, thousands } from '../format';
 import { basenameOf, dirnameOf, joinPath } from '../workspace/paths';
 import type { DeviceLocation, Dim3, FindingGroup, SourceMapped } from './findings';
 import { describeFrame, LINEINFO_ADVICE } from './group';
@@ -82,6 +83,34 @@ export function placeLabel(g: FindingGroup): string {
   if (g.kind === 'leak') return 'leak';
   if (g.kind === 'api-error') return g.example.api?.call ?? 'API error';
   return g.userFrame ? describeFrame(g.userFrame) : g.tool;
+}
+
+/** What one record of a group stands for, by kind: memcheck writes one per thread that faulted, per block leaked, per call that failed. */
+const RECORD_NOUN: Partial<Record<FindingGroup['kind'], string>> = {
+  'memory-access': 'thread',
+  'uninitialised-read': 'thread',
+  barrier: 'thread',
+  'device-error': 'thread',
+  leak: 'allocation',
+  'api-error': 'call',
+};
+
+/**
+ * The count a row shows beside its place, and what it counts (its title). Most groups count the tool's records
+ * ("×32": 32 threads); racecheck's count is of hazards — an Analysis record sums up every hazard between the same two
+ * lines — so a race row shows the hazards, as its sentence does, and says how many records carried them.
+ */
+export function countLabel(g: FindingGroup): { text: string; title: string } {
+  if (g.kind === 'race' && g.hazards > 0) {
+    const hazards = plural(g.hazards, 'hazard');
+    const records = plural(g.count, 'record');
+    const what = 'a hazard is one pair of accesses, by two threads, that racecheck found unordered';
+    return g.hazards === g.count
+      ? { text: hazards, title: `${hazards}, one record each: ${what}.` }
+      : { text: `${hazards} in ${records}`, title: `${hazards} in ${records}: ${what}, and one record sums up the hazards between the same two lines.` };
+  }
+  const noun = RECORD_NOUN[g.kind];
+  return { text: `×${thousands(g.count)}`, title: noun ? `${plural(g.count, noun)}: one record each` : plural(g.count, 'record') };
 }
 
 /** Whether the row should name the user's host frame: its sentence does already for leaks and API errors. */

@@ -98,7 +98,7 @@ export interface HeldMemory {
 
 const frameText = (f: HostFrame) => (f.file !== null ? `${basename(f.file)}${f.line !== null ? `:${f.line}` : ''}` : (f.func ?? '?'));
 
-/** "Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes (112 GiB) in 2 blocks, asked for at join.py:13, join.py:12." */
+/** "Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes (111.84 GiB) in 2 blocks, asked for at join.py:13, join.py:12." */
 export function describeHeld(h: HeldMemory): string {
   const sites = [...new Set(h.groups.flatMap((g) => (g.userFrame ? [frameText(g.userFrame)] : [])))];
   const at = sites.length ? `, asked for at ${sites.slice(0, 4).join(', ')}${sites.length > 4 ? ` and ${thousands(sites.length - 4)} more places` : ''}` : '';

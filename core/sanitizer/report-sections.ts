@@ -26,7 +26,7 @@ export function foldedErrors(g: FindingGroup, summary?: SanitizerSummary): Folde
 
 /** The memory held at exit, as its own short section under the verdict. */
 export interface HeldSection {
-  /** "Not counted: 8,000 bytes (7.8 KiB) held at exit by CuPy arrays still alive" */
+  /** "Not counted: 8,000 bytes (7.81 KiB) held at exit by CuPy arrays still alive" */
   title: string;
   /** Per holder: what it held and where it was asked for, and why that is not the user's leak. */
   holders: { holder: HeldMemory['holder']; held: string; why: string }[];

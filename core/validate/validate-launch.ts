@@ -1,6 +1,6 @@
 import type { Dim3 } from '../dims';
 import { dimProduct, formatDim3 } from '../dims';
-import { formatBytes } from '../format';
+import { formatBytes, plural } from '../format';
 import type { DeviceLimits } from './device-limits';
 import {
   AXES,
@@ -173,7 +173,7 @@ function staticSharedTooLarge(ctx: RuleContext): Finding {
     rule: 'static-shared-too-large',
     severity: 'error',
     field: 'kernel',
-    message: `The kernel's static __shared__ memory alone is ${formatBytes(kernel.sharedSizeBytes)} (${kernel.sharedSizeBytes} bytes), more than the ${formatBytes(optin)} (${optin} bytes) this device allows per block in all: no launch configuration can run it, and the driver refuses to load it. The limits: ${sharedLimitsClause(sharedLimits(device))}.${largest.text}`,
+    message: `The kernel's static __shared__ memory alone is ${formatBytes(kernel.sharedSizeBytes)} (${plural(kernel.sharedSizeBytes, 'byte')}), more than the ${formatBytes(optin)} (${plural(optin, 'byte')}) this device allows per block in all: no launch configuration can run it, and the driver refuses to load it. The limits: ${sharedLimitsClause(sharedLimits(device))}.${largest.text}`,
     limit: optin,
     value: kernel.sharedSizeBytes,
     // Measured on an H100 (driver 580): ptxas refuses it for a real architecture; JIT from PTX fails in cuModuleLoadData.
@@ -197,7 +197,7 @@ function sharedPerBlock(ctx: RuleContext): Finding {
       rule: 'shared-per-block',
       severity: 'error',
       field: 'sharedBytes',
-      message: `${formatBytes(total)} of shared memory per block (${formatBytes(kernel.sharedSizeBytes)} static + ${formatBytes(config.sharedBytes)} dynamic) exceeds this device's maximum of ${formatBytes(optin)} (${optin} bytes) per block, even with the opt-in.`,
+      message: `${formatBytes(total)} of shared memory per block (${formatBytes(kernel.sharedSizeBytes)} static + ${formatBytes(config.sharedBytes)} dynamic) exceeds this device's maximum of ${formatBytes(optin)} (${plural(optin, 'byte')}) per block, even with the opt-in.`,
       limit: optin,
       value: total,
       driverError: INVALID_VALUE,

@@ -5,7 +5,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 import { ATTRIBUTES } from '../../core/cuda/device-attributes';
 import { parseDim3 } from '../../core/dims';
-import { formatBytes } from '../../core/format';
+import { formatBytes, plural } from '../../core/format';
 import { CompileCache } from '../compile/compile-cache';
 import { parseArg, planFromArgs, type ParsedArg } from '../../core/plan/arg-syntax';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
@@ -102,7 +102,7 @@ export function buildProgram(): Command {
         console.error(`Saved the profile of ${device.name} to ${saved}`);
       }
       print(!!opts.json, result, () => {
-        const lines = [`Driver ${result.driverVersion ?? '(version unknown: NVML unavailable)'} — ${result.devices.length} device(s)`];
+        const lines = [`Driver ${result.driverVersion ?? '(version unknown: NVML unavailable)'} — ${plural(result.devices.length, 'device')}`];
         for (const d of result.devices) {
           const mem = result.memory?.find((m) => m.uuid === d.uuid);
           lines.push(

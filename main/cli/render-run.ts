@@ -1,5 +1,5 @@
 import { formatDim3 } from '../../core/dims';
-import { formatBytes, formatMs } from '../../core/format';
+import { formatBytes, formatMs, partOf, plural, thousands } from '../../core/format';
 import type { Diagnosis } from '../../core/runner/diagnose';
 import type { RunOutcome } from '../services/run-service';
 
@@ -36,14 +36,16 @@ export function renderRun(outcome: RunOutcome): string {
     );
   }
   for (const b of r?.buffers ?? []) {
-    lines.push(`Buffer ${b.name}: ${b.type}[${b.count}]  min ${fmt(b.min)}  max ${fmt(b.max)}  mean ${fmt(b.mean)}  NaN ${b.nanCount}  Inf ${b.infCount}`);
+    lines.push(
+      `Buffer ${b.name}: ${b.type}[${b.count}]  min ${fmt(b.min)}  max ${fmt(b.max)}  mean ${fmt(b.mean)}  NaN ${thousands(b.nanCount)}  Inf ${thousands(b.infCount)}`,
+    );
     lines.push(`  [${b.head.map(fmt).join(', ')}${b.tail.length ? ', …, ' + b.tail.map(fmt).join(', ') : ''}]`);
   }
   for (const c of r?.checks.comparisons ?? []) {
     lines.push(
       c.mismatches
-        ? `Compare ${c.buffer} with ${c.against}: ${c.mismatches} of ${c.checked} differ; first at [${c.first[0]?.index}]: got ${fmt(c.first[0]?.actual ?? null)}, expected ${fmt(c.first[0]?.expected ?? null)}`
-        : `Compare ${c.buffer} with ${c.against}: all ${c.checked} match`,
+        ? `Compare ${c.buffer} with ${c.against}: ${partOf(c.mismatches, c.checked, 'element')} ${c.mismatches === 1 ? 'differs' : 'differ'}; first at [${c.first[0]?.index}]: got ${fmt(c.first[0]?.actual ?? null)}, expected ${fmt(c.first[0]?.expected ?? null)}`
+        : `Compare ${c.buffer} with ${c.against}: all ${plural(c.checked, 'element')} match`,
     );
   }
   for (const o of r?.deviceOutput ?? []) {
@@ -60,7 +62,7 @@ export function renderRun(outcome: RunOutcome): string {
   if (d?.status === 'compared')
     lines.push(
       d.differences.length
-        ? `Determinism: ${d.differences.length} read-back(s) differ on a second run (${formatMs(d.ms)})`
+        ? `Determinism: ${plural(d.differences.length, 'read-back')} ${d.differences.length === 1 ? 'differs' : 'differ'} on a second run (${formatMs(d.ms)})`
         : `Determinism: ${d.runs === 1 ? 'a second run' : `${d.runs} more runs`} gave bit-identical read-backs (${formatMs(d.ms)})`,
     );
   else if (d) lines.push(`Determinism: not checked — ${d.reason ?? 'turned off'}`);

@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describeIssues } from '../../core/plan/plan-schema';
+import { byTitle } from '../../core/samples/gallery-order';
 import { sampleManifestSchema, type SampleManifest, type SampleVariant } from '../../core/samples/sample-manifest';
 import { projectRoot } from '../paths';
 import { PlanFileError, readPlanFile } from './plan-files';
@@ -22,7 +23,7 @@ export interface LoadedSample extends GallerySample {
 
 export const samplesRoot = (): string => join(projectRoot(), 'samples');
 
-/** The failure gallery: every samples/<name>/ with a sample.json, in name order. */
+/** The failure gallery: every samples/<name>/ with a sample.json, in the order of their titles (core/samples/gallery-order.ts). */
 export async function listGallery(root = samplesRoot()): Promise<GallerySample[]> {
   const folders = await readdir(root, { withFileTypes: true }).catch(() => []);
   const out: GallerySample[] = [];
@@ -34,7 +35,7 @@ export async function listGallery(root = samplesRoot()): Promise<GallerySample[]
     if (!parsed.success) throw new PlanFileError(`samples/${folder.name}/sample.json is not valid: ${describeIssues(parsed.error)}`);
     out.push({ name: folder.name, dir, manifest: parsed.data });
   }
-  return out;
+  return byTitle(out);
 }
 
 /** One variant of a sample, its plan read with the variant's source in place of the broken one. */

@@ -91,6 +91,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
       started,
       output,
       dir,
+      runner: true,
     });
     const memory = outcome.result?.memory ?? [];
     report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));

@@ -168,6 +168,8 @@ export interface CollectedRun {
   output: BoundedOutput;
   /** The folder the tool saved its XML in (report-<pid>.xml). */
   dir: string;
+  /** The program under the tool was the workbench's runner (a plan re-run): what it left allocated is its own (arrangeFindings). */
+  runner?: boolean;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -214,7 +216,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   problems.push(...fromXml.problems);
   const merged = mergeText(findings, textInfo);
   // Memory an allocator held at exit set apart, the API errors a kernel fault left behind folded under it.
-  const { groups, findings: counted, held } = arrangeFindings(merged);
+  const { groups, findings: counted, held } = arrangeFindings(merged, { runner: run.runner ?? false });
   const summary = textInfo.summary;
   if (!textInfo.ended && !run.timedOut && !run.cancelled && textInfo.toolSeen)
     problems.push('The tool’s output stops before its summary: the tool, or the program under it, ended abruptly (a crash, or a kill).');

@@ -1,11 +1,12 @@
 import { useStore } from 'zustand';
 
 import { doctorMachineLabel, type BundleView as OpenedBundleView } from '../../core/bundle/bundle-view';
+import { ptxOrigin } from '../../core/bundle/bundle-compile';
 import type { DeviceInfo } from '../../core/devices';
 import { bundleDiagnosisNote, bundleDiagnosisText } from '../../core/diagnose/diagnosis-bundle-text';
 import { ranText } from '../../core/diagnose/diagnosis-view-text';
 import type { DiagnosisReport } from '../../core/diagnose/report';
-import { formatBytes } from '../../core/format';
+import { formatBytes, plural } from '../../core/format';
 import type { Timeline } from '../../core/memory/timeline';
 import type { WorkbenchStore } from '../store/store';
 import { CommandWords } from './DiagnoseSteps';
@@ -39,7 +40,7 @@ export function BundleBanner({ store, onShow }: { store: WorkbenchStore; onShow:
   };
   return (
     <div className="banner info bundle-banner" role="status" data-testid="bundle-banner">
-      <span>
+      <span className="banner-text">
         Opened from bundle <strong className="mono">{name}</strong> ({recordedWords(view.recorded)}), read-only.
         {view.diagnosis && (
           <>
@@ -220,9 +221,9 @@ function BundleRunSections({ view, timelines }: { view: OpenedBundleView; timeli
         ) : (
           <>
             <p>
-              {summary?.title}: {summary?.allocations ?? 0} allocation(s)
+              {summary?.title}: {plural(summary?.allocations ?? 0, 'allocation')}
               {summary?.peak ? `, peak ${formatBytes(summary.peak.bytes)}` : ''}
-              {view.samples ? `, with ${view.samples.count} NVML samples of ${view.samples.devices} device(s)` : ', without NVML samples'}.
+              {view.samples ? `, with ${plural(view.samples.count, 'NVML sample')} of ${plural(view.samples.devices, 'device')}` : ', without NVML samples'}.
             </p>
             <ul data-testid="bundle-markers">
               {timelines[0]!.markers.map((mk, i) => (
@@ -274,7 +275,7 @@ function BundleRunSections({ view, timelines }: { view: OpenedBundleView; timeli
             {k.record ? <pre className="mono">{k.record.command}</pre> : <p className="muted">The run never compiled it.</p>}
             <p className="muted">
               {ptx
-                ? `PTX (${formatBytes(ptx.length)}) from ${k.ptxFrom ?? 'the bundle'}: in the PTX tab of its file.`
+                ? `PTX (${formatBytes(ptx.length)}), ${ptxOrigin(k.ptxFrom)}: in the PTX tab of its file.`
                 : `No PTX: ${k.ptxMissing ?? 'not in the bundle'}.`}
             </p>
           </div>

@@ -9,6 +9,7 @@ import { platform } from '../layout/keyboard';
 import { preferences } from '../layout/storage';
 import type { WorkbenchStore } from '../store/store';
 import { shownCompile } from '../../core/compile/shown-compile';
+import { CompileFlags } from './CompileFlags';
 import { EditorPane, runEditorAction } from './EditorPane';
 import { KernelFacts } from './KernelFacts';
 import { LaunchPanel } from './LaunchPanel';
@@ -130,7 +131,7 @@ export function EditorView({
   return (
     <main className="editor-view">
       <div className="toolbar" role="toolbar" aria-label="File and compile options">
-        <button onClick={() => setDialog('open')} title={`Open (${shortcutKeys('open', platform)})`}>
+        <button onClick={() => setDialog('open')} title={`Open (${shortcutKeys('open', platform)})`} data-testid="open-file">
           Open…
         </button>
         <button
@@ -158,70 +159,13 @@ export function EditorView({
             ))}
           </select>
         </label>
-        <label>
-          <input type="checkbox" checked={!!options.debug} onChange={(e) => setCompileOptions({ debug: e.target.checked })} /> -G
-        </label>
-        <label>
-          <input type="checkbox" checked={!!options.fastMath} onChange={(e) => setCompileOptions({ fastMath: e.target.checked })} /> fast math
-        </label>
-        <label>
-          maxrregcount{' '}
-          <input
-            type="number"
-            min={16}
-            max={255}
-            className="narrow"
-            value={options.maxRegisters ?? ''}
-            onChange={(e) => setCompileOptions({ maxRegisters: e.target.value ? Math.min(255, Math.max(16, Number(e.target.value))) : null })}
-          />
-        </label>
-        <label>
-          -D{' '}
-          <input
-            className="wide"
-            placeholder="N=256,DEBUG"
-            aria-label="Defines"
-            defaultValue={(options.defines ?? []).join(',')}
-            onBlur={(e) =>
-              setCompileOptions({
-                defines: e.target.value
-                  .split(',')
-                  .map((d) => d.trim())
-                  .filter((d) => /^[A-Za-z_]\w*(=\S*)?$/.test(d)),
-              })
-            }
-          />
-        </label>
-        <label>
-          -I{' '}
-          <input
-            className="wide"
-            placeholder="/path/to/include"
-            aria-label="Include paths"
-            defaultValue={(options.includePaths ?? []).join(',')}
-            onBlur={(e) =>
-              setCompileOptions({
-                includePaths: e.target.value
-                  .split(',')
-                  .map((d) => d.trim())
-                  .filter(Boolean),
-              })
-            }
-          />
-        </label>
-        <label>
-          <select value={options.std ?? 'c++17'} onChange={(e) => setCompileOptions({ std: e.target.value as 'c++17' })} aria-label="C++ standard">
-            {['c++11', 'c++14', 'c++17', 'c++20'].map((v) => (
-              <option key={v}>{v}</option>
-            ))}
-          </select>
-        </label>
-        <span className="compile-status" data-testid="compile-status" role="status">
+        <CompileFlags options={options} setCompileOptions={setCompileOptions} />
+        <span className="compile-status" data-testid="compile-status" role="status" title={status}>
           {status}
         </span>
         {compile?.status === 'compiling' && <button onClick={() => void cancelCompile()}>Cancel</button>}
       </div>
-      {notice && (
+      {notice && (!notice.docId || notice.docId === activeId) && (
         <div className={notice.kind === 'error' ? 'banner' : 'banner info'} role="alert">
           <Prose text={notice.text} /> <button onClick={dismissNotice}>Dismiss</button>
         </div>

@@ -3,6 +3,7 @@ import { useStore } from 'zustand';
 
 import type { ChannelResponse } from '../../core/api/channels';
 import type { WorkbenchStore } from '../store/store';
+import { focusEditorSoon } from './EditorPane';
 
 type Gallery = ChannelResponse<'gallery.list'>;
 
@@ -21,6 +22,8 @@ export function GalleryView({ store, onOpened }: { store: WorkbenchStore; onOpen
       if (!docId) return;
       // The plan belongs to the sample's kernel file: its launch fills that file's launch panel.
       store.getState().attachPlan(docId, { label: `${name} (${variant})`, plan: loaded.plan, planPath: loaded.planPath, sourcePaths: [loaded.sourcePath] });
+      // The view this button was in goes away: the focus goes where the person works next, the sample's file.
+      focusEditorSoon();
       onOpened();
     } catch (e) {
       setError((e as Error).message);

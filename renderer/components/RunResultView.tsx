@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
-import { formatBytes, formatMs, formatNumber as fmt } from '../../core/format';
+import { sanitizerRerunUnavailable } from '../../core/availability';
+import { formatBytes, formatMs, formatNumber as fmt, partOf, plural, thousands } from '../../core/format';
 import { formatDim3 } from '../../core/dims';
 import { formFromLaunch } from '../../core/plan/plan-launch';
 import type { Diagnosis } from '../../core/runner/diagnose';
@@ -12,6 +13,7 @@ import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
+import { gpuPresence } from '../store/devices-slice';
 import { rerunSource } from '../store/sanitizer-slice';
 import { rememberFolderOf, startFolder, workFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
@@ -59,33 +61,42 @@ function SanitizerOffer({ offer, store, origin }: { offer: NonNullable<Diagnosis
   const state = useStore(store);
   const rerun = rerunSource(state);
   const progress = state.sanitizeProgress;
+  // What this machine lacks for it (the tool, a GPU), from the host's discovery: the button is off and says so, as Run does.
+  const unavailable = sanitizerRerunUnavailable(state.discovery, gpuPresence(state));
   // A recorded result's paths are the recording machine's: its command uses this machine's plan, or says where to put it.
   const planPath = rerun.ok ? rerun.planPath : origin && !origin.file ? origin.planPath : null;
   const start = () => {
-    if (rerun.ok)
+    if (rerun.ok && !unavailable)
       void store.getState().sanitizeRun({ tool: offer.tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
   };
   return (
     <div className="sanitizer" data-testid="diagnosis-sanitizer">
-      <button disabled={!rerun.ok || progress !== null} onClick={start} aria-describedby="sanitizer-rerun-note" data-testid="sanitizer-rerun">
+      <button
+        disabled={!rerun.ok || unavailable !== null || progress !== null}
+        onClick={start}
+        title={!progress && unavailable ? unavailable : undefined}
+        aria-describedby="sanitizer-rerun-note"
+        data-testid="sanitizer-rerun"
+      >
         {progress ? `Running ${progress.tool}…` : `Re-run under compute-sanitizer (${offer.tool})`}
       </button>{' '}
       <span className="muted">
         <Prose text={offer.why} />
       </span>
-      <p id="sanitizer-rerun-note" className={rerun.ok ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
+      <p id="sanitizer-rerun-note" className={rerun.ok && !unavailable ? 'muted' : 'status-warn'} data-testid="sanitizer-rerun-note">
         {progress ? (
           <>
             compute-sanitizer is running {progress.tool} on <span className="mono">{progress.label}</span>: one run under the tool at a time. Wait for it, or
             cancel it in the Sanitizer tab, then re-run this one.
           </>
-        ) : rerun.ok ? (
+        ) : rerun.ok && !unavailable ? (
           <>
             Runs <span className="mono">{rerun.label}</span> under {offer.tool} (10 to 100 times slower); its findings open in the Sanitizer tab and are marked
             in the editor.
           </>
         ) : (
-          rerun.why
+          // What this result lacks (its plan), then what this machine lacks (the tool, a GPU): each is said.
+          <Prose text={[rerun.ok ? null : rerun.why, unavailable].filter((w) => w !== null).join(' ')} />
         )}
       </p>
       <span className="muted">From a terminal:</span>
@@ -358,7 +369,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
               {r.checks.determinism.status === 'compared'
                 ? r.checks.determinism.differences.length
                   ? `A second run on the same inputs gave different results: ${r.checks.determinism.differences
-                      .map((d) => `${d.buffer} (${d.differing} of ${d.count} elements, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
+                      .map((d) => `${d.buffer} (${partOf(d.differing, d.count, 'element')}, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
                       .join('; ')}`
                   : `${r.checks.determinism.runs === 1 ? 'A second run' : `${r.checks.determinism.runs} more runs`} on the same inputs gave bit-identical results (${formatMs(r.checks.determinism.ms)}).`
                 : `Not compared with a second run: ${r.checks.determinism.reason ?? 'turned off'}.`}
@@ -372,18 +383,20 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
             return (
               <div key={b.name} className="buffer" data-testid={`buffer-${b.name}`}>
                 <h4>
-                  {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {b.nanCount} · Inf {b.infCount}
+                  {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {thousands(b.nanCount)} · Inf{' '}
+                  {thousands(b.infCount)}
                 </h4>
                 {b.poison && b.poison.poisonCount > 0 && (
                   <p className="status-fail" data-testid={`poison-${b.name}`}>
-                    {b.poison.poisonCount} element(s) still hold the poison pattern (never written), the first at [{b.poison.firstPoisonIndex}]
+                    {plural(b.poison.poisonCount, 'element')} still {b.poison.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (never written), the
+                    first at [{b.poison.firstPoisonIndex}]
                   </p>
                 )}
                 {comparison && (
                   <p className={comparison.mismatches ? 'status-fail' : 'status-ok'} data-testid={`compare-${b.name}`}>
                     {comparison.mismatches
-                      ? `${comparison.mismatches} of ${comparison.checked} differ from ${comparison.against}; first at [${comparison.first[0]?.index}]: ${fmt(comparison.first[0]?.actual ?? null)}, expected ${fmt(comparison.first[0]?.expected ?? null)}`
-                      : `all ${comparison.checked} match ${comparison.against}`}
+                      ? `${partOf(comparison.mismatches, comparison.checked, 'element')} ${comparison.mismatches === 1 ? 'differs' : 'differ'} from ${comparison.against}; first at [${comparison.first[0]?.index}]: ${fmt(comparison.first[0]?.actual ?? null)}, expected ${fmt(comparison.first[0]?.expected ?? null)}`
+                      : `all ${plural(comparison.checked, 'element')} match ${comparison.against}`}
                   </p>
                 )}
                 <p className="mono values">

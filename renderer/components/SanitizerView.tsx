@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import { formatBytes, formatMs, plural } from '../../core/format';
 import {
   compiledAs,
+  countLabel,
   findingPlaces,
   frameLabel,
   lacksLineInfo,
@@ -40,6 +41,7 @@ function FindingRow({ group, summary, store }: { group: FindingGroup; summary: S
   const target = places[0] ?? null;
   const sentence = describeGroup(group, summary);
   const threads = threadsLabel(group);
+  const count = countLabel(group);
   const severity = group.severity === 'error' ? 'fail' : group.severity === 'warning' ? 'warn' : 'ok';
   const copy = compiledAs(group);
   const folded = foldedErrors(group, summary);
@@ -48,8 +50,8 @@ function FindingRow({ group, summary, store }: { group: FindingGroup; summary: S
     <>
       <span className="finding-head">
         <span className={`status-${severity}`}>{group.severity}</span> <span className="mono finding-place">{placeLabel(group)}</span>{' '}
-        <span className="finding-count" data-testid="finding-count">
-          ×{group.count.toLocaleString('en-US')}
+        <span className="finding-count" title={count.title} data-testid="finding-count">
+          {count.text}
         </span>
       </span>
       <span className="finding-sentence" data-testid="finding-sentence">

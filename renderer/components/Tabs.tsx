@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 
 import { tabLabels } from '../../core/workspace/tab-labels';
@@ -8,12 +9,35 @@ export function Tabs({ store }: { store: WorkbenchStore }) {
   const documents = useStore(store, (s) => s.documents);
   const activeId = useStore(store, (s) => s.activeId);
   const { activate, close } = store.getState();
+  const list = useRef<HTMLDivElement>(null);
+  const selected = () => list.current?.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]') ?? null;
+  // The file on screen has its tab in view, however many are open (the row scrolls sideways). After the panels have
+  // their sizes: coming back from another view, the row is laid out again once they do.
+  useEffect(() => {
+    const row = list.current;
+    if (!row) return;
+    // The row alone scrolls, sideways (scrollIntoView would scroll every panel around it too).
+    const show = () => {
+      const tab = selected()?.getBoundingClientRect();
+      const box = row.getBoundingClientRect();
+      if (!tab) return;
+      if (tab.left < box.left) row.scrollLeft -= box.left - tab.left;
+      else if (tab.right > box.right) row.scrollLeft += Math.min(tab.right - box.right, tab.left - box.left);
+    };
+    show();
+    const resized = new ResizeObserver(show);
+    resized.observe(row);
+    return () => resized.disconnect();
+  }, [activeId, documents.length]);
   const closeAsking = (d: (typeof documents)[number]) => {
-    if (!d.dirty || window.confirm(`${d.name} has unsaved changes. Close it and discard them?`)) void close(d.id);
+    if (d.dirty && !window.confirm(`${d.name} has unsaved changes. Close it and discard them?`)) return;
+    void close(d.id);
+    // The closed tab took the focus with it: it goes to the tab now in front (the next one), or to Open… when none is left.
+    requestAnimationFrame(() => (selected() ?? document.querySelector<HTMLElement>('[data-testid="open-file"]'))?.focus());
   };
   const labels = tabLabels(documents);
   return (
-    <div className="tabs" role="tablist" aria-label="Open files" onKeyDown={onTablistKeyDown}>
+    <div className="tabs" role="tablist" aria-label="Open files" onKeyDown={onTablistKeyDown} ref={list}>
       {documents.map((d) => {
         // Files of the same name say their folder, as VS Code does.
         const folder = labels.get(d.id)?.folder ?? null;

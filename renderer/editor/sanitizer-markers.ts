@@ -39,7 +39,8 @@ export function showSanitizerMarks(
       const start = model.getLineFirstNonWhitespaceColumn(place.line) || 1;
       const end = Math.max(model.getLineLastNonWhitespaceColumn(place.line), start + 1);
       const side = place.role === 'first' ? ' (first access)' : place.role === 'second' ? ' (second access)' : '';
-      const count = group.count > 1 ? ` ×${group.count.toLocaleString('en-US')}` : '';
+      // A race's sentence counts its hazards; its records are not a second count beside them.
+      const count = group.kind !== 'race' && group.count > 1 ? ` ×${group.count.toLocaleString('en-US')}` : '';
       entry.markers.push({
         severity: SEVERITY[group.severity],
         message: sentence,

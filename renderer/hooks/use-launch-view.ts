@@ -15,7 +15,7 @@ import { checkPlan, launchRefusals, memoryRefusals, type LaunchCheck, type PlanC
 import type { KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch, type Validation } from '../../core/validate/validate-launch';
 import { getModel } from '../editor/models';
-import { chosenProfile, hasGpu, type ProfileEntry } from '../store/devices-slice';
+import { chosenProfile, gpuPresence, type ProfileEntry } from '../store/devices-slice';
 import type { DocumentState } from '../store/editor-slice';
 import { documentRun, type DocumentRun } from '../store/run-slice';
 import type { WorkbenchStore } from '../store/store';
@@ -125,12 +125,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
           )
         : null;
     const checks = planCheck?.launches ?? [];
-    const gpu =
-      devices === null
-        ? null
-        : hasGpu({ devices })
-          ? ({ present: true } as const)
-          : { present: false as const, reason: devices.ok ? 'no CUDA device was found.' : `${devices.problem.title}.` };
+    const gpu = gpuPresence({ devices });
     const blockers = runBlockers({
       compile: status,
       documentName: doc?.name ?? 'The file',

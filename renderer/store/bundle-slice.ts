@@ -30,7 +30,12 @@ export interface OpenedBundle {
   timelines: Timeline[];
   /** The bundle's profile of the run's device, as the launch panel takes one. */
   profile: ProfileEntry | null;
+  /** What the bundle's result, report and timeline took the place of: shown again when it closes. */
+  before: ShownBefore;
 }
+
+/** The result, sanitizer report and memory file on screen before a bundle's took their place. */
+type ShownBefore = Pick<WorkbenchState, 'outcome' | 'outcomeOrigin' | 'sanitizeReport' | 'sanitizeOrigin' | 'sanitizeFiles' | 'memoryFile' | 'memorySource'>;
 
 export interface BundleSlice {
   bundle: OpenedBundle | null;
@@ -73,12 +78,16 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
     if (!open) return;
     for (const id of Object.values(open.documents)) void get().close(id);
     const snapshots = new Set(open.view.diagnosis?.evidence.runs.map((r) => r.oomPicture?.snapshotPath).filter((p): p is string => !!p));
+    // What the bundle's views took the place of comes back (a result opened before it, its report, its memory file).
+    const before = open.before;
     set((s) => ({
       bundle: null,
-      ...(s.outcomeOrigin?.bundle === open.view.path ? { outcome: null, outcomeOrigin: null, pages: {} } : {}),
-      ...(s.sanitizeOrigin?.kind === 'bundle' ? { sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeFiles: {} } : {}),
+      ...(s.outcomeOrigin?.bundle === open.view.path ? { outcome: before.outcome, outcomeOrigin: before.outcomeOrigin, pages: {} } : {}),
+      ...(s.sanitizeOrigin?.kind === 'bundle'
+        ? { sanitizeReport: before.sanitizeReport, sanitizeOrigin: before.sanitizeOrigin, sanitizeError: null, sanitizeFiles: before.sanitizeFiles }
+        : {}),
       ...(s.memoryFile?.path === open.view.path || (s.memoryFile && snapshots.has(s.memoryFile.path))
-        ? { memoryFile: null, memoryCompare: null, memorySource: 'run' as const, memorySelection: null, memoryAliveAt: null }
+        ? { memoryFile: before.memoryFile, memoryCompare: null, memorySource: before.memorySource, memorySelection: null, memoryAliveAt: null }
         : {}),
       ...(s.diagnoseOrigin?.kind === 'bundle' && s.diagnoseOrigin.path === open.view.path
         ? { diagnoseReport: null, diagnoseOrigin: null, diagnoseStatus: `Closed the bundle ${open.name}: its diagnosis is no longer shown.` }
@@ -107,6 +116,8 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
         set({ bundleOpening: null });
       }
       dropBundle();
+      const { outcome, outcomeOrigin, sanitizeReport, sanitizeOrigin, sanitizeFiles, memoryFile, memorySource } = get();
+      const before: ShownBefore = { outcome, outcomeOrigin, sanitizeReport, sanitizeOrigin, sanitizeFiles, memoryFile, memorySource };
       const name = basenameOf(view.path);
       const documents: Record<string, string> = {};
       for (const source of view.sources) {
@@ -123,7 +134,7 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
       const front = main ? (documents[main.sourceName] ?? documents[basenameOf(main.sourceName)]) : undefined;
       if (front) get().activate(front);
       set((s) => ({
-        bundle: { view, name, documents, timelines, profile: bundleProfile(view, name) },
+        bundle: { view, name, documents, timelines, profile: bundleProfile(view, name), before },
         bundleSeq: s.bundleSeq + 1,
         ...(view.outcome
           ? {

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
 
 import type { ChannelResponse, DevicesResult } from '../../core/api/channels';
+import type { GpuPresence } from '../../core/availability';
 import type { DiscoveryReport, DoctorCheck } from '../../core/discovery';
 import type { WorkbenchState } from './store';
 
@@ -72,3 +73,11 @@ export const chosenProfile = (s: Pick<DevicesSlice, 'profiles' | 'profileId'>): 
 
 /** Whether this machine has a CUDA device to run on (false while unknown). */
 export const hasGpu = (s: Pick<DevicesSlice, 'devices'>): boolean => !!s.devices?.ok && s.devices.devices.length > 0;
+
+/** Whether there is a GPU to run on, and why not, for the actions that need one (Run, a re-run under compute-sanitizer); null while unknown. */
+export const gpuPresence = (s: Pick<DevicesSlice, 'devices'>): GpuPresence =>
+  s.devices === null
+    ? null
+    : hasGpu(s)
+      ? { present: true }
+      : { present: false, reason: s.devices.ok ? 'no CUDA device was found.' : `${s.devices.problem.title}.` };

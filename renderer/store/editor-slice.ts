@@ -60,7 +60,8 @@ export interface EditorSlice {
   activeId: string | null;
   compiles: Record<string, CompileState>;
   compileOptions: EditorOptions;
-  notice: { kind: 'error' | 'info'; text: string } | null;
+  /** A note above the editor; one about a document (`docId`) shows only while that document is in front. */
+  notice: { kind: 'error' | 'info'; text: string; docId?: string } | null;
   reveal: RevealRequest | null;
   locate: LocateRequest | null;
   /**
@@ -367,6 +368,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       set({
         notice: {
           kind: 'info',
+          docId,
           text: `The recorded launch of ${request.entry} is in the launch panel of ${name}${match ? `, checked against ${match.label}, the device that recorded it` : request.deviceName ? `; there is no profile of ${request.deviceName} (the device that recorded it) here` : ''}.`,
         },
       });
@@ -396,10 +398,12 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
       const readOnly = get().documents.find((d) => d.id === id)?.readOnly;
       disposeModel(id);
       set((s) => {
+        const at = s.documents.findIndex((d) => d.id === id);
         const documents = s.documents.filter((d) => d.id !== id);
         const { [id]: _gone, ...compiles } = s.compiles;
         const { [id]: _run, ...runs } = s.runs;
-        return { documents, compiles, runs, activeId: s.activeId === id ? (documents[documents.length - 1]?.id ?? null) : s.activeId };
+        // The closed tab's place goes to the next tab (the one after it), else the one before, as editors do.
+        return { documents, compiles, runs, activeId: s.activeId === id ? ((documents[at] ?? documents[at - 1])?.id ?? null) : s.activeId };
       });
       if (readOnly) return; // a bundle's file never had a draft
       await get()

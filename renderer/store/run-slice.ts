@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand';
 
+import { sanitizerRerunUnavailable } from '../../core/availability';
 import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { RestoredPlan } from '../../core/api/drafts';
@@ -10,6 +11,7 @@ import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, t
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, resultSources, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
 import { findResultSample } from './result-sample';
+import { gpuPresence } from './devices-slice';
 import { rerunSource } from './sanitizer-slice';
 import type { WorkbenchState } from './store';
 
@@ -197,7 +199,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
         // The setting: a failure its diagnosis says a sanitizer tool finds goes under that tool at once.
         const tool = outcome.diagnosis.sanitizer?.tool;
         const rerun = rerunSource(get());
-        if (tool && get().autoSanitize && rerun.ok)
+        if (tool && get().autoSanitize && rerun.ok && !sanitizerRerunUnavailable(get().discovery, gpuPresence(get())))
           void get().sanitizeRun({ tool, plan: rerun.plan, planPath: rerun.planPath, label: rerun.label, sources: rerun.sources });
       } catch (error) {
         set({ runError: controller.signal.aborted ? 'The run was cancelled. A fresh runner is ready.' : `The run could not be started: ${message(error)}` });

@@ -133,7 +133,7 @@ describe('a host started normally: a diagnosis exported as a bundle, and opened 
       await page.getByTestId('diagnosis-oom').getByRole('button', { name: 'Open in the Memory tab' }).click();
       await page.getByRole('application', { name: `Memory timeline of the allocator’s snapshot from ${name}` }).waitFor({ timeout: 30_000 });
       assert.equal(await page.getByTestId('output-tab-Memory').getAttribute('aria-selected'), 'true');
-      assert.match(await page.getByTestId('memory-summary').innerText(), /63\.3 GiB|31\.7 GiB/);
+      assert.match(await page.getByTestId('memory-summary').innerText(), /63\.34 GiB|31\.67 GiB/);
       await assertAccessible(page, `${sizeName(viewport)}: the bundle's snapshot in the Memory tab`);
       assert.deepEqual(errors, []);
       await close();

@@ -112,11 +112,11 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
       await openSaved(page, 'pytorch-oom-too-large.json', saved);
       assert.match(await page.getByTestId('diagnosis-verdict').innerText(), /Out of GPU memory at join\.py:20 .*asking for 63\.3 GiB/);
       const oom = page.getByTestId('diagnosis-oom');
-      assert.match(await oom.innerText(), /It asked for 63\.3 GiB; PyTorch held 63\.3 GiB in tensors/);
+      assert.match(await oom.innerText(), /It asked for 63\.34 GiB; PyTorch held 63\.34 GiB in tensors/);
       const rows = page.getByTestId('diagnosis-alive-by-line').locator('tbody tr');
       assert.deepEqual(
         (await rows.allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim()),
-        ['join.py:12 in load_halves 31.7 GiB 1', 'join.py:13 in load_halves 31.7 GiB 1'],
+        ['join.py:12 in load_halves 31.67 GiB 1', 'join.py:13 in load_halves 31.67 GiB 1'],
       );
       await assertNoSidewaysScroll(page, sizeName(viewport));
       await assertAccessible(page, `${sizeName(viewport)} ${theme}: out of memory`);
@@ -125,7 +125,7 @@ describe('a host started without --allow-programs: recorded diagnoses', () => {
       await oom.getByRole('button', { name: 'Open in the Memory tab' }).click();
       await page.getByRole('application', { name: /Memory timeline of pytorch-oom-too-large\.pickle/ }).waitFor({ timeout: 30_000 });
       assert.equal(await page.getByTestId('output-tab-Memory').getAttribute('aria-selected'), 'true');
-      assert.match(await page.getByTestId('memory-summary').innerText(), /63\.3 GiB|31\.7 GiB/);
+      assert.match(await page.getByTestId('memory-summary').innerText(), /63\.34 GiB|31\.67 GiB/);
       assert.deepEqual(errors, []);
       await close();
     });

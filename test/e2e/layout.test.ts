@@ -8,7 +8,10 @@ import type { Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { discoverLibraries } from '../../main/services/discovery-service';
+import { seriousViolations } from '../helpers/a11y';
+import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
+import { openBundleDialog } from '../helpers/ui';
 import { VIEWPORTS, assertInsideWindow, box, waitForSize } from '../helpers/viewports';
 
 // Issue 12, item 4: a layout to live in. Panels resize by mouse and keyboard, hide, take the whole
@@ -144,3 +147,124 @@ for (const viewport of VIEWPORTS) {
     await page.close();
   });
 }
+
+/** Whether the page's focus is in the editor (Monaco's text area), waited for up to 5 s. */
+async function focusInEditor(page: Page): Promise<boolean> {
+  return page
+    .waitForFunction(() => !!document.activeElement?.closest('.monaco-editor'), undefined, { timeout: 5000 })
+    .then(() => true)
+    .catch(() => false);
+}
+
+/** The tops of the visible children of an element: one value when they sit in one row. */
+const rowTops = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((e) => [
+    ...new Set(
+      Array.from(e.children)
+        .filter((c) => (c as HTMLElement).offsetWidth > 0)
+        .map((c) => Math.round(c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2)),
+    ),
+  ]);
+
+// Issue 26, item 9: the focus goes where a person works next (the sample's file after Open broken, the next tab after
+// a close), the tab on screen is in view however many are open, and at 1024 wide the toolbar and the output tabs are
+// one row, the side panel never scrolls sideways, the device select is whole, and the notes above take a line each.
+test('26.9: focus after opening and closing, the active tab in view, one-row bars, a side panel that fits, one-line notes', async () => {
+  for (const viewport of VIEWPORTS) {
+    const size = `${viewport.width}×${viewport.height}`;
+    const context = await app.browser.newContext({ viewport, bypassCSP: true });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    // The host keeps the open files: the second window size starts with the first's.
+    await page.goto(app.serve.url);
+    await page.getByTestId('tab').first().waitFor();
+
+    // Open broken, from the gallery: the sample's file is in front and the editor has the focus.
+    const samples = ['oob-off-by-one', 'null-pointer', 'trap', 'device-assert', 'use-after-free', 'misaligned-access', 'never-frees'];
+    for (const name of samples) {
+      await page.getByTestId('gallery-tab').click();
+      await page.getByTestId(`sample-${name}`).getByRole('button', { name: 'Open broken' }).click();
+      await page.getByTestId('launch-panel').waitFor();
+      assert.ok(
+        await focusInEditor(page),
+        `${size}: after Open broken (${name}) the focus is in the editor, not on ${await page.evaluate(() => document.activeElement?.tagName)}`,
+      );
+    }
+    // Seven files or more open: the one in front has its tab in view, and so has the first once it is chosen.
+    const tabs = page.getByTestId('tab');
+    assert.ok((await tabs.count()) >= samples.length, `${size}: ${await tabs.count()} files open`);
+    const inView = async (what: string) => {
+      const row = await box(page.locator('.tabs'));
+      const tab = await box(page.locator('[data-testid="tab"][aria-selected="true"]'));
+      assert.ok(
+        tab.x >= row.x - 1 && tab.x + tab.width <= row.x + row.width + 1,
+        `${size}: ${what} is at ${tab.x}–${tab.x + tab.width}, the row ${row.x}–${row.x + row.width}`,
+      );
+    };
+    await inView('the last file opened');
+    await page.locator('[data-testid="tab"][aria-selected="true"]').focus();
+    await page.keyboard.press('Home');
+    await inView('the first tab, chosen with Home');
+    await page.keyboard.press('End');
+    await inView('the last tab, chosen with End');
+
+    // Closing a tab: its neighbour comes to the front and takes the focus (the next one; the one before for the last).
+    const names = await tabs.allInnerTexts();
+    await page.keyboard.press('Home');
+    await page.locator('[data-testid="tab"][aria-selected="true"] .close').click();
+    await page.waitForFunction(() => document.activeElement?.getAttribute('role') === 'tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-selected')), 'true', `${size}: the focus is on the tab in front`);
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement).innerText), names[1], 'the next tab is in front');
+    await page.keyboard.press('End');
+    await page.keyboard.press('Delete');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-testid="tab"]').length === n, names.length - 2);
+    assert.equal(await page.evaluate(() => (document.activeElement as HTMLElement).innerText), names[names.length - 2], 'the last closed: the one before it');
+
+    // One row: the toolbar and the output tabs; the compile flags fold behind their button where the row is short.
+    assert.deepEqual((await rowTops(page, '.toolbar')).length, 1, `${size}: the toolbar is one row`);
+    assert.deepEqual((await rowTops(page, '.output-tabs')).length, 1, `${size}: the output tabs are one row`);
+    const flags = page.getByTestId('compile-flags-toggle');
+    if (await flags.isVisible()) {
+      await flags.click();
+      await assertInsideWindow(page, page.getByLabel('Defines'), `${size}: the -D field, unfolded`);
+      await page.getByLabel('Defines').focus();
+      await page.keyboard.press('Escape');
+      assert.equal(await page.getByLabel('Defines').isVisible(), false, 'Escape folds them again');
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'compile-flags-toggle');
+    } else {
+      assert.ok(viewport.width >= 1440, 'the flags fold at 1024 wide');
+      await assertInsideWindow(page, page.getByLabel('Defines'), `${size}: the -D field`);
+    }
+    // The side panel scrolls up and down only; the device select is whole, inside it and the window.
+    const side = page.getByTestId('side-panel');
+    const { scrollWidth, clientWidth } = await side.evaluate((e) => ({ scrollWidth: e.scrollWidth, clientWidth: e.clientWidth }));
+    assert.ok(scrollWidth <= clientWidth, `${size}: the side panel is ${scrollWidth}px wide inside ${clientWidth}px`);
+    const device = page.getByTestId('launch-panel').getByLabel('Device', { exact: true });
+    await device.scrollIntoViewIfNeeded();
+    await assertInsideWindow(page, device, `${size}: the device select`);
+    const panel = await box(side);
+    const select = await box(device);
+    assert.ok(
+      select.x + select.width <= panel.x + panel.width + 0.5,
+      `${size}: the device select ends at ${select.x + select.width}, the panel at ${panel.x + panel.width}`,
+    );
+
+    // A bundle opened beside: with the note that there is no GPU, two notes — one line each.
+    await openBundleDialog(page, join(ROOT, 'test/fixtures/bundles/recorded/shared-memory-race.zip'));
+    const notes = [page.getByTestId('bundle-banner'), ...(hasDriver ? [] : [page.getByTestId('no-gpu-banner')])];
+    let notesHeight = 0;
+    for (const note of notes) {
+      await note.waitFor();
+      const b = await box(note);
+      assert.ok(b.height <= 36, `${size}: ${await note.getAttribute('data-testid')} is ${b.height}px tall`);
+      await assertInsideWindow(page, note.getByRole('button').last(), `${size}: the note's last button`);
+      notesHeight += b.height;
+    }
+    assert.ok(notesHeight <= 72, `${size}: the notes take ${notesHeight}px`);
+
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});

@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { findNvcc } from '../../main/compile/nvcc';
+import { findComputeSanitizer } from '../../main/tools/compute-sanitizer';
 import { discoverLibraries } from '../../main/services/discovery-service';
+import { seriousViolations } from '../helpers/a11y';
 import { ROOT, SAMPLES } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
-import { assertInViewport, chooseDevice, openApp, openResult, sizeName, VIEWPORTS, waitForCompile } from '../helpers/ui';
+import { assertInViewport, chooseDevice, openApp, openResult, openSample, sizeName, VIEWPORTS, waitForCompile } from '../helpers/ui';
 
 // Issue 12, items 9 and 10: the first load on a machine without a GPU says so and what still works; a
 // file that is not a result, numbers, Save as, and the occupancy chart's tooltip, as a person sees them.
@@ -156,3 +158,55 @@ for (const viewport of VIEWPORTS) {
     await page.close();
   });
 }
+
+// Issue 26, item 7: what cannot work on this machine is off and says why, before it is pressed — as Run is — from the
+// host's discovery (the doctor's): the re-run under compute-sanitizer, and monitoring without NVML.
+test(
+  '26.7: the re-run under compute-sanitizer and Start monitoring are off here, each with its reason on screen',
+  { skip: hasDriver && 'this machine has a driver' },
+  async () => {
+    const tool = await findComputeSanitizer();
+    const nvml = discoverLibraries().nvml.loaded;
+    for (const viewport of VIEWPORTS) {
+      const context = await app.browser.newContext({ viewport, bypassCSP: true });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(app.serve.url);
+      await page.getByTestId('tab').first().waitFor();
+      // A recorded failure with its sample's plan open: everything the re-run needs but the machine.
+      await openResult(page, join(RUNS, 'oob-off-by-one.json'));
+      await openSample(page, 'oob-off-by-one');
+      await page.getByTestId('output-tab-Run').click();
+      const rerun = page.getByTestId('sanitizer-rerun');
+      const note = page.getByTestId('sanitizer-rerun-note');
+      const why = tool.found
+        ? /^compute-sanitizer runs the plan on a GPU, and this machine has none: No NVIDIA driver found\./
+        : /^compute-sanitizer was not found on this machine \(Devices shows where it was looked for\)\. It ships with the CUDA toolkit/;
+      await note.filter({ hasText: why }).waitFor();
+      assert.equal(await rerun.isDisabled(), true, `${sizeName(viewport)}: the re-run is off`);
+      assert.match((await rerun.getAttribute('title')) ?? '', why);
+      assert.equal(await rerun.getAttribute('aria-describedby'), 'sanitizer-rerun-note');
+      assert.doesNotMatch(await note.innerText(), /\/usr\/|\(loader path\)/, 'the reason, not a wall of searched paths');
+      await assertInViewport(page, note, `${sizeName(viewport)}: why the re-run is off`);
+
+      await page.getByTestId('output-tab-Memory').click();
+      const start = page.getByTestId('monitor-start');
+      await start.waitFor();
+      if (!nvml) {
+        assert.equal(await start.isDisabled(), true, `${sizeName(viewport)}: Start monitoring is off`);
+        const said = page.getByTestId('monitor-unavailable');
+        assert.equal(
+          await said.innerText(),
+          'Monitoring needs NVML (libnvidia-ml.so.1, installed with the NVIDIA driver), and it was not found on this machine (Devices shows where it was looked for).',
+        );
+        assert.equal(await start.getAttribute('aria-describedby'), 'monitor-unavailable');
+        assert.equal(await page.getByRole('checkbox', { name: 'sample during runs' }).isDisabled(), true);
+        await assertInViewport(page, said, `${sizeName(viewport)}: why monitoring is off`);
+      }
+      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  },
+);

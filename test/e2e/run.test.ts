@@ -46,7 +46,7 @@ test('a failed run (recorded on the GPU) shows the decoded error, its explanatio
 
   // Out of memory: the request beside free and total, and who holds the device.
   await openResult(page, 'allocation-too-large.json', /Out of device memory at step 1/);
-  assert.match(await text(page, 'diagnosis-memory'), /Requested 256 GiB · free [\d.]+ GiB of 79\.2 GiB/);
+  assert.match(await text(page, 'diagnosis-memory'), /Requested 256 GiB · free [\d.]+ GiB of 79\.18 GiB/);
 
   // No CUDA error at all: the guard bytes found the write one past the end.
   await openResult(page, 'oob-off-by-one.json', /scale wrote past the end of buffer x at step 3/);

@@ -116,13 +116,14 @@ test('the paste box explains a pasted PyTorch out-of-memory message with its num
   const panel = page.getByTestId('explanation');
   assert.match(await panel.locator('h2').innerText(), /PyTorch: CUDA out of memory/);
   const oom = await page.getByTestId('oom').innerText();
+  // Each figure as the message gives it (issue 26: sizes to two decimals, as PyTorch prints them).
   for (const figure of [
     /Requested\s+1\.25 GiB/,
-    /GPU 1 total\s+93 GiB/,
+    /GPU 1 total\s+93\.02 GiB/,
     /Free\s+1\.18 GiB/,
-    /Held by PyTorch tensors\s+90\.6 GiB/,
-    /Cached by PyTorch, unused\s+121 MiB/,
-    /Process 2752205\s+91\.8 GiB/,
+    /Held by PyTorch tensors\s+90\.63 GiB/,
+    /Cached by PyTorch, unused\s+120\.54 MiB/,
+    /Process 2752205\s+91\.82 GiB/,
   ])
     assert.match(oom, figure);
   assert.match(await panel.innerText(), /Reduce the batch size/);

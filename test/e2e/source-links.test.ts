@@ -128,7 +128,7 @@ for (const viewport of VIEWPORTS) {
     await openSample(page, 'static-shared-too-large');
     await page.getByTestId('compile-status').filter({ hasText: /✓|✗/ }).waitFor({ timeout: 60_000 });
     const finding = page.getByTestId('launch-panel').getByTestId('finding-static-shared-too-large');
-    assert.match(await finding.innerText(), /__shared__ float cache\[100000\] \(391 KiB\) at line 4/);
+    assert.match(await finding.innerText(), /__shared__ float cache\[100000\] \(390\.63 KiB\) at line 4/);
     await finding.getByTestId('finding-line').click();
     let shown = await markedLine(page);
     assert.deepEqual([shown.line, shown.focused], [4, true]);

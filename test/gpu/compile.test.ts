@@ -46,7 +46,7 @@ test('NVRTC compiles every sample for the device, and ptxas resources equal what
     if (sample === 'static-shared-too-large/broken.cu') {
       // A gallery sample that must not compile: NVRTC accepts it, the workbench's own diagnostic refuses it.
       assert.equal(result.ok, false);
-      assert.ok(result.diagnostics.some((d) => d.code === 'static-shared' && d.message.includes('400000 bytes')));
+      assert.ok(result.diagnostics.some((d) => d.code === 'static-shared' && d.message.includes('400,000 bytes')));
       continue;
     }
     assert.ok(result.ok, `${sample}: ${result.log}`);

@@ -277,7 +277,7 @@ test('run: elements no thread wrote are found by their poison, with the count an
   const c = outcome.result!.buffers.find((b) => b.name === 'c')!;
   assert.equal(c.poison?.poisonCount, 488);
   assert.equal(c.poison?.firstPoisonIndex, 512);
-  assert.match(outcome.diagnosis.specifics.join(' '), /488 of 1000 elements of c still hold the poison pattern .* the first at index 512/);
+  assert.match(outcome.diagnosis.specifics.join(' '), /488 of 1,000 elements of c still hold the poison pattern .* the first at index 512/);
 });
 
 test('run: steps print in plan order, and the determinism check can be turned off or asked for more runs', async () => {

@@ -92,7 +92,7 @@ test('plans that cannot run are refused before any compiler or GPU is touched: o
     [
       'too few arguments',
       variant((p) => launch(p).args!.pop()),
-      /passes 3 argument\(s\), but vecAdd\(const float\* a, const float\* b, float\* c, int n\) takes 4/,
+      /passes 3 arguments, but vecAdd\(const float\* a, const float\* b, float\* c, int n\) takes 4/,
     ],
     [
       'an f32 value for an int parameter',

@@ -81,13 +81,13 @@ test('memory leak.pickle (text): 50 allocations of 4 MiB alive at the end from <
   assert.deepEqual(json.devices[0]!.atEnd.groups[0]!.frame, { filename: '<stdin>', line: 16, name: '<module>' });
 });
 
-test('memory on the OOM text: 10 TiB asked for with 78.4 GiB free, PyTorch holding 256 MiB', async () => {
+test('memory on the OOM text: 10 TiB asked for with 78.41 GiB free, PyTorch holding 256 MiB', async () => {
   const r = await runCli(['memory', join(H100, 'oom.pickle')]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Peak: 512 MiB allocated .* at \+0\.563 ms \(entry 16\), 8 allocations alive/);
   assert.match(
     r.stdout,
-    /OOM at \+47\.862 ms: asked for 10 TiB with 78\.4 GiB free on the device \(131× what was free\); PyTorch held 256 MiB allocated, 256 MiB reserved \(0 B cached and unused\)/,
+    /OOM at \+47\.862 ms: asked for 10 TiB with 78\.41 GiB free on the device \(131× what was free\); PyTorch held 256 MiB allocated, 256 MiB reserved \(0 B cached and unused\)/,
   );
 });
 

@@ -43,7 +43,7 @@ test('memory.open on oom.pickle: one timeline per device with data, decoded whol
   assert.equal(t.title, 'cuda:0 · PyTorch memory snapshot · oom.pickle');
   assert.equal(t.allocations.count, 8);
   assert.equal(v.summary[0]!.peak!.bytes, 512 * MiB);
-  assert.equal(v.summary[0]!.ooms[0]!.marker.label, 'out of memory: asked 10 TiB, 78.4 GiB free');
+  assert.equal(v.summary[0]!.ooms[0]!.marker.label, 'out of memory: asked 10 TiB, 78.41 GiB free');
   assert.equal(v.summary[0]!.ooms[0]!.holders[0]!.count, 4);
   assert.equal(v.timings.bytes, 9105);
   assert.deepEqual(

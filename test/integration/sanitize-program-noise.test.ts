@@ -147,6 +147,6 @@ test('PyTorch out of memory, read from the text alone: the two out-of-memory err
   );
   assert.match(
     report.details.join(' '),
-    /Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes \(112 GiB\) in 2 blocks, asked for at join\.py:13, join\.py:12\./,
+    /Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes \(111\.84 GiB\) in 2 blocks, asked for at join\.py:13, join\.py:12\./,
   );
 });

@@ -19,7 +19,7 @@ test('the captured H200 carries every attribute by name', () => {
   assert.equal(smArch(device), 'sm_90');
   assert.deepEqual(Object.keys(device.attributes).sort(), ATTRIBUTES.map((a) => a.name).sort());
   assert.equal(device.attributes['MAX_SHARED_MEMORY_PER_BLOCK_OPTIN'], 232448);
-  assert.equal(formatBytes(device.totalMemBytes), '140 GiB');
+  assert.equal(formatBytes(device.totalMemBytes), '139.8 GiB', 'two decimals, as nvidia-smi and PyTorch give it, not rounded to 140');
 });
 
 test('attribute names resolve with or without the CU_DEVICE_ATTRIBUTE_ prefix', () => {
@@ -32,7 +32,7 @@ test('formatting', () => {
   assert.equal(formatBytes(0), '0 B');
   assert.equal(formatBytes(1536), '1.5 KiB');
   assert.equal(formatBytes(48 * 1024), '48 KiB');
-  assert.equal(formatBytes(1010 * 1024), '1010 KiB', 'never "1.01e+3 KiB"');
+  assert.equal(formatBytes(1010 * 1024), '1,010 KiB', 'never "1.01e+3 KiB"');
   assert.equal(formatBytes(100 * 2 ** 30), '100 GiB');
   assert.equal(formatCudaVersion(13000), '13.0');
   assert.equal(formatCudaVersion(12080), '12.8');

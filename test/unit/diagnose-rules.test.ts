@@ -116,8 +116,8 @@ test('verdict: an out-of-memory with the allocator history says what was alive a
   const history = { ...recordedRun('pytorch-oom-too-large.history', 'allocator-history'), oomPicture: picture };
   const v = judge(evidenceOf([recordedRun('pytorch-oom-too-large.as-is'), history]));
   assert.equal(v.kind, 'out-of-memory');
-  assert.match(v.sentence, /^Out of GPU memory at join\.py:20 .*asking for 112 GiB: the request alone is 80% of the GPU\.$/);
-  assert.match(v.cause, /Alive at the failure: 55\.9 GiB from join\.py:12, 55\.9 GiB from join\.py:13\./);
+  assert.match(v.sentence, /^Out of GPU memory at join\.py:20 .*asking for 111\.84 GiB: the request alone is 80% of the GPU\.$/);
+  assert.match(v.cause, /Alive at the failure: 55\.92 GiB from join\.py:12, 55\.92 GiB from join\.py:13\./);
   assert.equal(v.whatToDo.length, 1);
   assert.ok(!v.cause.includes(v.whatToDo[0]!), 'what to do is not repeated in the cause');
 });
@@ -135,7 +135,7 @@ test('verdict: another process holding the GPU is named with its command and as 
     { pid: 530, command: 'python3 hog.py', peakBytes: 543162368, isProgram: true, childOfProgram: false },
   ];
   const v = judge(evidenceOf([first]));
-  assert.match(v.sentence, /process 547 \(a child of the program: python3 -c … cache-server\) held 119 GiB\.$/);
+  assert.match(v.sentence, /process 547 \(a child of the program: python3 -c … cache-server\) held 118\.9 GiB\.$/);
 });
 
 test('verdict: a hidden GPU, a tensor on the CPU, a host crash', () => {

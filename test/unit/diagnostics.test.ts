@@ -95,7 +95,7 @@ test('more than 48 KiB of static shared memory is an error from the workbench wh
   const [d] = workbenchDiagnostics(kernels, 'bigshared.cu');
   assert.equal(d!.severity, 'error');
   assert.equal(d!.line, 1);
-  assert.match(d!.message, /391 KiB \(400000 bytes\) of static shared memory/);
+  assert.match(d!.message, /390\.63 KiB \(400,000 bytes\) of static shared memory/);
   assert.deepEqual(
     workbenchDiagnostics(kernelFacts(fixture('warn.cu'), parsePtxasInfo(fixture('nvrtc-warn.log')), ['_Z6reducePKfPfj', '_Z1kPfi']), 'warn.cu'),
     [],

@@ -41,8 +41,8 @@ test('PyTorch 2.x out of memory: every number broken down, and what it means', (
   assert.equal(o.allocatedByFrameworkBytes, Math.round(11.44 * GiB));
   assert.equal(o.reservedUnallocatedBytes, Math.round(43.59 * MiB));
   assert.equal(o.thisProcessBytes, Math.round(11.79 * GiB));
-  assert.match(e.specifics.join(' '), /It asked for 19\.7 GiB on GPU 0, but only 11\.9 GiB was free of 23\.7 GiB/);
-  assert.match(e.specifics.join(' '), /This process uses 11\.8 GiB in all/);
+  assert.match(e.specifics.join(' '), /It asked for 19\.68 GiB on GPU 0, but only 11\.88 GiB was free of 23\.68 GiB/);
+  assert.match(e.specifics.join(' '), /This process uses 11\.79 GiB in all/);
 });
 
 test('PyTorch OOM naming another process, and one where the cache is fragmented', () => {
@@ -51,14 +51,14 @@ test('PyTorch OOM naming another process, and one where the cache is fragmented'
   );
   assert.equal(other.oom!.gpu, 1);
   assert.deepEqual(other.oom!.processes, [{ pid: 2752205, bytes: Math.round(91.82 * GiB) }]);
-  assert.match(other.specifics.join(' '), /Process 2752205 has 91\.8 GiB in use/);
+  assert.match(other.specifics.join(' '), /Process 2752205 has 91\.82 GiB in use/);
   const fragmented = explainPaste(
     `CUDA out of memory. Tried to allocate 320.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which 287.00 MiB is free. Of the allocated memory 20.10 GiB is allocated by PyTorch, and 627.40 MiB is reserved by PyTorch but unallocated.`,
   );
   assert.equal(fragmented.oom!.cause, 'fragmentation');
   assert.match(
     fragmented.specifics.join(' '),
-    /come to 914 MiB, enough for the 320 MiB asked for: the memory is there, but fragmented.*expandable_segments:True/,
+    /come to 914\.4 MiB, enough for the 320 MiB asked for: the memory is there, but fragmented.*expandable_segments:True/,
   );
 });
 
@@ -131,10 +131,10 @@ test('recorded PyTorch OOM, request larger than the GPU: no setting helps, shrin
     [gib(200), gib(79.18), gib(78.66), mib(518), 0, 0],
   );
   assert.deepEqual([o.cause, o.hit, o.bigHolder, o.allowedBytes], ['request-larger-than-gpu', 'free-memory', null, null]);
-  assert.match(said(e), /It asked for 200 GiB on GPU 0, but only 78\.7 GiB was free of 79\.2 GiB/);
+  assert.match(said(e), /It asked for 200 GiB on GPU 0, but only 78\.66 GiB was free of 79\.18 GiB/);
   assert.match(
     said(e),
-    /larger than the whole GPU \(2\.5× its 79\.2 GiB\): no allocator setting and no amount of freeing helps\. Shrink .*batch.*dtype.*chunks/,
+    /larger than the whole GPU \(2\.5× its 79\.18 GiB\): no allocator setting and no amount of freeing helps\. Shrink .*batch.*dtype.*chunks/,
   );
 });
 
@@ -147,7 +147,7 @@ test('recorded PyTorch OOM under a memory fraction: the limit, not free memory, 
   );
   assert.deepEqual([o.hit, o.cause], ['allowed-limit', 'fragmentation']);
   assert.deepEqual(o.bigHolder, { who: 'this-process', pid: null, bytes: gib(2.09) });
-  assert.match(said(e), /It asked for 64 MiB on GPU 0, and 77\.1 GiB of 79\.2 GiB was free: the GPU had room/);
+  assert.match(said(e), /It asked for 64 MiB on GPU 0, and 77\.08 GiB of 79\.18 GiB was free: the GPU had room/);
   assert.match(
     said(e),
     /1\.64 GiB \(1\.58 GiB that PyTorch holds \+ 64 MiB asked for\) is over the 1\.58 GiB allowed \(set with torch\.cuda\.set_per_process_memory_fraction\): the limit, not the GPU's free memory/,
@@ -166,8 +166,8 @@ test('recorded PyTorch OOM with another process holding the GPU: it names the pr
   assert.deepEqual([o.requestedBytes, o.freeBytes, o.thisProcessBytes], [gib(23.75), gib(11.29), mib(518)]);
   assert.equal(o.otherProcessesBytes, gib(79.18) - gib(11.29) - mib(518));
   assert.deepEqual([o.cause, o.bigHolder], ['other-process', { who: 'other-process', pid: 516, bytes: gib(67.37) }]);
-  assert.match(said(e), /The big holder is another process: process 516 with 67\.4 GiB, while this process has only 518 MiB/);
-  assert.match(said(e), /at most 11\.8 GiB \(79\.2 GiB total − 67\.4 GiB held by other processes\) could be had — less than the 23\.8 GiB asked for/);
+  assert.match(said(e), /The big holder is another process: process 516 with 67\.37 GiB, while this process has only 518 MiB/);
+  assert.match(said(e), /at most 11\.8 GiB \(79\.18 GiB total − 67\.38 GiB held by other processes\) could be had — less than the 23\.75 GiB asked for/);
   assert.match(said(e), /stop or shrink process 516/);
 });
 
@@ -179,8 +179,8 @@ test("recorded PyTorch OOM from the process's own tensors: the big holder is thi
     [gib(15.84), gib(7.86), gib(71.31), gib(70.8), mib(3.03)],
   );
   assert.deepEqual([o.cause, o.bigHolder], ['this-process', { who: 'this-process', pid: null, bytes: gib(71.31) }]);
-  assert.match(said(e), /The big holder is this process itself: 71\.3 GiB, 70\.8 GiB of it in tensors/);
-  assert.match(said(e), /\(7\.86 GiB \+ 3\.03 MiB\) fall 7\.98 GiB short of the 15\.8 GiB asked for: this process must hold less\. Reduce the batch size/);
+  assert.match(said(e), /The big holder is this process itself: 71\.31 GiB, 70\.8 GiB of it in tensors/);
+  assert.match(said(e), /\(7\.86 GiB \+ 3\.03 MiB\) fall 7\.98 GiB short of the 15\.84 GiB asked for: this process must hold less\. Reduce the batch size/);
   assert.doesNotMatch(said(e), /expandable_segments/);
 });
 
@@ -199,10 +199,10 @@ test("recorded CuPy OOMs: the request against the pool, CuPy's own retries, and 
   const o = pool.oom!;
   assert.deepEqual([o.framework, o.requestedBytes, o.reservedByFrameworkBytes, o.cause], ['cupy', 42_508_746_752, 59_125_563_392, 'this-process']);
   assert.deepEqual(o.bigHolder, { who: 'this-process', pid: null, bytes: 59_125_563_392 });
-  assert.match(said(pool), /It asked for 39\.6 GiB; CuPy's memory pool already held 55\.1 GiB/);
+  assert.match(said(pool), /It asked for 39\.59 GiB; CuPy's memory pool already held 55\.06 GiB/);
   assert.match(said(pool), /already returned its pool's cached free blocks \(free_all_blocks\(\)\), run gc\.collect\(\) and retried/);
   assert.match(said(pool), /the big holder is this process's own CuPy arrays/);
-  assert.match(said(pool), /If the total is below 94\.7 GiB \(the request plus what the pool held\)/);
+  assert.match(said(pool), /If the total is below 94\.65 GiB \(the request plus what the pool held\)/);
 });
 
 test('CuPy OOM against its pool limit: the limit is what it hit', () => {
@@ -238,7 +238,7 @@ test('PyTorch OOM inside a container: the listed process holding the cache is th
   assert.deepEqual(e.oom!.bigHolder, { who: 'this-process', pid: 2752205, bytes: gib(91.82) });
   assert.equal(e.oom!.cause, 'fragmentation');
   assert.match(said(e), /most likely this process, listed under its host PID/);
-  assert.match(said(e), /only just fit \(48\.9 MiB to spare\): Reduce the batch size/);
+  assert.match(said(e), /only just fit \(48\.86 MiB to spare\): Reduce the batch size/);
   const old = explainPaste(
     'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity; 75.21 GiB already allocated; 1.56 GiB free; 76.30 GiB reserved in total by PyTorch)',
   );
@@ -246,7 +246,7 @@ test('PyTorch OOM inside a container: the listed process holding the cache is th
   assert.match(said(old), /Free memory \(1\.56 GiB\) plus what the cache holds unused \(1\.09 GiB\) come to 2\.65 GiB, enough for the 2 GiB asked for/);
   const most = explainPaste('CUDA out of memory. Tried to allocate 19.68 GiB. GPU 0 has a total capacity of 23.68 GiB of which 11.88 GiB is free.');
   assert.equal(most.oom!.cause, 'request-most-of-gpu');
-  assert.match(said(most), /The request alone is 83% of the whole GPU \(23\.7 GiB\): no allocator setting helps/);
+  assert.match(said(most), /The request alone is 83% of the whole GPU \(23\.68 GiB\): no allocator setting helps/);
 });
 
 const ASYNC = /The error is asynchronous: .* the stack trace points at a later call.* Re-run with CUDA_LAUNCH_BLOCKING=1/;

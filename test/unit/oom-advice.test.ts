@@ -37,7 +37,7 @@ test('a request larger than the whole device: says so with the figures, and that
     }),
   );
   assert.equal(a.rule, 'larger-than-device');
-  assert.equal(a.headline, 'Asked for 10 TiB on a GPU of 79.2 GiB at train.py:7: no setting can make this fit — it is 129× the whole device.');
+  assert.equal(a.headline, 'Asked for 10 TiB on a GPU of 79.18 GiB at train.py:7: no setting can make this fit — it is 129× the whole device.');
   assert.match(a.steps[0]!, /^The size is wrong, not the memory: print the shape and dtype of the tensor made at train\.py:7/);
   assert.ok(!a.steps.join(' ').includes('expandable_segments'), 'no allocator setting is offered');
   // a plan's buffer: its count and type, not a tensor's shape
@@ -55,7 +55,7 @@ test('a request larger than the whole device: says so with the figures, and that
   assert.equal(plan.rule, 'larger-than-device');
   assert.match(
     plan.headline,
-    /^Asked for 256 GiB on a GPU of 79\.2 GiB at step 1 \(alloc x\): no setting can make this fit — it is 3\.23× the whole device\.$/,
+    /^Asked for 256 GiB on a GPU of 79\.18 GiB at step 1 \(alloc x\): no setting can make this fit — it is 3\.23× the whole device\.$/,
   );
   assert.match(plan.steps[0]!, /buffer's element count and type/);
 });
@@ -65,7 +65,7 @@ test('the device’s size unknown (a snapshot does not record it): past what any
     facts({ requestedBytes: 10 * TiB, freeBytes: 78.41 * GiB, allocatedBytes: 256 * 2 ** 20, reservedBytes: 256 * 2 ** 20, where: '<stdin>:7' }),
   );
   assert.equal(a.rule, 'larger-than-any-gpu');
-  assert.match(a.headline, /^Asked for 10 TiB at <stdin>:7 on a GPU with 78\.4 GiB free \(131× what was free\): no setting can make this fit/);
+  assert.match(a.headline, /^Asked for 10 TiB at <stdin>:7 on a GPU with 78\.41 GiB free \(131× what was free\): no setting can make this fit/);
   // just under the bound, it is a matter of the arithmetic below
   assert.notEqual(
     oomAdvice(facts({ requestedBytes: ANY_GPU_MAX_BYTES, freeBytes: 10 * GiB, allocatedBytes: 0, reservedBytes: 0 })).rule,
@@ -95,13 +95,13 @@ test('freeing its own tensors makes room: how much must go; else other processes
   assert.equal(own.rule, 'own-memory');
   assert.match(
     own.headline,
-    /^Asked for 63\.3 GiB at join\.py:20 with 15\.3 GiB free; your live tensors held 63\.3 GiB: it fits once 48 GiB of them is freed\.$/,
+    /^Asked for 63\.34 GiB at join\.py:20 with 15\.32 GiB free; your live tensors held 63\.34 GiB: it fits once 48\.02 GiB of them is freed\.$/,
   );
   assert.match(own.steps.join(' '), /smaller batches/);
   // another process holds most of the device
   const others = oomAdvice(facts({ requestedBytes: 20 * GiB, freeBytes: 5 * GiB, totalBytes: H100_TOTAL, allocatedBytes: 1 * GiB, reservedBytes: 1 * GiB }));
   assert.equal(others.rule, 'other-processes');
-  assert.match(others.headline, /this process held 1 GiB, and 73\.2 GiB was held by other processes/);
+  assert.match(others.headline, /this process held 1 GiB, and 73\.18 GiB was held by other processes/);
   // free memory not recorded: says so rather than guessing
   assert.equal(oomAdvice(facts({ requestedBytes: GiB })).rule, 'not-recorded');
 });
@@ -112,7 +112,7 @@ test('oom.pickle recorded on an H100, 10 TiB asked: the marker’s advice is the
   const oom = t.markers.find((m) => m.kind === 'oom')!;
   assert.match(
     oom.detail,
-    /Asked for 10 TiB at <stdin>:7 on a GPU with 78\.4 GiB free \(131× what was free\): no setting can make this fit — no GPU has that much memory/,
+    /Asked for 10 TiB at <stdin>:7 on a GPU with 78\.41 GiB free \(131× what was free\): no setting can make this fit — no GPU has that much memory/,
   );
   assert.match(oom.detail, /What to do:\n {2}The size is wrong, not the memory: print the shape and dtype of the tensor made at <stdin>:7/);
   assert.doesNotMatch(oom.detail, /expandable_segments/);

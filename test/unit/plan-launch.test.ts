@@ -133,3 +133,15 @@ test('a recorded result’s launch: the failing one, from its record or its labe
   assert.deepEqual([assertRun?.entry, assertRun?.grid, assertRun?.block], ['fill', [4, 1, 1], [256, 1, 1]]);
   assert.equal(recordedLaunch(recorded('static-shared-too-large.json')), null, 'a compile failure launched nothing');
 });
+
+test("a wrong result's recorded launch is the kernel that wrote the buffer, not the reference that ran first (issue 26, item 12)", () => {
+  // The race: the reference kernel (step 5) fills `expected`, reverseBlocks (step 6) writes `out`, and the result is found
+  // wrong where `out` is read back and compared (step 8).
+  const race = recorded('shared-memory-race.json');
+  assert.equal(race.diagnosis.step?.index, 7);
+  assert.equal(race.diagnosis.kernel, null);
+  const launch = recordedLaunch(race);
+  assert.deepEqual([launch?.stepIndex, launch?.entry], [5, 'reverseBlocks']);
+  // Without its diagnosis: the last launch the run made.
+  assert.equal(recordedLaunch({ result: race.result })?.entry, 'reverseBlocks');
+});

@@ -61,7 +61,7 @@ test('a buffer larger than the device: which buffer, by how much, the error the 
   assert.equal(f!.rule, 'buffer-larger-than-device');
   assert.equal(f!.buffer, 'x');
   assert.equal(f!.severity, 'error');
-  assert.equal(f!.message, 'Buffer `x` asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79.2 GiB in all: 3.2× too large.');
+  assert.equal(f!.message, 'Buffer `x` asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79.18 GiB in all: 3.2× too large.');
   assert.deepEqual(
     [f!.driverError, f!.runtimeError],
     [
@@ -83,7 +83,7 @@ test('buffers that each fit but are held at once: the step, the buffers and the 
   ]);
   const [f] = checkPlanMemory(together, facts());
   assert.equal(f!.rule, 'plan-larger-than-device');
-  assert.equal(f!.message, 'At step 3 the plan holds `a`, `b` and `c` at once: 90 GiB; the NVIDIA H100 80GB HBM3 has 79.2 GiB in all: 1.1× too much.');
+  assert.equal(f!.message, 'At step 3 the plan holds `a`, `b` and `c` at once: 90 GiB; the NVIDIA H100 80GB HBM3 has 79.18 GiB in all: 1.1× too much.');
   assert.deepEqual(planMemory(together).peak, { bytes: 90 * GiB, stepIndex: 2, buffers: ['a', 'b', 'c'] });
   // Freed before the next is allocated, the same buffers fit.
   const inTurn = plan(
@@ -120,7 +120,7 @@ test('free memory, where NVML says it: a buffer or the plan that fits the device
   assert.equal(f!.rule, 'buffer-larger-than-free');
   assert.match(
     f!.message,
-    /^Buffer `big` asks for 20 GiB; the NVIDIA H100 80GB HBM3 has 12 GiB free now \(of 79\.2 GiB; the CUDA context and other processes hold the rest\): 1\.7× too large\.$/,
+    /^Buffer `big` asks for 20 GiB; the NVIDIA H100 80GB HBM3 has 12 GiB free now \(of 79\.18 GiB; the CUDA context and other processes hold the rest\): 1\.7× too large\.$/,
   );
   assert.deepEqual(
     rules(

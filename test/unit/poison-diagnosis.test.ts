@@ -39,14 +39,14 @@ test('NaN that zeroing unwritten memory turns into numbers is an uninitialised r
   const d = diagnose({ status: 'ran', reason: null, buffers: [{ buffer: 'out', stepIndex: 4, nanInFirst: 4096, nanWithZeros: 0, firstIndex: 0 }] });
   assert.deepEqual([d.kind, d.severity, d.buffer], ['uninitialised-read', 'error', 'out']);
   assert.match(d.headline, /accumulate read memory nothing had written: out holds 4096 NaN from the poison pattern, the first at index 0/);
-  assert.match(d.specifics.join(' '), /4096 element\(s\) of out are NaN only because of memory nothing wrote/);
+  assert.match(d.specifics.join(' '), /4,096 elements of out are NaN only because of memory nothing wrote/);
   assert.equal(d.sanitizer?.tool, 'initcheck');
 });
 
 test('NaN the kernel computes whatever the memory held (sqrt of a negative) is not blamed on the poison', () => {
   const d = diagnose({ status: 'ran', reason: null, buffers: [{ buffer: 'out', stepIndex: 4, nanInFirst: 4096, nanWithZeros: 4096, firstIndex: null }] });
   assert.equal(d.kind, 'ok');
-  assert.match(d.specifics.join(' '), /Buffer out holds 4096 NaN value\(s\)/);
+  assert.match(d.specifics.join(' '), /Buffer out holds 4,096 NaN values/);
 });
 
 test('when the probe could not run, the NaN is a warning that says it may come from unwritten memory, and why it was not confirmed', () => {
@@ -106,7 +106,7 @@ test('a race whose stale reads happen to be the poison bytes (seen in the H100 s
   assert.deepEqual([d.kind, d.buffer, d.sanitizer?.tool], ['wrong-result', 'out', 'racecheck']);
   assert.match(
     d.specifics.join(' '),
-    /7 element\(s\) of out hold the poison pattern .* the first at index 96: memory no thread wrote, or stale memory a racing read picked up/,
+    /7 elements of out hold the poison pattern .* the first at index 96: memory no thread wrote, or stale memory a racing read picked up/,
   );
   result.checks.comparisons = [];
   const unexpected = diagnoseRun({ status: 'ok', problem: null, result, exit: null, plan: racePlan(), launchFindings: [], processes: null });

@@ -57,10 +57,7 @@ const n = (type: string, value: number | string) => ({ scalar: { type, value } }
 test('launch arguments are checked against the kernel parameters: count, pointer or value, element type', () => {
   assert.deepEqual(checkLaunchArgs(vecAddPlan([{ buffer: 'a' }, { buffer: 'b' }, { buffer: 'c' }, n('i32', 4)]), params), []);
   assert.deepEqual(checkLaunchArgs(vecAddPlan([{ buffer: 'a' }, { buffer: 'b' }, { buffer: 'c' }, n('u32', 4)]), params), [], 'signedness alone is fine');
-  assert.match(
-    checkLaunchArgs(vecAddPlan([{ buffer: 'a' }, { buffer: 'b' }, { buffer: 'c' }]), params)[0]!,
-    /passes 3 argument\(s\), but vecAdd\(.*\) takes 4/,
-  );
+  assert.match(checkLaunchArgs(vecAddPlan([{ buffer: 'a' }, { buffer: 'b' }, { buffer: 'c' }]), params)[0]!, /passes 3 arguments, but vecAdd\(.*\) takes 4/);
   assert.match(
     checkLaunchArgs(vecAddPlan([{ buffer: 'a' }, { buffer: 'b' }, { buffer: 'c' }, { buffer: 'a' }]), params)[0]!,
     /argument 4 \(int n\) is a value/,

@@ -252,7 +252,7 @@ test('out-of-bounds-write: the guard bytes changed, told by the elements written
   ];
   const d = told('out-of-bounds-write', { result: runResult({ guardViolations }) });
   assert.equal(d.headline, 'vecAdd wrote past the end of buffer c at step 2');
-  assert.match(d.specifics[0]!, /^It wrote elements 8 of a 8-element buffer \(valid indices 0–7\): 4 byte\(s\)/);
+  assert.match(d.specifics[0]!, /^It wrote elements 8 of a 8-element buffer \(valid indices 0–7\): 4 bytes/);
   assert.match(d.next[0]!, /An index one past the end/);
 });
 
@@ -291,10 +291,10 @@ test('wrong-result-from-unwritten-memory: a wrong read-back that is the poison, 
 test('wrong-result: a read-back that differs from its expectation, at its download step', () => {
   assert.equal(judged('wrong-result', { result: runResult({ comparisons: [{ ...wrong, mismatches: 0, first: [] }] }) }), null);
   const d = told('wrong-result', { result: runResult({ comparisons: [{ ...wrong, mismatches: 1, first: [{ index: 7, actual: 1, expected: 7 }] }] }) });
-  assert.equal(d.headline, 'Wrong result in c: 1 of 8 elements differ from iota(0, 1), the first at index 7');
+  assert.equal(d.headline, 'Wrong result in c: 1 of 8 elements differs from iota(0, 1), the first at index 7');
   assert.deepEqual(d.step, { index: 2, label: 'download step', op: 'download' });
   assert.deepEqual(d.specifics, [
-    'c[7] is 1 where iota(0, 1) says 7; 1 of 8 elements differ.',
+    'c[7] is 1 where iota(0, 1) says 7; 1 of 8 elements differs.',
     'Only an end element is wrong: an off-by-one in the index or the bounds check.',
   ]);
 });

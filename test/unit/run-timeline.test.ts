@@ -189,7 +189,7 @@ test('allocation-too-large: an OOM marker with the request against free and tota
   assert.equal(ooms.length, 1);
   assert.equal(t.markers.filter((m) => m.kind === 'error').length, 0, 'one marker for the failure, not two');
   const [oom] = ooms;
-  assert.equal(oom!.label, 'out of memory: asked 256 GiB, 78.2 GiB free of 79.2 GiB');
+  assert.equal(oom!.label, 'out of memory: asked 256 GiB, 78.15 GiB free of 79.18 GiB');
   assert.equal(oom!.step, 0);
   assert.match(oom!.detail, /cuMemAlloc_v2 failed with CUDA_ERROR_OUT_OF_MEMORY at step 1 \(alloc x\)\./);
   assert.match(oom!.detail, /\(3\.28× what was free\)/);
@@ -225,7 +225,7 @@ test('an OOM after two allocations: the run’s own buffers are the holders', ()
   );
   const t = timelineFromRun(failed);
   const oom = t.markers.find((m) => m.kind === 'oom')!;
-  assert.equal(oom.label, 'out of memory: asked 80 GiB, 70 GiB free of 79.2 GiB');
+  assert.equal(oom.label, 'out of memory: asked 80 GiB, 70 GiB free of 79.18 GiB');
   assert.match(oom.detail, /This run held 2 buffers, 1 GiB:\n {2}b: 1 GiB, from step 2 \(alloc b\)\n {2}a: 4 MiB, from step 1 \(alloc a\)/);
   assert.deepEqual(
     [...aliveAtEnd(t)].map((i) => t.labels[t.allocations.label[i]!]),
@@ -307,7 +307,7 @@ test('recorded on the H100 with the runner’s own event log: never-frees leaks 
   assert.equal(ooms.length, 1);
   assert.equal(oomRun.failure!.memory!.requestedBytes, 256 * 1024 ** 3, 'the plan asks for 256 GiB');
   assert.match(ooms[0]!.label, /256 GiB/);
-  assert.match(ooms[0]!.label + ooms[0]!.detail, /78\.2 GiB free/);
+  assert.match(ooms[0]!.label + ooms[0]!.detail, /78\.15 GiB free/);
 });
 
 test('an edited event log still crosses the wire: an event timed before the one before it; times past any run are refused in words', () => {

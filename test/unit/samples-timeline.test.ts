@@ -79,8 +79,8 @@ test('the monitor’s markers: each GPU’s peak with who held memory then, and 
   assert.deepEqual(
     t.markers.map((m) => [m.kind, m.timeUs, m.label]),
     [
-      ['peak', 100_000, 'GPU 0 peak: 11 GiB used of 79.2 GiB'],
-      ['peak', 100_000, 'GPU 1 peak: 3 GiB used of 79.2 GiB'],
+      ['peak', 100_000, 'GPU 0 peak: 11 GiB used of 79.18 GiB'],
+      ['peak', 100_000, 'GPU 1 peak: 3 GiB used of 79.18 GiB'],
       ['leak', 100_000, 'pid 200 has exited but holds 3 GiB'],
     ],
   );

@@ -103,7 +103,7 @@ test('the sentence: who held how much, in how many blocks, asked for at which of
   const groups = groupFindings(found);
   assert.equal(
     describeHeld({ holder: 'pytorch-caching-allocator', bytes: 120_091_312_128, blocks: 2, groups }),
-    "Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes (112 GiB) in 2 blocks, asked for at join.py:13, join.py:12.",
+    "Held by PyTorch's caching allocator at exit — not a leak of yours: 120,091,312,128 bytes (111.84 GiB) in 2 blocks, asked for at join.py:13, join.py:12.",
   );
   assert.equal(
     describeHeld({ holder: 'cupy-memory-pool', bytes: 512, blocks: 1, groups: [] }),

@@ -65,7 +65,7 @@ test("CuPy's pool held at exit: its own section, said once — not also among th
 test("PyTorch's caching allocator, from the text: the size in bytes and in GiB; a report without held memory has no section", () => {
   const found = parseSanitizerTextFindings('memcheck', readFileSync(join(H200, 'pytorch-oom-too-large.memcheck.txt'), 'utf8')).findings;
   const report = judged(found);
-  assert.equal(heldSection(report)?.title, "Not counted: 120,091,312,128 bytes (112 GiB) held at exit by PyTorch's caching allocator");
+  assert.equal(heldSection(report)?.title, "Not counted: 120,091,312,128 bytes (111.84 GiB) held at exit by PyTorch's caching allocator");
   assert.equal(heldSection(judged(xml('ctypes-leak.memcheck.xml'))), null);
   assert.equal(heldSection({}), null, 'a report made before held memory was told apart');
   const old = { details: ['a', 'b'] };

@@ -48,12 +48,12 @@ test('the compile and the launch panel say the same limits, with the same number
   assert.ok(compiled!.message.includes(clause('sm_90')), compiled!.message);
   assert.ok(finding.message.includes(clause('NVIDIA H100 80GB HBM3')), finding.message);
   for (const said of [compiled!.message, finding.message]) {
-    assert.match(said, /391 KiB \(400000 bytes\)/);
+    assert.match(said, /390\.63 KiB \(400,000 bytes\)/);
     assert.deepEqual(said.match(/\d+ KiB per block/g), ['48 KiB per block', '227 KiB per block']);
   }
-  assert.match(compiled!.message, /391 KiB is more than even that: tile the data/);
-  assert.match(finding.message, /more than the 227 KiB \(232448 bytes\) this device allows per block in all/);
-  assert.match(finding.message, /__shared__ float s\[100000\] \(391 KiB\) at line 1/);
+  assert.match(compiled!.message, /390\.63 KiB is more than even that: tile the data/);
+  assert.match(finding.message, /more than the 227 KiB \(232,448 bytes\) this device allows per block in all/);
+  assert.match(finding.message, /__shared__ float s\[100000\] \(390\.63 KiB\) at line 1/);
   assert.equal(staticSharedArrays(source, 'k').length, 1);
 });
 
@@ -66,7 +66,7 @@ test('nvcc: ptxas’ own refusal (in hex, without a line) gives way to the workb
   assert.equal(diagnostics.length, 1);
   const [d] = diagnostics;
   assert.deepEqual([d!.file, d!.line, d!.severity, d!.code], ['bigshared.cu', 1, 'error', 'static-shared']);
-  assert.match(d!.message, /^k uses 391 KiB \(400000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB/);
+  assert.match(d!.message, /^k uses 390\.63 KiB \(400,000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB/);
   assert.match(d!.message, /\(ptxas: Entry function '_Z1kPf' uses too much shared data \(0x61a80 bytes, 0xc000 max\)\)$/);
   // NVRTC says nothing itself: the same message, without the quote.
   const nvrtc = withSharedDiagnostics([], kernelFacts(source, parsePtxasInfo(fixture('nvrtc-bigshared.log')), ['_Z1kPf']), 'bigshared.cu', 'sm_90');
@@ -74,7 +74,7 @@ test('nvcc: ptxas’ own refusal (in hex, without a line) gives way to the workb
   // The result's detail says the error once: ptxas' line is not repeated beneath the workbench's.
   const detail = compileFailureDetail(diagnostics, log).split('\n');
   assert.equal(detail.filter((l) => /too much shared data/.test(l)).length, 1);
-  assert.match(detail[0]!, /^bigshared\.cu:1:\d+: error: k uses 391 KiB/);
+  assert.match(detail[0]!, /^bigshared\.cu:1:\d+: error: k uses 390\.63 KiB/);
   assert.ok(detail.some((l) => /Used 10 registers/.test(l)));
 });
 

@@ -162,7 +162,7 @@ test('frames sharing one 5 MiB filename cost no more for it: it is cut at 4,096 
   for (const f of m.frames) assert.equal(f.filename, `${'f'.repeat(MAX_TEXT)}… (cut from 5,242,880 characters)`);
   // The review's shape, one 50 MiB filename in 5,000 frames, is refused before any model is built: what its memo
   // references stand for is past 1024 times the file.
-  assert.throws(() => unpickle(sharedFilename(5000, 50 * MiB)), /references to values it already holds would expand it past 50\.\d GiB/);
+  assert.throws(() => unpickle(sharedFilename(5000, 50 * MiB)), /references to values it already holds would expand it past 50\.\d+ GiB/);
 });
 
 test('a frame or setting made of shared lists (billion laughs) is no text, and only so much of it is copied', () => {
@@ -228,7 +228,7 @@ test('the Chrome trace of oom.pickle is valid trace JSON: counters, 8 allocation
   assert.equal(events.get('X')!.length, 8);
   assert.equal(events.get('X')!.filter((e) => e.args?.['alive_at_end'] === true).length, 4);
   assert.equal(events.get('i')!.length, 1);
-  assert.match(events.get('i')![0]!.name, /^OOM: asked for 10 TiB, 78\.4 GiB free$/);
+  assert.match(events.get('i')![0]!.name, /^OOM: asked for 10 TiB, 78\.41 GiB free$/);
   const counters = events.get('C')!;
   assert.equal(Math.max(...counters.map((c) => c.args!['allocated'] as number)), 512 * MiB);
   assert.ok(events.get('M')!.some((e) => e.name === 'process_name' && e.args!['name'] === 'cuda:0 (PyTorch caching allocator)'));

@@ -55,8 +55,8 @@ test('oom.pickle markers: the OOM against device free with the holders by user f
     ['peak', 'oom', 'leak'],
   );
   const oom = t.markers.find((m) => m.kind === 'oom')!;
-  assert.equal(oom.label, 'out of memory: asked 10 TiB, 78.4 GiB free');
-  assert.match(oom.detail, /Asked for 10 TiB at <stdin>:7 <module> with 78\.4 GiB free on the device \(131× what was free\)\./);
+  assert.equal(oom.label, 'out of memory: asked 10 TiB, 78.41 GiB free');
+  assert.match(oom.detail, /Asked for 10 TiB at <stdin>:7 <module> with 78\.41 GiB free on the device \(131× what was free\)\./);
   assert.match(oom.detail, /PyTorch held 256 MiB allocated and 256 MiB reserved \(0 B cached and unused\)\./);
   assert.match(oom.detail, /What held memory then, by user frame:\n {2}256 MiB in 4 blocks \(up to 64 MiB\) from <stdin>:4 <module>/);
   const holders = groupAllocations(t, aliveAt(t, oom.timeUs));

@@ -142,7 +142,7 @@ test('the view’s sentences: origin, offered passes, the environment’s checks
   const picture = fixture('pytorch-oom-too-large.json').evidence.runs[1]!.oomPicture!;
   assert.equal(
     oomPictureText(picture),
-    'It asked for 63.3 GiB; PyTorch held 63.3 GiB in tensors of 63.3 GiB reserved; 0 B was free in its cache. Alive at the failure, by the line that allocated it: 2 lines.',
+    'It asked for 63.34 GiB; PyTorch held 63.34 GiB in tensors of 63.34 GiB reserved; 0 B was free in its cache. Alive at the failure, by the line that allocated it: 2 lines.',
   );
   assert.equal(oomPictureText({ ...picture, missing: 'the shim could not arm.' }), 'No allocator history: the shim could not arm.');
   assert.match(DIAGNOSE_PROGRAMS_OFF, /started without `--allow-programs`.*gpu-workbench diagnose -- <command>/);

@@ -215,7 +215,7 @@ test('static shared memory alone over the limit: the kernel is named, no launch 
     v.findings.map((f) => [f.rule, f.field, f.suggested]),
     [['static-shared-too-large', 'kernel', null]],
   );
-  assert.match(v.findings[0]!.message, /static __shared__ memory alone is 391 KiB \(400000 bytes\)/);
+  assert.match(v.findings[0]!.message, /static __shared__ memory alone is 390\.63 KiB \(400,000 bytes\)/);
   assert.match(v.findings[0]!.fix!, /Shrink the static __shared__ arrays in the kernel source/);
 });
 

@@ -113,8 +113,8 @@ test('100000 floats of static __shared__ cannot launch anywhere', () => {
   // Static memory alone breaks the limit: said so, the array named, and no launch field offered as the fix.
   assert.equal(f.field, 'kernel');
   assert.equal(f.suggested, null);
-  assert.match(f.message, /static __shared__ memory alone is 391 KiB \(400000 bytes\)/);
-  assert.match(f.message, /__shared__ float tile\[100000\] \(391 KiB\) at line 2/);
+  assert.match(f.message, /static __shared__ memory alone is 390\.63 KiB \(400,000 bytes\)/);
+  assert.match(f.message, /__shared__ float tile\[100000\] \(390\.63 KiB\) at line 2/);
   assert.match(f.fix!, /Shrink tile in the kernel source/);
   assert.doesNotMatch(f.message + f.fix, /-\d/);
 });

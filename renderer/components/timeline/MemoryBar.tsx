@@ -1,3 +1,4 @@
+import { monitorUnavailable } from '../../../core/availability';
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
@@ -72,6 +73,8 @@ function DeviceChoice({ store, which, opened }: { store: WorkbenchStore; which: 
 function MonitorControls({ store }: { store: WorkbenchStore }) {
   const monitor = useStore(store, (s) => s.monitor);
   const sampleRuns = useStore(store, (s) => s.sampleRunsMs);
+  // Without NVML there is nothing to monitor or sample: the controls are off and say why (the host's discovery says it).
+  const noMonitor = useStore(store, (s) => monitorUnavailable(s.discovery));
   const [interval, setIntervalText] = useState(String(monitor.intervalMs));
   const state = store.getState();
   const intervalMs = Number(interval);
@@ -95,7 +98,8 @@ function MonitorControls({ store }: { store: WorkbenchStore }) {
         <input
           type="checkbox"
           checked={sampleRuns !== null}
-          disabled={!intervalOk}
+          disabled={!intervalOk || noMonitor !== null}
+          aria-describedby={noMonitor ? 'monitor-unavailable' : undefined}
           onChange={(e) => state.setSampleRuns(e.target.checked ? Math.min(1000, intervalMs) : null)}
         />{' '}
         sample during runs
@@ -105,11 +109,23 @@ function MonitorControls({ store }: { store: WorkbenchStore }) {
           Stop monitoring
         </button>
       ) : (
-        <button type="button" onClick={() => void state.startMonitor(intervalMs)} disabled={!intervalOk} data-testid="monitor-start">
+        <button
+          type="button"
+          onClick={() => void state.startMonitor(intervalMs)}
+          disabled={!intervalOk || noMonitor !== null}
+          title={noMonitor ?? undefined}
+          aria-describedby={noMonitor ? 'monitor-unavailable' : undefined}
+          data-testid="monitor-start"
+        >
           Start monitoring
         </button>
       )}
       {!intervalOk && !monitor.running && <span className="status-fail">The sampling interval is a whole number of milliseconds from 10 to 60000.</span>}
+      {noMonitor && !monitor.running && (
+        <span id="monitor-unavailable" className="muted" data-testid="monitor-unavailable">
+          {noMonitor}
+        </span>
+      )}
     </span>
   );
 }

@@ -66,7 +66,10 @@ test('nvcc: ptxas’ own refusal (in hex, without a line) gives way to the workb
   assert.equal(diagnostics.length, 1);
   const [d] = diagnostics;
   assert.deepEqual([d!.file, d!.line, d!.severity, d!.code], ['bigshared.cu', 1, 'error', 'static-shared']);
-  assert.match(d!.message, /^k uses 390\.63 KiB \(400,000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB/);
+  assert.match(
+    d!.message,
+    /^k uses 390\.63 KiB \(400,000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB/,
+  );
   assert.match(d!.message, /\(ptxas: Entry function '_Z1kPf' uses too much shared data \(0x61a80 bytes, 0xc000 max\)\)$/);
   // NVRTC says nothing itself: the same message, without the quote.
   const nvrtc = withSharedDiagnostics([], kernelFacts(source, parsePtxasInfo(fixture('nvrtc-bigshared.log')), ['_Z1kPf']), 'bigshared.cu', 'sm_90');

@@ -452,7 +452,7 @@ test('26: a range selected lists its allocations, largest first, each selectable
   const said = await details.innerText();
   assert.match(
     said,
-    /Asked for 10 TiB at <stdin>:7 on a GPU with 78\.4 GiB free \(131× what was free\): no setting can make this fit — no GPU has that much memory/,
+    /Asked for 10 TiB at <stdin>:7 on a GPU with 78\.41 GiB free \(131× what was free\): no setting can make this fit — no GPU has that much memory/,
   );
   assert.match(said, /The size is wrong, not the memory: print the shape and dtype of the tensor made at <stdin>:7/);
   // What was alive then, grouped only in ways a snapshot can fill.

@@ -96,7 +96,7 @@ for (const viewport of VIEWPORTS) {
 
     // The launch itself is fine; the allocation is not, and the verdict says so.
     const finding = panel.getByTestId('finding-buffer-larger-than-device');
-    assert.match(await finding.innerText(), /Buffer x asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.2 GiB in all: 3\.2× too large\./);
+    assert.match(await finding.innerText(), /Buffer x asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.18 GiB in all: 3\.2× too large\./);
     assert.match(await finding.innerText(), /CUDA_ERROR_OUT_OF_MEMORY \(2\)/);
     assert.match(await panel.getByTestId('occupancy').innerText(), /✗ would fail on NVIDIA H100/);
     await assertInViewport(page, finding, 'the buffer that does not fit');
@@ -106,7 +106,7 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await button.isDisabled(), true);
     const blockers = await run.getByTestId('run-blockers').innerText();
     assert.match(blockers, /The plan asks for more memory than there is \(checked against NVIDIA H100 80GB HBM3 \(profile/);
-    assert.match(blockers, /Buffer x asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.2 GiB in all: 3\.2× too large/);
+    assert.match(blockers, /Buffer x asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.18 GiB in all: 3\.2× too large/);
     assert.match((await button.getAttribute('title')) ?? '', /Buffer `x` asks for 256 GiB/);
 
     // The plan's buffers, scalars and steps, as they will run.
@@ -138,7 +138,7 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await x.getByTestId('plan-buffer-bytes').innerText(), '1 GiB');
     await x.getByLabel('Count of x').fill('274877906944'); // 1 TiB of f32
     await finding.waitFor();
-    assert.match(await finding.innerText(), /Buffer x asks for 1 TiB; the NVIDIA H100 80GB HBM3 has 79\.2 GiB in all: 12\.9× too large/);
+    assert.match(await finding.innerText(), /Buffer x asks for 1 TiB; the NVIDIA H100 80GB HBM3 has 79\.18 GiB in all: 12\.9× too large/);
     await x.getByLabel('Count of x').fill('268435456');
     await finding.waitFor({ state: 'detached' });
 
@@ -173,7 +173,7 @@ for (const viewport of VIEWPORTS) {
     await page.getByTestId('output-tab-Problems').click();
     const problem = page.getByTestId('problems').locator('li.problem-error').first();
     const compiled = await problem.innerText();
-    assert.match(compiled, /blockSum uses 391 KiB \(400000 bytes\) of static shared memory, so it can never launch/);
+    assert.match(compiled, /blockSum uses 390\.63 KiB \(400,000 bytes\) of static shared memory, so it can never launch/);
     assert.match(compiled, limits);
     assert.match(compiled, /227 KiB per block in all on sm_90/);
     assert.equal(await page.getByTestId('problems').locator('li.problem-error').count(), 1, 'said once, not again in ptxas’ words');

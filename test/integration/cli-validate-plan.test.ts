@@ -17,7 +17,7 @@ test('validate --sample: the 256 GiB buffer refused, named, with the figures; th
   assert.equal(broken.code, 1, broken.stdout + broken.stderr);
   assert.match(
     broken.stdout,
-    /Buffer `x` asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.2 GiB in all: 3\.2× too large\. → CUDA_ERROR_OUT_OF_MEMORY \(2\)/,
+    /Buffer `x` asks for 256 GiB; the NVIDIA H100 80GB HBM3 has 79\.18 GiB in all: 3\.2× too large\. → CUDA_ERROR_OUT_OF_MEMORY \(2\)/,
   );
   assert.match(broken.stdout, /fix: Make `x` smaller/);
   assert.match(broken.stdout, /✗ The plan would fail on NVIDIA H100 80GB HBM3\.$/m);

@@ -96,7 +96,7 @@ test('too much static shared memory is one error, on the kernel’s line, with t
   const d = out.diagnostics.find((x) => x.code === 'static-shared')!;
   assert.match(
     d.message,
-    /^k uses 391 KiB \(400000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB per block/,
+    /^k uses 390\.63 KiB \(400,000 bytes\) of static shared memory, so it can never launch: static __shared__ arrays are limited to 48 KiB per block/,
   );
   assert.match(d.message, /\(ptxas: Entry function '_Z1kPf' uses too much shared data \(0x61a80 bytes, 0xc000 max\)\)$/);
 });

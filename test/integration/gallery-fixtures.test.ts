@@ -33,7 +33,9 @@ test('recorded GPU runs of the failure gallery diagnose the same here, and as ea
     });
     const determinism = outcome.result?.checks.determinism ?? null;
     assert.deepEqual(compareWithExpected(again, sample.manifest.expect.broken, determinism), [], sample.name);
-    assert.equal(again.headline, outcome.diagnosis.headline, sample.name);
+    // Counts are now written with thousands separators; the recording kept the words of its day.
+    const digits = (text: string) => text.replace(/(\d),(?=\d{3})/g, '$1');
+    assert.equal(digits(again.headline), digits(outcome.diagnosis.headline), sample.name);
     assert.deepEqual(again.error, outcome.diagnosis.error, sample.name);
   }
 });

@@ -185,7 +185,7 @@ const ATTACKS: Attack[] = [
     make: sharedFilenamePickle,
     cli: memoryCli,
     serve: [memoryOpen],
-    refusal: /references to values it already holds would expand it past 50\.\d GiB/,
+    refusal: /references to values it already holds would expand it past 50\.\d+ GiB/,
   },
   { what: 'TUPLE1 10 million deep', make: tuple1Pickle, cli: memoryCli, serve: [memoryOpen], refusal: /nests deeper than 256 levels/ },
   {

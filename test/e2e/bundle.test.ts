@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 
 import { readBundle } from '../../main/bundle/read-bundle';
+import { openWorkbenchPage } from '../helpers/browser';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -39,12 +40,7 @@ async function openBundle(page: Page, path: string): Promise<void> {
 
 test('15: a recorded race opened from its bundle: banner, read-only source with its findings, diagnosis, sanitizer, launch, devices, doctor, memory', async () => {
   // axe-core goes into the page as a script, which the page's CSP forbids: this page's context lets it in.
-  const context = await app.browser.newContext({ viewport, bypassCSP: true });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(app.serve.url);
-  await page.getByTestId('tab').first().waitFor();
+  const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport });
   await openBundle(page, join(BUNDLES, 'shared-memory-race.zip'));
 
   const banner = page.getByTestId('bundle-banner');
@@ -115,7 +111,7 @@ test('15: a recorded race opened from its bundle: banner, read-only source with 
   await page.getByTestId('bundle-banner').waitFor({ state: 'detached' });
   assert.equal(await page.getByTestId('bundle-tab').count(), 0);
   assert.deepEqual(errors, []);
-  await context.close();
+  await page.context().close();
 });
 
 test('15: an out-of-memory and a leak opened from their bundles: the diagnosis and the timeline markers; a hostile bundle is refused in words', async () => {

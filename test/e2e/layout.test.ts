@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core';
 
 import { findNvcc } from '../../main/compile/nvcc';
 import { discoverLibraries } from '../../main/services/discovery-service';
+import { openWorkbenchPage } from '../helpers/browser';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -172,13 +173,8 @@ const rowTops = (page: Page, selector: string) =>
 test('26.9: focus after opening and closing, the active tab in view, one-row bars, a side panel that fits, one-line notes', async () => {
   for (const viewport of VIEWPORTS) {
     const size = `${viewport.width}×${viewport.height}`;
-    const context = await app.browser.newContext({ viewport, bypassCSP: true });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
     // The host keeps the open files: the second window size starts with the first's.
-    await page.goto(app.serve.url);
-    await page.getByTestId('tab').first().waitFor();
+    const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
     // Open broken, from the gallery: the sample's file is in front and the editor has the focus.
     const samples = ['oob-off-by-one', 'null-pointer', 'trap', 'device-assert', 'use-after-free', 'misaligned-access', 'never-frees'];
@@ -265,6 +261,6 @@ test('26.9: focus after opening and closing, the active tab in view, one-row bar
 
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
-    await context.close();
+    await page.context().close();
   }
 });

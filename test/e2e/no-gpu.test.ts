@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { findNvcc } from '../../main/compile/nvcc';
 import { findComputeSanitizer } from '../../main/tools/compute-sanitizer';
 import { discoverLibraries } from '../../main/services/discovery-service';
+import { openWorkbenchPage } from '../helpers/browser';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT, SAMPLES } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -168,12 +169,7 @@ test(
     const tool = await findComputeSanitizer();
     const nvml = discoverLibraries().nvml.loaded;
     for (const viewport of VIEWPORTS) {
-      const context = await app.browser.newContext({ viewport, bypassCSP: true });
-      const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(app.serve.url);
-      await page.getByTestId('tab').first().waitFor();
+      const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport });
       // A recorded failure with its sample's plan open: everything the re-run needs but the machine.
       await openResult(page, join(RUNS, 'oob-off-by-one.json'));
       await openSample(page, 'oob-off-by-one');
@@ -206,7 +202,7 @@ test(
       }
       assert.deepEqual(await seriousViolations(page), []);
       assert.deepEqual(errors, []);
-      await context.close();
+      await page.context().close();
     }
   },
 );

@@ -155,7 +155,7 @@ for (const viewport of VIEWPORTS) {
     const said = await compile.innerText();
     assert.match(
       said,
-      /error\s+broken\.cu:3:17\s+blockSum uses 390\.63 KiB \(400,000 bytes\) of static shared memory; static __shared__ arrays are limited to 48 KiB/,
+      /error\s+broken\.cu:3:17\s+blockSum uses 391 KiB \(400000 bytes\) of static shared memory; static __shared__ arrays are limited to 48 KiB/,
     );
     await assertInViewport(page, compile.getByRole('button', { name: 'broken.cu:3:17' }), 'the error and its place');
     assert.deepEqual(errors, []);

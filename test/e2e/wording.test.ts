@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { openWorkbenchPage } from '../helpers/browser';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT, SAMPLES } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
@@ -19,12 +20,7 @@ const app = serveWithBrowser(work);
 test('26.12: plurals, separators and sizes as read; the race’s own launch, its note on its file; a bundle closed gives the result back; the gallery by title', async () => {
   for (const viewport of VIEWPORTS) {
     const size = sizeName(viewport);
-    const context = await app.browser.newContext({ viewport, bypassCSP: true });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(app.serve.url);
-    await page.getByTestId('tab').first().waitFor();
+    const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
     // The gallery in the order of the titles it shows.
     await page.getByTestId('gallery-tab').click();
@@ -88,6 +84,6 @@ test('26.12: plurals, separators and sizes as read; the race’s own launch, its
 
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
-    await context.close();
+    await page.context().close();
   }
 });

@@ -6,19 +6,13 @@ import { test } from 'node:test';
 import { monitorUnavailable, sanitizerRerunUnavailable } from '../../core/availability';
 import { doctorChecks, type DiscoveryReport } from '../../core/discovery';
 import { ROOT } from '../helpers/cli';
+import { missingLibrary } from '../helpers/doctor-facts';
 
 // Issue 26, item 7: an action that cannot work on this machine is off, and says why, from the same discovery the
 // doctor judges. The H100's discovery is the one recorded there (test/fixtures/env/h100); the machine without a GPU
 // is that report with the driver's, NVML's and compute-sanitizer's look-ups failed as they fail here.
 const h100: DiscoveryReport = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/env/h100/doctor-facts.json'), 'utf8')).discovery;
-const failed = (candidate: string) => ({
-  loaded: false,
-  path: null,
-  source: null,
-  attempts: [{ candidate, source: 'loader path', error: `${candidate}: cannot open shared object file: No such file or directory` }],
-  missingRequired: [],
-  missingOptional: [],
-});
+const failed = missingLibrary;
 const noGpu: DiscoveryReport = {
   ...h100,
   cuda: failed('libcuda.so.1'),

@@ -1,16 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { doctorChecks, driverMissingProblem, searched, type DiscoveryReport, type LibraryReport } from '../../core/discovery';
+import { doctorChecks, driverMissingProblem, searched, type DiscoveryReport } from '../../core/discovery';
+import { missingLibrary } from '../helpers/doctor-facts';
 
-const missing = (candidate: string): LibraryReport => ({
-  loaded: false,
-  path: null,
-  source: null,
-  attempts: [{ candidate, source: 'loader path', error: `${candidate}: cannot open shared object file: No such file or directory` }],
-  missingRequired: [],
-  missingOptional: [],
-});
+const missing = missingLibrary;
 
 const report = (over: Partial<DiscoveryReport>): DiscoveryReport => ({
   addon: { loaded: true, path: '/x/addon.node', error: null },

@@ -369,5 +369,5 @@ test('run: NaN a kernel computes (sqrt of a negative) is not blamed on the poiso
   record('legit-nan', outcome);
   assert.equal(outcome.diagnosis.kind, 'ok', outcome.diagnosis.headline);
   assert.equal(outcome.result?.checks.poisonProbe?.status, 'ran');
-  assert.match(outcome.diagnosis.specifics.join(' '), /Buffer out holds 8 NaN value\(s\)/);
+  assert.match(outcome.diagnosis.specifics.join(' '), /Buffer out holds 8 NaN values\./);
 });

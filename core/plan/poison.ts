@@ -1,5 +1,6 @@
 import { elementReader } from './buffer-data';
 import { elementSize, isFloatType, type ElementType } from './element-types';
+import type { LaunchPlan } from './plan-schema';
 
 /** What a read-back buffer still holds of the poison pattern, and where its NaNs start. */
 export interface PoisonScan {
@@ -82,4 +83,25 @@ export function nanChange(
     else firstIndex ??= i;
   }
   return nanInFirst ? { nanInFirst, nanWithZeros, firstIndex } : null;
+}
+
+/**
+ * Alloc steps whose buffer is uploaded before any launch or download touches it: poisoning them would be
+ * moot, since the upload overwrites the pattern before anything could read it.
+ */
+export function allocStepsUploadedBeforeUse(plan: Pick<LaunchPlan, 'steps'>): Set<number> {
+  const out = new Set<number>();
+  plan.steps.forEach((step, index) => {
+    if (step.op !== 'alloc') return;
+    for (const later of plan.steps.slice(index + 1)) {
+      if (later.op === 'upload' && later.buffer === step.buffer) {
+        out.add(index);
+        return;
+      }
+      const touches =
+        later.op === 'launch' ? later.args.some((a) => 'buffer' in a && a.buffer === step.buffer) : 'buffer' in later && later.buffer === step.buffer;
+      if (touches) return;
+    }
+  });
+  return out;
 }

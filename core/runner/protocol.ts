@@ -55,7 +55,7 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
     args: z.array(z.custom<Uint8Array>((v) => v instanceof Uint8Array)).max(64),
     configs: z.custom<Float64Array>((v) => v instanceof Float64Array && v.length % 7 === 0),
     maxDynamicSharedBytes: z.number().int().min(0).nullable(),
-    /** Per row, set the dynamic shared memory limit as the runner does for a launch (plan-executor.ts). */
+    /** Per row, set the dynamic shared memory limit as the runner does for a launch (main/runner/run/dynamic-shared.ts). */
     raiseDynamicShared: z.boolean().default(false),
   }),
   /** Drops a request still waiting in the runner's queue (its caller cancelled it); answered at once. */

@@ -19,7 +19,7 @@ export const MAX_CLUSTER = 16;
 
 /**
  * The kernel's limits as the launch will have them: a runner that raises the dynamic shared memory limit
- * sets it to the launch's bytes when they are above the default (main/runner/plan-executor.ts), and the
+ * sets it to the launch's bytes when they are above the default (main/runner/run/dynamic-shared.ts), and the
  * driver's occupancy then counts with that limit — the opt-in maximum per block instead of 48 KiB.
  */
 export function effectiveKernelLimits(kernel: KernelLimits, config: Pick<LaunchShape, 'sharedBytes' | 'raisesDynamicSharedLimit'>): KernelLimits {

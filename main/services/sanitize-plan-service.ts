@@ -14,6 +14,7 @@ import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
 import { collectReport, requireSanitizer } from '../tools/sanitize-program';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
+import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { runPlan, type RunOutcome } from './run-service';
 
 export interface SanitizePlanRequest {
@@ -102,9 +103,13 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   }
 }
 
-/** The plan with the workbench's own checks off: what runs is what a host program would do. */
+/**
+ * The plan with the host program's checks (core/runner/run-choice.ts): the runner then chooses none of its own
+ * checks' plug-ins (no guards, no poison, no determinism or zero-filled replay), so each step runs once and the
+ * run costs what the tool costs.
+ */
 function asHostProgram(plan: unknown): unknown {
   if (!plan || typeof plan !== 'object' || Array.isArray(plan)) return plan;
   const checks = (plan as { checks?: unknown }).checks;
-  return { ...plan, checks: { ...(checks && typeof checks === 'object' ? checks : {}), guardBytes: 0, poison: false, determinismRuns: 0 } };
+  return { ...plan, checks: { ...(checks && typeof checks === 'object' ? checks : {}), ...HOST_PROGRAM_CHECKS } };
 }

@@ -5,7 +5,7 @@ const KiB = 1024;
 const MiB = 1024 ** 2;
 
 /** The roles of a bundle's JSON entries (the manifest's contents by name, and the manifest itself). */
-export type JsonRole = 'manifest' | 'plan' | 'result' | 'environment' | 'doctor' | 'devices' | 'sanitizer' | 'compile' | 'validation' | 'samples' | 'diagnosis';
+export type JsonRole = 'manifest' | 'plan' | 'result' | 'environment' | 'doctor' | 'devices' | 'sanitizer' | 'compile' | 'validation' | 'samples' | 'diagnosis' | 'profile';
 /** The roles of its other entries; `unnamed`: an entry the manifest does not name (nothing reads it). */
 export type FileRole = 'sources' | 'repro' | 'ptx' | 'sanitizerRaw' | 'diagnosisSnapshot' | 'unnamed';
 export type BundleRole = JsonRole | FileRole;
@@ -39,6 +39,7 @@ export const BUNDLE_ROLE_NAMES: Record<BundleRole, string> = {
   validation: 'validator findings',
   samples: 'NVML samples',
   diagnosis: 'a diagnosis report',
+  profile: 'a kernel profile',
   sources: 'a kernel source',
   repro: 'a repro/ file',
   ptx: 'PTX',
@@ -72,6 +73,8 @@ export const BUNDLE_JSON_LIMITS: Record<JsonRole, JsonLimits> = {
   sanitizer: json('sanitizer', 64 * MiB, 2_000_000, 32 * MiB),
   // As `gpu-workbench diagnose --json`'s file is opened alone (main/diagnose/diagnose-files.ts); a run's output in it is at most 16 MiB.
   diagnosis: json('diagnosis', 32 * MiB, 2_000_000, 16 * MiB),
+  // A profile of a kernel with 100,000 source lines (the schema's cap), about 30 values each.
+  profile: json('profile', 32 * MiB, 4_000_000, 1 * MiB),
   compile: json('compile', 16 * MiB, 1_000_000, 16 * MiB),
   validation: json('validation', 16 * MiB, 1_000_000, 1 * MiB),
   devices: json('devices', 4 * MiB, 250_000, 64 * KiB),

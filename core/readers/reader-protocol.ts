@@ -17,7 +17,11 @@ export type ReaderJob =
   | { kind: 'sanitizer-report'; xmlPath: string; textPath: string | null; tool: SanitizerTool | null }
   /** The XML reports compute-sanitizer saved in a run's folder (report-<pid>.xml). */
   | { kind: 'sanitizer-reports'; dir: string; tool: SanitizerTool }
-  | { kind: 'run-outcome'; path: string };
+  | { kind: 'run-outcome'; path: string }
+  /** The raw and source pages ncu exported from a profile's report: the kernel's counters, its lines in `sourceFile`. */
+  | { kind: 'ncu-pages'; rawPath: string; sourcePath: string; sourceFile: string; entry: string }
+  /** A profile saved by `gpu-workbench profile --json` (or exported from the app). */
+  | { kind: 'profile'; path: string; maxBytes: number };
 
 export type ReaderJobKind = ReaderJob['kind'];
 

@@ -9,6 +9,9 @@ import { basename } from 'node:path';
 import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
+import { NcuCsvError, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
+import { parseProfile } from '../../core/kernel-profile/profile';
+import { buildCounters } from '../../core/kernel-profile/profile-build';
 import { FRAME, frameBytes, READER_MEMORY_ENV, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
 import { loadAddon } from '../native/addon';
 import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
@@ -19,9 +22,11 @@ import { readReports } from '../tools/sanitize-program';
 import { readMemoryTimelines, readSnapshotColumns } from './memory-reader';
 
 const write = (type: FrameType, value: unknown) => process.stdout.write(frameBytes(type, Buffer.from(JSON.stringify(value), 'utf8')));
+/** ncu's CSV pages of one kernel: a source page of a long kernel runs to megabytes, never near this. */
+const NCU_PAGE_BYTES = 256 * 2 ** 20;
 const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : job.xmlPath);
+const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : 'rawPath' in job ? job.rawPath : job.xmlPath);
 
 async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
   let bytes: Buffer;
@@ -40,6 +45,38 @@ async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> 
   return parsed.ok
     ? { ok: true, value: parsed.report }
     : refuse('not-a-diagnosis', `${basename(path)} is not a diagnosis report (${parsed.error}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+}
+
+async function ncuPages(job: Extract<ReaderJob, { kind: 'ncu-pages' }>): Promise<ReaderAnswer> {
+  try {
+    const [raw, source] = await Promise.all([readRegularFile(job.rawPath, NCU_PAGE_BYTES), readRegularFile(job.sourcePath, NCU_PAGE_BYTES)]);
+    const kernels = parseRawPage(raw.bytes.toString('utf8'));
+    const kernel = kernels.find((k) => k.kernelName === job.entry || k.kernelName.startsWith(`${job.entry}(`)) ?? kernels[0];
+    if (!kernel) return refuse('not-profiled', 'ncu profiled no kernel');
+    return { ok: true, value: buildCounters(kernel, parseSourcePage(source.bytes.toString('utf8')), job.sourceFile) };
+  } catch (error) {
+    if (error instanceof NcuCsvError) return refuse('refused', `ncu's pages could not be read: ${error.message}`);
+    throw error;
+  }
+}
+
+async function savedProfile(path: string, maxBytes: number): Promise<ReaderAnswer> {
+  let bytes: Buffer;
+  try {
+    bytes = (await readRegularFile(path, maxBytes)).bytes;
+  } catch (error) {
+    return refuse('unreadable', `${path} could not be read: ${messageOf(error)}`);
+  }
+  let value: unknown;
+  try {
+    value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.profile, basename(path));
+  } catch (error) {
+    return refuse('not-a-profile', `${messageOf(error)}: open a file that \`gpu-workbench profile --json\` wrote.`);
+  }
+  const parsed = parseProfile(value);
+  return parsed.ok
+    ? { ok: true, value: parsed.profile }
+    : refuse('not-a-profile', `${basename(path)} is not a profile (${parsed.error}): open a file that \`gpu-workbench profile --json\` wrote.`);
 }
 
 /** Each job's reading; an error the reader knows becomes a refusal of its kind, anything else a crash in words. */
@@ -72,6 +109,8 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
     }
   },
   'sanitizer-reports': async (job) => ({ ok: true, value: await readReports(job.dir, job.tool) }),
+  'ncu-pages': ncuPages,
+  profile: (job) => savedProfile(job.path, job.maxBytes),
   'run-outcome': async (job) => {
     try {
       return { ok: true, value: await readRunOutcome(job.path) };

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { processRuns } from '../process/process-state';
 
 /** What a private folder is for: a diagnosis (the shim, its snapshot), a run under compute-sanitizer (its XML, CuPy's cache). */
-export type PrivateFolderKind = 'diagnose' | 'sanitize';
-const NAMED = /^gpu-workbench-(?:diagnose|sanitize)-(\d+)-/;
+export type PrivateFolderKind = 'diagnose' | 'sanitize' | 'profile';
+const NAMED = /^gpu-workbench-(?:diagnose|sanitize|profile)-(\d+)-/;
 
 /**
  * A private folder (mode 0700, as mkdtemp makes it) named with this process's pid, so that a later start removes the

@@ -141,3 +141,32 @@ export function parseSourcePage(csv: string): SourcePage[] {
   }
   return pages;
 }
+
+/**
+ * The rows `ncu --metrics … --csv` prints while it profiles (one row per kernel and metric: ID, …, Kernel Name, …,
+ * Metric Name, Metric Unit, Metric Value): each kernel's metrics in base units, in launch order.
+ */
+export function parseMetricRows(csv: string): RawKernel[] {
+  const rows = rowsOf(csv).filter((r) => r.length > 1);
+  const header = rows.findIndex((r) => r[0] === 'ID' && r.includes('Metric Name'));
+  if (header < 0) throw new NcuCsvError('no header row (ID, …, Metric Name, Metric Unit, Metric Value): not ncu --csv metric rows');
+  const names = rows[header]!;
+  const col = (name: string) => names.indexOf(name);
+  const byId = new Map<string, RawKernel>();
+  for (const row of rows.slice(header + 1)) {
+    const id = row[col('ID')] ?? '';
+    let kernel = byId.get(id);
+    if (!kernel) {
+      kernel = {
+        kernelName: row[col('Kernel Name')] ?? '',
+        blockSize: row[col('Block Size')] ?? '',
+        gridSize: row[col('Grid Size')] ?? '',
+        metrics: new Map(),
+      };
+      byId.set(id, kernel);
+    }
+    const value = ncuNumber(row[col('Metric Value')]);
+    if (value !== null) kernel.metrics.set(row[col('Metric Name')] ?? '', inBaseUnit(value, row[col('Metric Unit')] ?? ''));
+  }
+  return [...byId.values()];
+}

@@ -44,6 +44,7 @@ import { registerMemoryCommand } from './memory-command';
 import { registerDoctorCommand } from './doctor-command';
 import { registerMonitorCommand } from './monitor-command';
 import { registerDiagnoseCommand } from './diagnose-command';
+import { profileCommand, type ProfileCommandOptions } from './profile-command';
 import { validatePlan } from './validate-plan-command';
 import { isPlanRefused } from '../services/plan-check-service';
 
@@ -564,6 +565,25 @@ export function buildProgram(): Command {
 
   registerMemoryCommand(program);
   registerMonitorCommand(program);
+  withPlanOptions(
+    program
+      .command('profile')
+      .description(
+        'Profile one launch of a kernel (a .cu file with --kernel, --plan or --sample) under Nsight Compute, and say what its numbers mean: sectors per request per source line, memory- or compute- or latency-bound, occupancy, where the warps wait. Without ncu or its counters: why, and the effective bandwidth. Exit 2 without a GPU.',
+      )
+      .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME)')
+      .argument('[file.cu]', 'CUDA C++ source file'),
+  )
+    .option('--step <n>', 'the plan step (1-based) whose launch to profile (default: the first launch)', intOption('--step', 1, 1_000_000))
+    .option('--no-counters', 'do not run Nsight Compute: only the time and the effective bandwidth')
+    .option('--save <profile.json>', 'save the profile (to compare with later, or to open in the app)')
+    .option('--compare <profile.json>', 'a saved profile to compare with: each figure before and after')
+    .option('--timeout <s>', 'seconds the profiled run may take', intOption('--timeout', 1, 86_400), 600)
+    .option('--json', 'machine-readable output')
+    .action(async (file: string | undefined, opts: PlanOptions & ProfileCommandOptions) => {
+      const { plan, planPath } = await gatherPlan(file, opts);
+      process.exitCode = await profileCommand(plan, planPath, opts);
+    });
   registerDiagnoseCommand(program);
 
   return program;

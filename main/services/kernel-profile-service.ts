@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { AbortLike } from '../../core/api/channels';
 import type { DeviceInfo } from '../../core/devices';
 import { launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
+import { ncuArguments } from '../../core/kernel-profile/ncu-args';
 import { classifyNcuFailure } from '../../core/kernel-profile/no-counters';
 import type { Profile, ProfileCounters } from '../../core/kernel-profile/profile';
 import { chooseLaunch, effectiveFigures, launchesBefore, peakDramBytesPerSecond } from '../../core/kernel-profile/profile-launch';
@@ -40,29 +41,10 @@ export interface ProfileAnswer {
   profile: Profile | null;
 }
 
-/** The sections the profile reads, and the global-traffic counters beside them. */
-export const NCU_SECTIONS = ['SpeedOfLight', 'Occupancy', 'LaunchStats', 'WarpStateStats', 'SourceCounters', 'MemoryWorkloadAnalysis'];
-export const NCU_METRICS = [
-  'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
-  'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum',
-  'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
-  'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum',
-  'dram__bytes_read.sum',
-  'dram__bytes_write.sum',
-];
 const READY_UNDER_NCU_MS = 120_000;
 const STOP_GRACE_UNDER_NCU_MS = 120_000;
 const EXPORT_LIMITS = { timeoutMs: 120_000, maxBytes: 256 * 2 ** 20 };
 
-/** ncu's arguments for one launch of `entry`: the launch after `skip` of the same kernel, the sections, a report file. */
-export function ncuArguments(entry: string, skip: number, reportBase: string): string[] {
-  const escaped = entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return [
-    ...['--kernel-name-base', 'function', '--kernel-name', `regex:^${escaped}$`, '--launch-skip', String(skip), '--launch-count', '1'],
-    ...NCU_SECTIONS.flatMap((s) => ['--section', s]),
-    ...['--metrics', NCU_METRICS.join(','), '--import-source', 'no', '--force-overwrite', '--export', reportBase],
-  ];
-}
 
 /**
  * Profiles one launch of a plan: the plan runs as a host program (no guards, no second run) in a runner started under

@@ -1,0 +1,19 @@
+/** The sections the profile reads, and the global-traffic counters beside them. */
+export const NCU_SECTIONS = ['SpeedOfLight', 'Occupancy', 'LaunchStats', 'WarpStateStats', 'SourceCounters', 'MemoryWorkloadAnalysis'];
+export const NCU_METRICS = [
+  'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
+  'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum',
+  'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
+  'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum',
+  'dram__bytes_read.sum',
+  'dram__bytes_write.sum',
+];
+/** ncu's arguments for one launch of `entry`: the launch after `skip` of the same kernel, the sections, a report file. */
+export function ncuArguments(entry: string, skip: number, reportBase: string): string[] {
+  const escaped = entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return [
+    ...['--kernel-name-base', 'function', '--kernel-name', `regex:^${escaped}$`, '--launch-skip', String(skip), '--launch-count', '1'],
+    ...NCU_SECTIONS.flatMap((s) => ['--section', s]),
+    ...['--metrics', NCU_METRICS.join(','), '--import-source', 'no', '--force-overwrite', '--export', reportBase],
+  ];
+}

@@ -82,7 +82,6 @@ export const runChecksSchema = z.object({
    */
   determinismRuns: z.number().int().min(0).max(16).optional(),
 });
-export type RunChecks = z.infer<typeof runChecksSchema>;
 
 export const kernelSchema = z.object({
   id: identifier,
@@ -93,7 +92,6 @@ export const kernelSchema = z.object({
   /** Compile options; the architecture comes from the device the plan runs on. */
   options: compileOptionsSchema.omit({ arch: true }).partial().default({}),
 });
-export type KernelSpec = z.infer<typeof kernelSchema>;
 
 export const stepSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('alloc'), buffer: identifier }),

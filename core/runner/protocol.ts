@@ -62,7 +62,6 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
   z.object({ id: z.number().int().nonnegative(), type: z.literal('drop'), target: z.number().int().nonnegative() }),
 ]);
 export type RunnerRequest = z.infer<typeof runnerRequestSchema>;
-export type RunnerRequestBody = RunnerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 export interface RunnerStatus {
   pid: number;
@@ -75,15 +74,6 @@ export interface RunnerStatus {
   startupMs: number;
 }
 
-export const cudaErrorSchema = z.object({
-  library: z.string(),
-  api: z.string(),
-  code: z.number(),
-  name: z.string(),
-  message: z.string(),
-});
-
-/** Runner -> host. */
 /** The runner's replies: core/process/child-reply.ts, the envelope every child shares. */
 export interface RunnerResults {
   status: RunnerStatus;

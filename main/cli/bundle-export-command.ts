@@ -19,8 +19,6 @@ import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { cliWorkbench } from './cli-support';
 import { EXIT } from './exit-codes';
 
-export { doctorReport, hostRedactor } from '../bundle/bundle-service';
-
 interface ExportOptions {
   result: string;
   plan?: string;

@@ -60,6 +60,31 @@ export default tseslint.config(
     },
   },
   {
+    // Electron's checklist, item 14: nothing the app shows may open outside content in the user's browser.
+    files: ['main/**/*.ts', 'preload/**/*.ts', 'renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'shell', property: 'openExternal', message: 'No shell.openExternal: the workbench opens nothing outside itself.' },
+      ],
+    },
+  },
+  {
+    // The desktop shell's decisions, tested where Electron cannot run: only electron-main.ts and utility-launcher.ts touch Electron.
+    files: ['main/electron/**/*.ts'],
+    ignores: ['main/electron/electron-main.ts', 'main/electron/utility-launcher.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['electron'], message: 'This module is the shell’s pure decisions: Electron stays in electron-main.ts and utility-launcher.ts.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['main/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -40,6 +40,12 @@ export function namedDevice(raw: RawDevice): DeviceInfo {
 
 export const smArch = (device: Pick<DeviceInfo, 'computeCapability'>): string => `sm_${device.computeCapability.major}${device.computeCapability.minor}`;
 
+/**
+ * The architecture compiled for where no device says its own (no GPU here; a bundle that does not record it): Hopper's,
+ * the H100 and H200 the workbench is built and tested on.
+ */
+export const NO_GPU_ARCH = 'sm_90';
+
 export interface GpuProcess {
   pid: number;
   usedBytes: number | null;

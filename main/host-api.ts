@@ -17,7 +17,6 @@ import { homedir, totalmem } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 import { compileOptionsSchema } from '../core/compile/compile-options';
-import { smArch } from '../core/devices';
 import { CompileStoppedError } from './compile/compile-service';
 import { appVersion, projectRoot } from './paths';
 import type { WorkspaceSettings } from '../core/api/workspace';
@@ -142,13 +141,6 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
   const monitors = new MonitorSessions();
   // One run under compute-sanitizer for this host, whichever window asks: a second is refused in words.
   const sanitizer = new SanitizerGate();
-  let defaultArch: string | null = null;
-  const archFor = async (): Promise<string> => {
-    if (defaultArch) return defaultArch;
-    const devices = await listDevices();
-    defaultArch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : 'sm_90';
-    return defaultArch;
-  };
   const handlers: Handlers = {
     'app.info': async () => appInfo(transport, runsPrograms, paths),
     'discovery.get': () => discover(),
@@ -158,7 +150,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'doctor.get': async () => ({ checks: (await runDoctor()).checks }),
     'runners.status': async () => workbench.pool.status(),
     'compile.run': async (request, { signal }) => {
-      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
+      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await workbench.defaultArch()) });
       try {
         const compiled = await workbench.compiler.compile(
           { source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' },
@@ -174,7 +166,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       }
     },
     'compile.cached': async (request) => {
-      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await archFor()) });
+      const options = compileOptionsSchema.parse({ ...request.options, arch: request.options.arch ?? (await workbench.defaultArch()) });
       const cached = await workbench.compiler.cached({ source: request.source, sourceName: request.sourceName, options, backend: request.backend ?? 'auto' });
       if (!cached) return null;
       const { image: _image, ...result } = await completeKernelFacts(cached, workbench.pool);

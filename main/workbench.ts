@@ -1,3 +1,5 @@
+import { NO_GPU_ARCH, smArch } from '../core/devices';
+import { CompileCache } from './compile/compile-cache';
 import { CompileService } from './compile/compile-service';
 import type { ProcessLauncher } from './process/launcher';
 import { RunnerPool } from './runner/runner-pool';
@@ -6,6 +8,7 @@ import { WorkspaceStore } from './services/workspace-store';
 import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
 import { seriesOf } from './memory/monitor-export';
 import { sampleDuring } from './memory/sample-during';
+import { listDevices } from './services/device-service';
 
 /** Samples kept with a run's outcome: 10 minutes at 10 ms. */
 const MAX_RUN_SAMPLES = 60_000;
@@ -16,24 +19,41 @@ async function runPlanSampled(plan: unknown, services: Parameters<typeof runPlan
   return { ...value, samples: report && store ? seriesOf(report, store, MAX_RUN_SAMPLES) : null, samplingProblem: problem };
 }
 
-/** The host's services, shared by the CLI, the serve host and the Electron main process. */
+/** The host's services, shared by the CLI, the serve host and the Electron main process: their one composition root. */
 export interface Workbench {
   compiler: CompileService;
   pool: RunnerPool;
   drafts: DraftStore;
   workspace: WorkspaceStore;
   runPlan(plan: unknown, options: RunOptions): Promise<RunOutcome>;
+  /** The architecture a compile targets when none is named: the first device's, or NO_GPU_ARCH without a GPU. Asked once. */
+  defaultArch(): Promise<string>;
   dispose(): Promise<void>;
 }
 
-export function createWorkbench(launcher: ProcessLauncher, options: { warmSpare?: boolean; sparesAfterFault?: number } = {}): Workbench {
-  const compiler = new CompileService(launcher);
+export interface WorkbenchOptions {
+  /** Keep a warm spare runner per device (the app and serve do; a one-shot CLI command does not). */
+  warmSpare?: boolean;
+  sparesAfterFault?: number;
+  /** Compile through the on-disk cache (default true; the CLI's `compile --no-cache` turns it off). */
+  compileCache?: boolean;
+}
+
+export function createWorkbench(launcher: ProcessLauncher, options: WorkbenchOptions = {}): Workbench {
+  const compiler = new CompileService(launcher, options.compileCache === false ? null : new CompileCache());
   const pool = new RunnerPool({ launcher, warmSpare: options.warmSpare ?? true, sparesAfterFault: options.sparesAfterFault });
+  let arch: string | null = null;
   return {
     compiler,
     pool,
     drafts: new DraftStore(),
     workspace: new WorkspaceStore(),
+    defaultArch: async () => {
+      if (arch) return arch;
+      const devices = await listDevices();
+      arch = devices.ok && devices.devices[0] ? smArch(devices.devices[0]) : NO_GPU_ARCH;
+      return arch;
+    },
     runPlan: (plan, runOptions) =>
       runOptions.sampleIntervalMs
         ? runPlanSampled(plan, { compiler, pool }, runOptions, runOptions.sampleIntervalMs)

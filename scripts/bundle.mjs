@@ -14,6 +14,10 @@ const node = {
   sourcemap: 'linked',
   logLevel: 'warning',
   external: ['electron', 'bufferutil', 'utf-8-validate', 'playwright-core'],
+  // Test hooks (main/build-flags.d.ts) are compiled out of everything but the test runner below.
+  define: { WORKBENCH_TEST_HOOKS: 'false' },
+  // The diagnosis's Python shim and probe travel inside the bundle, written out where a program's Python reads them.
+  loader: { '.py': 'text' },
 };
 
 rmSync(r('dist'), { recursive: true, force: true });
@@ -30,8 +34,11 @@ for (const suite of ['unit', 'integration', 'e2e', 'gpu']) {
 }
 
 await Promise.all([
+  // What ships. minifySyntax folds the test-hook branches away (WORKBENCH_TEST_HOOKS is false here), so no trace of
+  // them is left; names and lines stay readable.
   build({
     ...node,
+    minifySyntax: true,
     entryPoints: [
       { in: r('main/cli/cli-entry.ts'), out: 'main/cli.impl' },
       { in: r('main/serve/serve-entry.ts'), out: 'main/serve.impl' },
@@ -41,6 +48,12 @@ await Promise.all([
       { in: r('main/readers/file-reader-child.ts'), out: 'main/file-reader' },
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
+    ],
+    outdir: r('dist'),
+  }),
+  build({
+    ...node,
+    entryPoints: [
       { in: r('bench/bench.ts'), out: 'bench/bench' },
       { in: r('bench/soak.ts'), out: 'bench/soak' },
       { in: r('bench/sanitizer-bench.ts'), out: 'bench/sanitizer-bench' },
@@ -54,8 +67,13 @@ await Promise.all([
       { in: r('test/fuzz/fuzz-child.ts'), out: 'test/fuzz/fuzz-child' },
       ...testEntries,
     ],
-    // The diagnosis's Python shim and probe travel inside the bundle, written out where a program's Python reads them.
-    loader: { '.py': 'text' },
+    outdir: r('dist'),
+  }),
+  // The runner with its test hooks (main/runner/runner-test-hooks.ts), for the lifecycle tests only: never shipped.
+  build({
+    ...node,
+    define: { WORKBENCH_TEST_HOOKS: 'true' },
+    entryPoints: [{ in: r('main/runner/runner-entry.ts'), out: 'test/helpers/test-runner' }],
     outdir: r('dist'),
   }),
   build({

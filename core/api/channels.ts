@@ -408,7 +408,6 @@ export interface WorkbenchApi {
   invoke<C extends ChannelName>(channel: C, request: ChannelRequest<C>, options?: CallOptions<C>): Promise<ChannelResponse<C>>;
 }
 
-export const CHANNEL_NAMES = Object.keys(channels) as ChannelName[];
 export const isChannelName = (name: unknown): name is ChannelName => typeof name === 'string' && Object.hasOwn(channels, name);
 
 export class ApiError extends Error {

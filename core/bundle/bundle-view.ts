@@ -1,3 +1,4 @@
+import { NO_GPU_ARCH } from '../devices';
 import { parseDiagnosisReport } from '../diagnose/report-schema';
 import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
@@ -214,7 +215,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
       return { compile: k, ptx: bytes ? decoder.decode(bytes) : null };
     });
   } else if (plan && outcome) {
-    kernels = bundleCompile(plan, outcome, runArch(outcome) ?? 'sm_90', () => null, new Map()).compile.kernels.map((k) => ({
+    kernels = bundleCompile(plan, outcome, runArch(outcome) ?? NO_GPU_ARCH, () => null, new Map()).compile.kernels.map((k) => ({
       compile: { ...k, ptxMissing: 'this bundle was made before bundles carried PTX (schema 1)' },
       ptx: null,
     }));

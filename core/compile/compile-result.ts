@@ -106,18 +106,10 @@ function staticSharedDiagnostic(k: KernelFacts, sourceName: string, limits: Shar
 }
 
 /**
- * What the compiler should have said but may not: nvcc's ptxas rejects more than 48 KiB of static shared
- * memory (in hex, with no line), NVRTC's (CUDA 13.0) emits a cubin that can never launch. The workbench says
- * it either way, on the kernel's line.
- */
-export function workbenchDiagnostics(kernels: KernelFacts[], sourceName: string, arch?: string | null): Diagnostic[] {
-  return withSharedDiagnostics([], kernels, sourceName, arch);
-}
-
-/**
  * The compile's diagnostics with too much static shared memory said once, the same way for nvcc and NVRTC: ptxas'
  * own refusal ("uses too much shared data (0x61a80 bytes, 0xc000 max)", no line) gives way to the workbench's,
- * which quotes it.
+ * which quotes it. What the compiler should have said but may not is said too: NVRTC (CUDA 13.0) emits a cubin
+ * that can never launch, without a word; the workbench says it on the kernel's line.
  */
 export function withSharedDiagnostics(fromLog: Diagnostic[], kernels: KernelFacts[], sourceName: string, arch?: string | null): Diagnostic[] {
   const limits = sharedLimits({ arch });

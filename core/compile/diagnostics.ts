@@ -87,8 +87,6 @@ function caretColumn(printed: string, caretIndex: number, original: string | nul
   return Math.max(1, offsetInText + 1);
 }
 
-export const errorCount = (diagnostics: Diagnostic[]): number => diagnostics.filter((d) => d.severity === 'error').length;
-
 /** Standard headers whose use in device code NVRTC covers with built-ins, though it ships no such file. */
 const BUILT_IN_UNDER_NVRTC: Record<string, string> = {
   cassert: 'assert()',

@@ -46,6 +46,3 @@ export function mapPtxLines(ptx: string, sourceName: string): PtxLineMap {
   }
   return { sourceLines, file: main === undefined ? null : (files.get(main) ?? null) };
 }
-
-/** The PTX lines (0-based) that one source line compiled to. */
-export const ptxLinesFor = (map: PtxLineMap, sourceLine: number): number[] => map.sourceLines.flatMap((line, i) => (line === sourceLine ? [i] : []));

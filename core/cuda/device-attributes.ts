@@ -20,5 +20,3 @@ export const ATTRIBUTES: readonly AttributeInfo[] = (() => {
 })();
 
 export const ATTRIBUTE_IDS: readonly number[] = ATTRIBUTES.map((a) => a.id);
-const byName = new Map(ATTRIBUTES.map((a) => [a.name, a]));
-export const attributeByName = (name: string): AttributeInfo | undefined => byName.get(name.replace(/^CU_DEVICE_ATTRIBUTE_/, ''));

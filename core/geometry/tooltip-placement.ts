@@ -1,10 +1,3 @@
-export interface Box {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
-
 /**
  * Where a tooltip of `size` goes beside a point so that all of it stays inside the viewport: to the
  * right and below the point by default, flipped to the left or above where it would cross an edge, and

@@ -12,7 +12,6 @@
  * Every scan is linear in the allocations; sorting is done once per question with sortedIndex (radix, or one
  * pass when the column is already in order), never per query.
  */
-import { formatBytes } from '../format';
 import { sortedIndex } from './sort-index';
 import type { Timeline, TimelineCounter, TimelineFrame, TimelineMarker } from './timeline';
 
@@ -85,18 +84,6 @@ export function counterPeak(c: TimelineCounter): { value: number; timeUs: number
   let best = -1;
   for (let i = 0; i < c.value.length; i++) if (Number.isFinite(c.value[i]!) && (best < 0 || c.value[i]! > c.value[best]!)) best = i;
   return best < 0 ? null : { value: c.value[best]!, timeUs: c.time[best]! };
-}
-
-/** A counter's value at a time (the step function's), NaN before its first point. */
-export function counterAt(c: TimelineCounter, tUs: number): number {
-  let lo = 0;
-  let hi = c.time.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (c.time[mid]! <= tUs) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === 0 ? NaN : c.value[lo - 1]!;
 }
 
 // ---------------------------------------------------------------------------------------------- who is alive
@@ -283,8 +270,6 @@ export function groupingsFor(t: Pick<Timeline, 'allocations' | 'stacks' | 'label
   return out;
 }
 
-export const groupByStack = (t: Timeline, indices: ArrayLike<number>): AllocationGroup[] => groupAllocations(t, indices, 'stack');
-
 export interface Leak {
   allocation: number;
   bytes: number;
@@ -436,6 +421,3 @@ export function summarizeTimeline(t: Timeline): TimelineSummary {
     }),
   };
 }
-
-/** "3 × 64 MiB" style, for a marker's text. */
-export const countBytes = (count: number, bytes: number): string => `${count} allocation${count === 1 ? '' : 's'}, ${formatBytes(bytes)}`;

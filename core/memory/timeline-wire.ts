@@ -3,13 +3,15 @@
  * allocations are ~60 MB of text rather than ~200 MB of number arrays), frames written once and referred to by
  * index, so stacks keep sharing them across the wire.
  *
- * decodeTimeline trusts nothing: the envelope is checked with zod (types, string lengths, list lengths), then
- * every column's length against its count, every index against what it indexes, every number that must be
- * finite; anything else throws TimelineWireError saying where and what.
+ * checkTimelineWire checks a wire without decoding it: the envelope with zod (types, string lengths, list lengths),
+ * every column's text length against its count, and every index the envelope itself holds (stacks, markers). The host
+ * checks a reader's answer so, and passes it on as it is. decodeTimeline (the renderer's) checks the same first, then
+ * decodes the columns and checks what only they hold: every index against what it indexes, every number that must be
+ * finite. Either throws TimelineWireError saying where and what.
  */
 import { z } from 'zod';
 
-import { Base64Error, base64ToFloat64, base64ToInt32, base64ToUint8, LITTLE_ENDIAN, typedToBase64 } from './base64';
+import { Base64Error, base64Length, base64ToFloat64, base64ToInt32, base64ToUint8, LITTLE_ENDIAN, typedToBase64 } from './base64';
 import { SPAN_LANES, type Timeline, type TimelineCounter, type TimelineFrame, type TimelineStack } from './timeline';
 
 export const WIRE_LIMITS = {
@@ -206,8 +208,18 @@ function checkRange(what: string, values: Int32Array, min: number, max: number):
   }
 }
 
-export function decodeTimeline(wire: unknown): Timeline {
-  requireLittleEndian();
+/** A column's text is as long as its count's bytes in base64; its characters are the decoder's to check. */
+function checkColumnLength(what: string, text: string, bytes: number): void {
+  const expected = base64Length(bytes);
+  if (text.length !== expected) throw new TimelineWireError(`${what} holds ${text.length} base64 characters where ${expected} were expected (${bytes} bytes).`);
+}
+
+/**
+ * A wire checked without decoding its columns: the envelope, every column's length against its count, the limits on
+ * labels, stack frames and counter points, and every index the envelope holds. Throws TimelineWireError; returns the
+ * wire as parsed (the same strings: nothing is copied or decoded).
+ */
+export function checkTimelineWire(wire: unknown): TimelineWire {
   const parsed = wireSchema.safeParse(wire);
   if (!parsed.success) throw new TimelineWireError(describeFirstIssues(parsed.error));
   const w = parsed.data;
@@ -216,20 +228,45 @@ export function decodeTimeline(wire: unknown): Timeline {
   for (const l of w.labels) labelChars += l.length;
   if (labelChars > WIRE_LIMITS.labelChars) throw new TimelineWireError(`its labels hold ${labelChars} characters, over ${WIRE_LIMITS.labelChars}.`);
 
-  const frames: TimelineFrame[] = w.frames.map(([file, line, name]) => ({ file, line, name }));
   let stackFrames = 0;
-  const stacks: TimelineStack[] = w.stacks.map((st, i) => {
+  w.stacks.forEach((st, i) => {
     stackFrames += st.frames.length;
     if (stackFrames > WIRE_LIMITS.stackFrames) throw new TimelineWireError(`its stacks hold more than ${WIRE_LIMITS.stackFrames} frames.`);
-    for (const f of st.frames) if (f >= frames.length) throw new TimelineWireError(`stacks[${i}] names frame ${f}, and there are ${frames.length}.`);
+    for (const f of st.frames) if (f >= w.frames.length) throw new TimelineWireError(`stacks[${i}] names frame ${f}, and there are ${w.frames.length}.`);
     if (st.userFrame >= st.frames.length) throw new TimelineWireError(`stacks[${i}].userFrame is ${st.userFrame}, past its ${st.frames.length} frames.`);
-    return { frames: st.frames.map((f) => frames[f]!), userFrame: st.userFrame };
   });
 
   let points = 0;
-  const counters: TimelineCounter[] = w.counters.map((c, k) => {
+  w.counters.forEach((c, k) => {
     points += c.count;
     if (points > WIRE_LIMITS.counterPoints) throw new TimelineWireError(`its counters hold more than ${WIRE_LIMITS.counterPoints} points.`);
+    checkColumnLength(`counters[${k}].time`, c.time, c.count * 8);
+    checkColumnLength(`counters[${k}].value`, c.value, c.count * 8);
+  });
+
+  const a = w.allocations;
+  for (const name of ['start', 'end', 'address', 'size'] as const) checkColumnLength(`allocations.${name}`, a[name], a.count * 8);
+  for (const name of ['stack', 'step', 'label'] as const) checkColumnLength(`allocations.${name}`, a[name], a.count * 4);
+  const sp = w.spans;
+  for (const name of ['start', 'end'] as const) checkColumnLength(`spans.${name}`, sp[name], sp.count * 8);
+  checkColumnLength('spans.lane', sp.lane, sp.count);
+  for (const name of ['label', 'step'] as const) checkColumnLength(`spans.${name}`, sp[name], sp.count * 4);
+
+  w.markers.forEach((marker, i) => {
+    if (marker.allocation !== undefined && marker.allocation >= a.count)
+      throw new TimelineWireError(`markers[${i}] names allocation ${marker.allocation}, and there are ${a.count}.`);
+  });
+  return w;
+}
+
+export function decodeTimeline(wire: unknown): Timeline {
+  requireLittleEndian();
+  const w = checkTimelineWire(wire);
+
+  const frames: TimelineFrame[] = w.frames.map(([file, line, name]) => ({ file, line, name }));
+  const stacks: TimelineStack[] = w.stacks.map((st) => ({ frames: st.frames.map((f) => frames[f]!), userFrame: st.userFrame }));
+
+  const counters: TimelineCounter[] = w.counters.map((c, k) => {
     const time = column(`counters[${k}].time`, () => base64ToFloat64(c.time, c.count));
     const value = column(`counters[${k}].value`, () => base64ToFloat64(c.value, c.count));
     for (let i = 0; i < c.count; i++) {
@@ -283,11 +320,6 @@ export function decodeTimeline(wire: unknown): Timeline {
   }
   checkRange('spans.label', spans.label, -1, w.labels.length - 1);
   checkRange('spans.step', spans.step, -1, 2 ** 31 - 1);
-
-  w.markers.forEach((marker, i) => {
-    if (marker.allocation !== undefined && marker.allocation >= n)
-      throw new TimelineWireError(`markers[${i}] names allocation ${marker.allocation}, and there are ${n}.`);
-  });
 
   return {
     version: 1,

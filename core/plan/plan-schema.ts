@@ -93,7 +93,6 @@ export const kernelSchema = z.object({
   /** Compile options; the architecture comes from the device the plan runs on. */
   options: compileOptionsSchema.omit({ arch: true }).partial().default({}),
 });
-export type KernelSpec = z.infer<typeof kernelSchema>;
 
 export const stepSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('alloc'), buffer: identifier }),

@@ -58,8 +58,6 @@ export type RunLogEvent =
       memory?: { requestedBytes: number; freeBytes: number; totalBytes: number } | null;
     });
 
-export type RunLogEventKind = RunLogEvent['kind'];
-
 /** At most this many events are kept per run; past it, `eventsDropped` counts what was left out. */
 export const MAX_RUN_EVENTS = 100_000;
 

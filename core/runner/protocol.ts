@@ -60,11 +60,8 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
   }),
   /** Drops a request still waiting in the runner's queue (its caller cancelled it); answered at once. */
   z.object({ id: z.number().int().nonnegative(), type: z.literal('drop'), target: z.number().int().nonnegative() }),
-  /** For the supervisor's own tests: occupies the runner's event loop, as a hung driver call would. */
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('block'), ms: z.number().int().min(0).max(600_000) }),
 ]);
 export type RunnerRequest = z.infer<typeof runnerRequestSchema>;
-export type RunnerRequestBody = RunnerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
 export interface RunnerStatus {
   pid: number;
@@ -77,21 +74,11 @@ export interface RunnerStatus {
   startupMs: number;
 }
 
-export const cudaErrorSchema = z.object({
-  library: z.string(),
-  api: z.string(),
-  code: z.number(),
-  name: z.string(),
-  message: z.string(),
-});
-
-/** Runner -> host. */
 /** The runner's replies: core/process/child-reply.ts, the envelope every child shares. */
 export interface RunnerResults {
   status: RunnerStatus;
   run: RunResult;
   memInfo: { freeBytes: number; totalBytes: number };
-  block: { blockedMs: number };
   drop: { dropped: boolean };
   page: BufferPage;
   inspect: { kernel: string; symbol: string; attributes: FunctionAttributes }[];

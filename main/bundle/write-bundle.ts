@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 
 import type { AbortLike } from '../../core/api/channels';
+import { NO_GPU_ARCH } from '../../core/devices';
 import { bundleCompile, runArch, type PtxLookup } from '../../core/bundle/bundle-compile';
 import { BUNDLE_SCHEMA, entryNameProblem } from '../../core/bundle/bundle-limits';
 import { shareableSamples } from '../../core/bundle/bundle-samples';
@@ -101,7 +102,7 @@ function planEntries(input: BundleInput & { plan: LaunchPlan }, files: Map<strin
   files.set('plan.json', encode(plan));
 
   // Each kernel's compile as the run made it, and its PTX (which is compiled code: without sources it stays out too).
-  const arch = input.arch ?? runArch(input.outcome) ?? 'sm_90';
+  const arch = input.arch ?? runArch(input.outcome) ?? NO_GPU_ARCH;
   const ptx = input.includeSources
     ? (input.ptx ?? new Map<string, PtxLookup>())
     : new Map(input.plan.kernels.map((k) => [k.id, { missing: 'sources were left out' }]));

@@ -9,8 +9,6 @@ import { profilesFromDevicesEntry } from '../../core/bundle/bundle-validation';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
 import { formatBytes } from '../../core/format';
 import { SANITIZER_TOOLS, type SanitizerTool } from '../../core/sanitizer/findings';
-import { CompileService } from '../compile/compile-service';
-import { forkLauncher } from '../process/launcher';
 import { streamRegularFile } from '../services/safe-fs';
 import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-files';
 import { importSanitizerReportInReader, readRunOutcomeInReader } from '../readers/open-in-reader';
@@ -18,9 +16,8 @@ import { loadSample } from '../services/sample-service';
 import { SanitizerImportError } from '../tools/sanitize-import';
 import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from '../bundle/bundle-service';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
+import { cliWorkbench } from './cli-support';
 import { EXIT } from './exit-codes';
-
-export { doctorReport, hostRedactor } from '../bundle/bundle-service';
 
 interface ExportOptions {
   result: string;
@@ -150,8 +147,9 @@ async function runExport(opts: ExportOptions): Promise<number> {
     doctorLimitMs: opts.doctorTimeout * 1000,
     ...(doctorFacts ? { doctorFacts } : {}),
   };
-  const compiler = opts.ptx && opts.sources ? new CompileService(forkLauncher) : null;
-  const services = { compiler, noCompiler: 'it was left out at export (--no-ptx)' };
+  // The PTX is compiled at export, by the same services as every command (none without sources or with --no-ptx).
+  const workbench = opts.ptx && opts.sources ? cliWorkbench() : null;
+  const services = { compiler: workbench?.compiler ?? null, noCompiler: 'it was left out at export (--no-ptx)' };
   try {
     if (opts.preview) {
       const preview = previewOf(await gatherBundle(request, services), request);
@@ -183,11 +181,11 @@ async function runExport(opts: ExportOptions): Promise<number> {
     );
     return EXIT.ok;
   } finally {
-    await compiler?.dispose();
+    await workbench?.dispose();
   }
 }
 
-/** `gpu-workbench bundle export`, added to the `bundle` command (kept out of cli.ts so merges stay easy). */
+/** `gpu-workbench bundle export`, added to the `bundle` command. */
 export function registerBundleExport(bundle: Command): void {
   bundle
     .command('export')

@@ -126,7 +126,7 @@ async function diagnose(args: string[], opts: DiagnoseOptions, hasCommand: boole
   }
 }
 
-/** `gpu-workbench diagnose`, added to the program (kept out of cli.ts so merges stay easy). */
+/** `gpu-workbench diagnose`, added to the program. */
 export function registerDiagnoseCommand(program: Command): void {
   program
     .command('diagnose')

@@ -172,7 +172,7 @@ async function monitor(args: string[], opts: MonitorOptions, hasCommand: boolean
   }
 }
 
-/** `gpu-workbench monitor`, added to the program (kept out of cli.ts so merges stay easy). */
+/** `gpu-workbench monitor`, added to the program. */
 export function registerMonitorCommand(program: Command): void {
   program
     .command('monitor')

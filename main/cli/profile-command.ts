@@ -6,9 +6,13 @@ import type { Profile } from '../../core/kernel-profile/profile';
 import { runReader, ReaderError } from '../readers/reader-process';
 import { deviceInfos } from '../services/device-service';
 import { profilePlan } from '../services/kernel-profile-service';
-import { createWorkbench } from '../workbench';
-import { forkLauncher } from '../process/launcher';
+import type { Workbench } from '../workbench';
+import type { DeviceInfo } from '../../core/devices';
+import type { Command } from 'commander';
+
+import { intOption, withWorkbench } from './cli-support';
 import { EXIT } from './exit-codes';
+import { gatherPlan, withPlanOptions, type PlanOptions } from './plan-options';
 import { renderComparison, renderProfile } from './render-profile';
 import { renderRun } from './render-run';
 
@@ -21,6 +25,29 @@ export interface ProfileCommandOptions {
   json?: boolean;
   device: number;
   arch?: string;
+}
+
+/** `gpu-workbench profile`: registered with the other commands. */
+export function registerProfileCommand(program: Command): void {
+  withPlanOptions(
+    program
+      .command('profile')
+      .description(
+        'Profile one launch of a kernel (a .cu file with --kernel, --plan or --sample) under Nsight Compute, and say what its numbers mean: sectors per request per source line, memory- or compute- or latency-bound, occupancy, where the warps wait. Without ncu or its counters: why, and the effective bandwidth. Exit 2 without a GPU.',
+      )
+      .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME)')
+      .argument('[file.cu]', 'CUDA C++ source file'),
+  )
+    .option('--step <n>', 'the plan step (1-based) whose launch to profile (default: the first launch)', intOption('--step', 1, 1_000_000))
+    .option('--no-counters', 'do not run Nsight Compute: only the time and the effective bandwidth')
+    .option('--save <profile.json>', 'save the profile (to compare with later, or to open in the app)')
+    .option('--compare <profile.json>', 'a saved profile to compare with: each figure before and after')
+    .option('--timeout <s>', 'seconds the profiled run may take', intOption('--timeout', 1, 86_400), 600)
+    .option('--json', 'machine-readable output')
+    .action(async (file: string | undefined, opts: PlanOptions & ProfileCommandOptions) => {
+      const { plan, planPath } = await gatherPlan(file, opts);
+      process.exitCode = await profileCommand(plan, planPath, opts);
+    });
 }
 
 /** A saved profile, read in a reader process (it is a file from outside). */
@@ -42,11 +69,26 @@ export async function profileCommand(plan: unknown, planPath: string | null, opt
   }
   const devices = await deviceInfos();
   const device = devices.ok ? (devices.devices[opts.device] ?? null) : null;
-  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   try {
+    return await withWorkbench((workbench) => profileWith(workbench, plan, planPath, opts, device, controller.signal, before));
+  } finally {
+    process.off('SIGINT', interrupt);
+  }
+}
+
+async function profileWith(
+  workbench: Workbench,
+  plan: unknown,
+  planPath: string | null,
+  opts: ProfileCommandOptions,
+  device: DeviceInfo | null,
+  signal: AbortSignal,
+  before: Profile | null,
+): Promise<number> {
+  {
     const { outcome, profile } = await profilePlan(
       {
         plan,
@@ -54,7 +96,7 @@ export async function profileCommand(plan: unknown, planPath: string | null, opt
         step: opts.step === undefined ? null : opts.step - 1,
         arch: opts.arch,
         timeoutMs: opts.timeout * 1000,
-        signal: controller.signal,
+        signal,
         device,
         noCounters: !opts.counters,
       },
@@ -70,8 +112,5 @@ export async function profileCommand(plan: unknown, planPath: string | null, opt
     else console.log(`${renderRun(outcome)}\n\n✗ Not profiled: the plan did not run to the end (above).`);
     if (!profile) return outcome.status === 'unavailable' ? EXIT.unavailable : outcome.status === 'invalid' ? EXIT.usage : EXIT.failed;
     return EXIT.ok;
-  } finally {
-    process.off('SIGINT', interrupt);
-    await workbench.dispose();
   }
 }

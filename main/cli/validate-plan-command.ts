@@ -1,38 +1,35 @@
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import type { KernelFacts } from '../../core/compile/compile-result';
-import type { DeviceInfo } from '../../core/devices';
+import { smArch, type DeviceInfo } from '../../core/devices';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import { deviceLimits, type DeviceProfile } from '../../core/validate/device-limits';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
 import { checkPlan, type PlanCheck } from '../../core/validate/plan-check';
-import { CompileService } from '../compile/compile-service';
-import { forkLauncher } from '../process/launcher';
-import { RunnerPool } from '../runner/runner-pool';
 import { completeKernelFacts } from '../services/kernel-facts-service';
 import { machineMemory } from '../services/plan-check-service';
+import type { Workbench } from '../workbench';
 import { EXIT } from './exit-codes';
 import { renderPlanCheck } from './render-validation';
 
 /** Each kernel's compiled resources for the device (null where the compile failed or did not say), and why not. */
-async function kernelFacts(plan: LaunchPlan, arch: string, live: boolean): Promise<{ facts: Map<string, KernelFacts | null>; notes: string[] }> {
-  const compiler = new CompileService(forkLauncher);
-  const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: false });
+async function kernelFacts(
+  workbench: Workbench,
+  plan: LaunchPlan,
+  arch: string,
+  live: boolean,
+): Promise<{ facts: Map<string, KernelFacts | null>; notes: string[] }> {
   const facts = new Map<string, KernelFacts | null>();
   const notes: string[] = [];
-  try {
-    for (const k of plan.kernels) {
-      const compiled = await compiler
-        .compile({ source: k.source, sourceName: k.sourceName, options: compileOptionsSchema.parse({ ...k.options, arch }), backend: 'auto' })
-        .catch((error: unknown) => ({ ok: false as const, error: error instanceof Error ? error.message : String(error) }));
-      const result = 'error' in compiled ? compiled : live ? await completeKernelFacts(compiled, pool) : compiled;
-      const found = 'kernels' in result ? (result.kernels.find((f) => f.name === k.entry) ?? null) : null;
-      facts.set(k.id, found && found.registers !== null && found.sharedBytes !== null ? found : null);
-      const only = facts.get(k.id) ? '' : `: ${k.entry}'s launches are checked against the device's limits only`;
-      if (!result.ok) notes.push(`${k.sourceName} does not compile for ${arch}${only}.`);
-      else if (only) notes.push(`The compiler did not report ${k.entry}'s resources${only}.`);
-    }
-  } finally {
-    await Promise.all([compiler.dispose(), pool.dispose()]);
+  for (const k of plan.kernels) {
+    const compiled = await workbench.compiler
+      .compile({ source: k.source, sourceName: k.sourceName, options: compileOptionsSchema.parse({ ...k.options, arch }), backend: 'auto' })
+      .catch((error: unknown) => ({ ok: false as const, error: error instanceof Error ? error.message : String(error) }));
+    const result = 'error' in compiled ? compiled : live ? await completeKernelFacts(compiled, workbench.pool) : compiled;
+    const found = 'kernels' in result ? (result.kernels.find((f) => f.name === k.entry) ?? null) : null;
+    facts.set(k.id, found && found.registers !== null && found.sharedBytes !== null ? found : null);
+    const only = facts.get(k.id) ? '' : `: ${k.entry}'s launches are checked against the device's limits only`;
+    if (!result.ok) notes.push(`${k.sourceName} does not compile for ${arch}${only}.`);
+    else if (only) notes.push(`The compiler did not report ${k.entry}'s resources${only}.`);
   }
   return { facts, notes };
 }
@@ -44,6 +41,7 @@ async function kernelFacts(plan: LaunchPlan, arch: string, live: boolean): Promi
  * make). Exit 1 when it would fail, 64 when the plan is not valid.
  */
 export async function validatePlan(
+  workbench: Workbench,
   input: unknown,
   planPath: string | null,
   target: { profile: DeviceProfile; device: DeviceInfo | null },
@@ -56,8 +54,8 @@ export async function validatePlan(
   }
   const plan = parsed.data;
   const device = deviceLimits(target.profile.device);
-  const arch = `sm_${target.profile.device.computeCapability.major}${target.profile.device.computeCapability.minor}`;
-  const { facts, notes } = await kernelFacts(plan, arch, target.device !== null);
+  const arch = smArch(target.profile.device);
+  const { facts, notes } = await kernelFacts(workbench, plan, arch, target.device !== null);
   const sources = new Map(plan.kernels.map((k) => [k.id, k.source]));
   const check: PlanCheck = checkPlan(plan, device, await machineMemory(target.device), (launch) => {
     const known = facts.get(launch.kernelId);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 
 import { definesHeader, NVCC_DEFINES_HEADER, nvccCommandArguments, nvrtcArguments } from '../../core/compile/compile-options';
-import { kernelFacts, withSharedDiagnostics } from '../../core/compile/compile-result';
+import { hasErrors, kernelFacts, withSharedDiagnostics } from '../../core/compile/compile-result';
 import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { cubinKernelSymbols, ptxEntryNames } from '../../core/cubin';
@@ -92,7 +92,7 @@ function result(
   const fromLog = backend === 'nvrtc' ? [...parsed, ...nvrtcHeaderNotes(parsed)] : parsed;
   // nvcc's ptxas refuses too much static shared memory (in hex, with no line); NVRTC's does not: said once, the same way, either way.
   const diagnostics = withSharedDiagnostics(fromLog, kernels, request.sourceName, request.options.arch);
-  const ok = (cubin !== null || ptx !== null) && !diagnostics.some((d) => d.severity === 'error');
+  const ok = (cubin !== null || ptx !== null) && !hasErrors(diagnostics);
   return {
     ok,
     backend,

@@ -1,81 +1,46 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
 
 import { createHandlers, dispatch } from '../host-api';
 import { projectRoot, rendererDir } from '../paths';
-import { rendererCsp, rendererFile, rendererPage } from '../serve/renderer-files';
 import { createWorkbench } from '../workbench';
 import { useReaderLauncher } from '../readers/reader-process';
+import { APP_ENTRY_URL, APP_SCHEME, appResponse, denyAllPermissions, guardContents, senderIsOurRenderer, windowOptions } from './security-policy';
 import { utilityLauncher, utilityReaderLauncher } from './utility-launcher';
 
 /**
  * The desktop shell: one window, a sandboxed renderer served from app://workbench (not file://) with the
- * same CSP as serve, every permission denied, and the typed API over IPC from that origin only.
+ * same CSP as serve, every permission denied, and the typed API over IPC from that origin only. What each of
+ * those means is decided (and tested) in security-policy.ts; this file hands it to Electron.
  */
-export const APP_ORIGIN = 'app://workbench';
 useReaderLauncher(utilityReaderLauncher);
 const workbench = createWorkbench(utilityLauncher);
 const handlers = createHandlers(workbench, 'electron');
 
 app.enableSandbox();
-protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+protocol.registerSchemesAsPrivileged([APP_SCHEME]);
 
-function senderIsOurRenderer(event: IpcMainInvokeEvent | IpcMainEvent): boolean {
-  const url = event.senderFrame?.url ?? '';
-  return url.startsWith(`${APP_ORIGIN}/`) && event.senderFrame === event.sender.mainFrame;
-}
+const fromOurRenderer = (event: IpcMainInvokeEvent | IpcMainEvent): boolean =>
+  senderIsOurRenderer(event.senderFrame?.url, !!event.senderFrame && event.senderFrame === event.sender.mainFrame);
 
 /** app://workbench/<path>: the renderer's own files only, with the CSP and the headers serve sends. */
 async function serveRenderer(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const headers = {
-    'content-security-policy': rendererCsp(),
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-  };
-  const found = url.host === 'workbench' ? await rendererFile(rendererDir(), url.pathname) : null;
-  if (!found) return new Response('Not found', { status: 404, headers });
-  if (found.mime.startsWith('text/html')) {
-    const page = await rendererPage(found.file);
-    return new Response(page.body, { status: 200, headers: { ...headers, 'content-security-policy': page.csp, 'content-type': found.mime } });
-  }
-  return new Response(await readFile(found.file), { status: 200, headers: { ...headers, 'content-type': found.mime } });
+  const { status, headers, body } = await appResponse(request.url, rendererDir());
+  return new Response(body, { status, headers });
 }
 
 function createWindow(): void {
-  const window = new BrowserWindow({
-    width: 1400,
-    height: 900,
-    title: 'GPU Workbench',
-    webPreferences: {
-      preload: join(projectRoot(), 'dist/electron/preload.js'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webviewTag: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      experimentalFeatures: false,
-      navigateOnDragDrop: false,
-    },
-  });
-  window.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  window.webContents.on('will-navigate', (event, url) => {
-    if (!url.startsWith(`${APP_ORIGIN}/`)) event.preventDefault();
-  });
-  window.webContents.on('will-attach-webview', (event) => event.preventDefault());
-  void window.loadURL(`${APP_ORIGIN}/index.html`);
+  // Its web contents is guarded as every one is (web-contents-created, below).
+  const window = new BrowserWindow(windowOptions(join(projectRoot(), 'dist/electron/preload.js')));
+  void window.loadURL(APP_ENTRY_URL);
 }
 
 /** Calls in flight, by window and the renderer's call id: workbench:cancel aborts one. */
 const calls = new Map<string, AbortController>();
 
 ipcMain.handle('workbench:invoke', async (event, channel: unknown, request: unknown, callId: unknown) => {
-  if (!senderIsOurRenderer(event)) return { ok: false, error: { code: 'FORBIDDEN', message: 'Refused: the request did not come from the workbench window.' } };
+  if (!fromOurRenderer(event)) return { ok: false, error: { code: 'FORBIDDEN', message: 'Refused: the request did not come from the workbench window.' } };
   const id = typeof callId === 'number' && Number.isSafeInteger(callId) ? callId : null;
   const key = `${event.sender.id}:${id}`;
   const controller = new AbortController();
@@ -90,7 +55,7 @@ ipcMain.handle('workbench:invoke', async (event, channel: unknown, request: unkn
   }
 });
 ipcMain.on('workbench:cancel', (event, callId: unknown) => {
-  if (senderIsOurRenderer(event)) calls.get(`${event.sender.id}:${String(callId)}`)?.abort();
+  if (fromOurRenderer(event)) calls.get(`${event.sender.id}:${String(callId)}`)?.abort();
 });
 
 void app.whenReady().then(() => {
@@ -106,15 +71,12 @@ void app.whenReady().then(() => {
     });
     contents.on('render-process-gone', cancelAll);
   });
-  // Camera, microphone, notifications, geolocation, clipboard reads…: the workbench needs none.
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  denyAllPermissions(session.defaultSession);
   protocol.handle('app', serveRenderer);
   createWindow();
 });
-app.on('web-contents-created', (_event, contents) => {
-  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
-});
+// Every web contents, not the window's alone: no new windows, no navigation away, no webviews.
+app.on('web-contents-created', (_event, contents) => guardContents(contents));
 app.on('window-all-closed', () => {
   void workbench.dispose().finally(() => app.quit());
 });

@@ -1,24 +1,50 @@
-import { utilityProcess } from 'electron';
+import { app, utilityProcess, type UtilityProcess } from 'electron';
 
 import { READER_MEMORY_ENV } from '../../core/readers/reader-protocol';
 import { signalGroup, type ChildHandle, type ProcessLauncher } from '../process/launcher';
 import type { ReaderLauncher } from '../readers/reader-process';
+import { GoneRouter, watchUtilityExit, type ExitStatus } from './utility-exit';
 
 /** How long a reader's output may stay open after it exits. */
 const OUTPUT_AFTER_EXIT_MS = 1_000;
+
+/** Every utility child's end, joined from its `exit` and the app's `child-process-gone` (utility-exit.ts). */
+const router = new GoneRouter();
+app.on('child-process-gone', (_event, details) => router.route(details));
+
+/**
+ * Starts a utility process and reports its end once, as code or signal: the decisions are utility-exit.ts's.
+ * `ended` runs first (the group reaped, the process marked gone), then the listeners.
+ */
+function forkWatched(
+  entry: string,
+  args: string[],
+  options: Parameters<typeof utilityProcess.fork>[2] & { serviceName: string },
+  ended: (status: ExitStatus) => void,
+): UtilityProcess {
+  const child = utilityProcess.fork(entry, args, options);
+  const watch = watchUtilityExit((status) => {
+    router.forget(options.serviceName);
+    ended(status);
+  });
+  router.watch(options.serviceName, watch);
+  child.on('exit', (code) => watch.exited(code));
+  return child;
+}
 
 /** The desktop app starts runners and compile workers as Electron utility processes. */
 export const utilityLauncher: ProcessLauncher = {
   kind: 'utility',
   launch(entry, args, name): ChildHandle {
-    const child = utilityProcess.fork(entry, args, { serviceName: name, stdio: 'inherit' });
     let exited = false;
     let pid: number | undefined;
-    child.on('spawn', () => (pid = child.pid));
-    child.on('exit', () => {
+    const exitHandlers: ((code: number | null, signal: string | null) => void)[] = [];
+    const child = forkWatched(entry, args, { serviceName: router.serviceName(name), stdio: 'inherit' }, ({ code, signal }) => {
       exited = true;
       signalGroup(pid, 'SIGKILL', false);
+      for (const handler of exitHandlers) handler(code, signal);
     });
+    child.on('spawn', () => (pid = child.pid));
     return {
       get pid() {
         return child.pid;
@@ -27,12 +53,11 @@ export const utilityLauncher: ProcessLauncher = {
         if (!exited) child.postMessage(message);
       },
       onMessage: (handler) => child.on('message', handler),
-      // utilityProcess reports an exit code only; a crash shows as a non-zero code.
-      onExit: (handler) => child.on('exit', (code) => handler(code, null)),
+      onExit: (handler) => exitHandlers.push(handler),
       // utilityProcess.kill() only sends SIGTERM to the child; the pid path signals its whole group (the
       // child leads one: child-lifetime.ts) with the signal asked for, as the fork launcher does.
       kill: (signal) => {
-        if (!exited) signalGroup(child.pid, signal);
+        if (!exited) signalGroup(pid ?? child.pid, signal);
       },
     };
   },
@@ -43,39 +68,45 @@ export const utilityLauncher: ProcessLauncher = {
  * heap limit is V8's; the reader caps its own writable memory, leads a group and dies with the app before it reads.
  */
 export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits) => {
-  const child = utilityProcess.fork(entry, [job], {
-    serviceName: 'gpu-workbench-reader',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    execArgv: [`--max-old-space-size=${limits.heapMb}`, '--stack-size=2048'],
-    env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
-  });
   const closers: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
-  let exitCode: number | null | undefined;
+  let status: ExitStatus | undefined;
   let outputEnded = false;
   let closed = false;
   const close = () => {
-    if (closed || exitCode === undefined || !outputEnded) return;
+    if (closed || status === undefined || !outputEnded) return;
     closed = true;
-    for (const handler of closers) handler(exitCode, null);
+    for (const handler of closers) handler(status.code, status.signal);
   };
+  let pid: number | undefined;
+  const child = forkWatched(
+    entry,
+    [job],
+    {
+      serviceName: router.serviceName('reader'),
+      stdio: ['ignore', 'pipe', 'ignore'],
+      execArgv: [`--max-old-space-size=${limits.heapMb}`, '--stack-size=2048'],
+      env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
+    },
+    (ended) => {
+      status = ended;
+      signalGroup(pid, 'SIGKILL', false);
+      setTimeout(() => {
+        outputEnded = true;
+        close();
+      }, OUTPUT_AFTER_EXIT_MS).unref();
+      close();
+    },
+  );
+  child.on('spawn', () => (pid = child.pid));
   child.stdout!.on('end', () => {
     outputEnded = true;
     close();
   });
-  child.on('exit', (code) => {
-    exitCode = code;
-    signalGroup(child.pid, 'SIGKILL', false);
-    setTimeout(() => {
-      outputEnded = true;
-      close();
-    }, OUTPUT_AFTER_EXIT_MS).unref();
-    close();
-  });
   return {
     stdout: child.stdout!,
-    kill: () => signalGroup(child.pid, 'SIGKILL'),
+    kill: () => signalGroup(pid ?? child.pid, 'SIGKILL'),
     onClose: (handler) => closers.push(handler),
-    // A utility process that cannot start ends with an exit code: its close says so.
+    // A utility process that cannot start ends with an exit code (or a launch-failed gone): its close says so.
     onError: () => undefined,
   };
 };

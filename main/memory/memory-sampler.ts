@@ -1,4 +1,4 @@
-import { decodeNvmlBatch, type DecodedNvmlSample, type NvmlBatch } from '../../core/memory/nvml-sample-layout';
+import { decodeNvmlBatch, NVML_FUNCTION_NOT_FOUND, type DecodedNvmlSample, type NvmlBatch } from '../../core/memory/nvml-sample-layout';
 import { SampleStore, DEFAULT_SAMPLE_LIMITS, type SampleStoreLimits } from '../../core/memory/sample-store';
 import { SeriesSummarizer } from '../../core/memory/sample-summary';
 import type { MemorySample, SampledProcess } from '../../core/memory/samples';
@@ -380,7 +380,7 @@ export class MemorySampler {
       if (this.reportedProcessErrors.has(key)) continue;
       this.reportedProcessErrors.add(key);
       this.problem(
-        code === 13
+        code === NVML_FUNCTION_NOT_FOUND
           ? `This driver's NVML has no nvmlDeviceGetComputeRunningProcesses_v3: per-process memory is not shown (device memory still is). A driver from 510 on has it.`
           : `NVML could not list the processes on GPU ${device} (error ${code}${code === 3 ? ': not supported on this GPU or in this VM' : ''}): per-process memory is not shown there.`,
       );

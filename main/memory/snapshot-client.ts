@@ -1,7 +1,7 @@
 import type { MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
 import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/snapshot-columns';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
-import { decodeTimeline, TimelineWireError } from '../../core/memory/timeline-wire';
+import { checkTimelineWire, TimelineWireError } from '../../core/memory/timeline-wire';
 import { ReaderError, runReader, type ReaderLimits } from '../readers/reader-process';
 import { SNAPSHOT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings } from './snapshot-protocol';
 
@@ -48,8 +48,9 @@ export async function importSnapshot(path: string, options: SnapshotImportOption
 
 /**
  * The memory timelines of a file the user opened — a PyTorch snapshot pickle (one per device with data) or a saved
- * run result — read, modelled and encoded for the wire in a reader process; each timeline is checked here before it
- * goes on. Rejects with SnapshotImportError.
+ * run result — read, modelled and encoded for the wire in a reader process. Each timeline is checked here against
+ * the wire's schema and its columns' lengths, without decoding it (checkTimelineWire): the renderer decodes it once,
+ * and checks the values as it does. Rejects with SnapshotImportError.
  */
 export async function openMemoryTimelines(
   path: string,
@@ -65,7 +66,7 @@ export async function openMemoryTimelines(
   try {
     if (!Array.isArray(value.timelines) || !Array.isArray(value.summary) || value.timelines.length !== value.summary.length)
       throw new TimelineWireError('the timelines and their summaries do not match');
-    for (const wire of value.timelines) decodeTimeline(wire);
+    for (const wire of value.timelines) checkTimelineWire(wire);
   } catch (error) {
     if (error instanceof TimelineWireError)
       throw new SnapshotImportError('crashed', `${path} was not opened: its reader's answer is not valid (${error.message}).`);

@@ -17,6 +17,7 @@ import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
 import { ModuleCache } from './module-cache';
 import { executePlan, type ExecutedPlan } from './plan-executor';
+import { answerTestRequest, testRunnerRequestSchema } from './runner-test-hooks';
 import { readPage } from '../../core/plan/buffer-data';
 import { elementSize } from '../../core/plan/element-types';
 
@@ -76,11 +77,6 @@ async function handle(request: RunnerRequest): Promise<void> {
   switch (request.type) {
     case 'status':
       return reply.ok(request.id, request.type, status);
-    case 'block': {
-      const until = Date.now() + request.ms;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, request.ms);
-      return reply.ok(request.id, request.type, { blockedMs: request.ms - Math.max(0, until - Date.now()) });
-    }
     case 'page': {
       const data = lastRun?.runId === request.runId ? lastRun.downloads.get(request.buffer) : undefined;
       if (!data) {
@@ -178,11 +174,14 @@ async function handle(request: RunnerRequest): Promise<void> {
   }
 }
 
+/** What this runner accepts: the protocol's requests, and in the lifecycle tests' build theirs too (runner-test-hooks.ts). */
+const requestSchema = WORKBENCH_TEST_HOOKS ? testRunnerRequestSchema() : runnerRequestSchema;
+
 let queue: Promise<void> = Promise.resolve();
 /** Requests their callers cancelled while they waited in the queue. */
 const dropped = new Set<number>();
 port.onMessage((raw) => {
-  const parsed = runnerRequestSchema.safeParse(raw);
+  const parsed = requestSchema.safeParse(raw);
   if (!parsed.success) {
     const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
     replyError(id, {
@@ -204,7 +203,9 @@ port.onMessage((raw) => {
     // One turn of the event loop first: a drop sent while this request waited is read before it starts.
     .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
     .then(() => {
-      if (!dropped.delete(request.id)) return handle(request);
+      // Only the test build parses a 'block' request: in every other the schema refused it above.
+      if (!dropped.delete(request.id))
+        return WORKBENCH_TEST_HOOKS && request.type === 'block' ? answerTestRequest(port, request) : handle(request as RunnerRequest);
       replyError(request.id, { library: 'workbench', api: request.type, code: -1, name: 'WORKBENCH_CANCELLED', message: 'Cancelled before it started.' });
     })
     .catch((error) => replyError(request.id, toCudaError(error, request.type)));

@@ -1,6 +1,6 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 
 import { ApiError } from '../../core/api/channels';
 import { describeIssues } from '../../core/plan/plan-schema';
@@ -80,5 +80,3 @@ export async function saveProfile(profile: DeviceProfile, path: string | null): 
   await writeFile(target, JSON.stringify(profile, null, 2) + '\n');
   return target;
 }
-
-export const profileFileName = (path: string) => basename(path);

@@ -8,8 +8,8 @@ import { CompileService } from '../../main/compile/compile-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
 import { listProcesses, processRuns } from '../../main/process/process-state';
-import { RunnerPool } from '../../main/runner/runner-pool';
 import { inHostGroupLauncher } from '../helpers/launchers';
+import { hooked, testRunnerPool } from '../helpers/test-runner';
 
 // Every child can be stopped: a runner whose JavaScript thread is blocked ends within the grace when
 // told, and when the host itself is SIGKILLed its runners, compile workers, nvcc and nvcc's children
@@ -38,10 +38,12 @@ async function until(check: () => boolean, ms: number): Promise<number> {
 /** The host side, when this file is started as a host by the test below: a blocked runner and a slow compile. */
 async function host(kind: string): Promise<void> {
   const launcher = LAUNCHERS[kind]!;
-  const pool = new RunnerPool({ launcher, warmSpare: false });
+  const pool = testRunnerPool({ launcher, warmSpare: false });
   const compiler = new CompileService(launcher, null);
   const { runner } = await pool.acquire(0);
-  void runner.request('block', { ms: 600_000 }, 0).catch(() => undefined);
+  void hooked(runner)
+    .request('block', { ms: 600_000 }, 0)
+    .catch(() => undefined);
   const nvcc = await findNvcc();
   if (nvcc.found) void compiler.compile({ source: SLOW, sourceName: 'slow.cu', options: { arch: 'sm_90' }, backend: 'nvcc' }, 600_000).catch(() => undefined);
   await new Promise((r) => setTimeout(r, 1500)); // nvcc is running by now
@@ -54,10 +56,12 @@ if (process.env['WB_LIFETIME_HOST']) {
 } else {
   for (const [kind, launcher] of Object.entries(LAUNCHERS)) {
     test(`${kind}: a runner blocked in a native call is gone within 1 s of stop(), its group with it`, async () => {
-      const pool = new RunnerPool({ launcher, warmSpare: false });
+      const pool = testRunnerPool({ launcher, warmSpare: false });
       const { runner } = await pool.acquire(0);
       const pid = runner.pid!;
-      void runner.request('block', { ms: 60_000 }, 0).catch(() => undefined);
+      void hooked(runner)
+        .request('block', { ms: 60_000 }, 0)
+        .catch(() => undefined);
       await new Promise((r) => setTimeout(r, 200));
       const started = performance.now();
       await runner.stop();

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { DoctorCheck } from '../../core/discovery';
 import { parseDoctorFacts, type DoctorFacts } from '../../core/doctor/facts';
 import { flagProcess } from '../../core/memory/process-flags';
-import { doctorReport } from '../../main/cli/bundle-export-command';
+import { doctorReport } from '../../main/bundle/bundle-service';
 import { findNvcc } from '../../main/compile/nvcc';
 import { findInstallations } from '../../main/doctor/installations';
 import { lookUpProcess, processFacts } from '../../main/doctor/process-facts';

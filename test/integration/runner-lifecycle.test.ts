@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
+import { distEntry } from '../../main/paths';
 import { forkLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
-import { RunnerPool, SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
+import { SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
+import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
 
 // The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
-// no context; with one it opens a context. Either way it must be supervised the same.
-const pool = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+// no context; with one it opens a context. Either way it must be supervised the same. The runners are the test
+// build's (test/helpers/test-runner.ts), which also answer `block`, a request that hangs as a driver call can.
+const pool = testRunnerPool({ launcher: forkLauncher, warmSpare: true });
 after(() => pool.dispose());
 
 const exitOf = async (promise: Promise<unknown>) => {
@@ -37,7 +40,7 @@ test('a runner starts, reports its status, and keeps a warm spare beside it', as
 test('a runner that hangs is killed by the watchdog; the spare takes over and answers', async () => {
   const { runner } = await pool.acquire(0);
   const spare = pool.status().runners.find((r) => r.role === 'spare')!;
-  const exit = await exitOf(runner.request('block', { ms: 60_000 }, 500));
+  const exit = await exitOf(hooked(runner).request('block', { ms: 60_000 }, 500));
   assert.equal(exit.kind, 'watchdog');
   assert.match(exit.summary, /did not answer within 500 ms/);
   const next = await pool.acquire(0);
@@ -52,7 +55,7 @@ test('a runner killed mid-job, or crashing with SIGSEGV, is classified and repla
     ['SIGSEGV', 'crashed', /segmentation fault/],
   ] as const) {
     const { runner } = await pool.acquire(0);
-    const pending = runner.request('block', { ms: 10_000 }, 30_000);
+    const pending = hooked(runner).request('block', { ms: 10_000 }, 30_000);
     await new Promise((r) => setTimeout(r, 100));
     process.kill(runner.pid!, signal);
     const exit = await exitOf(pending);
@@ -66,11 +69,14 @@ test('a runner killed mid-job, or crashing with SIGSEGV, is classified and repla
   assert.deepEqual(exits.slice(-3), ['watchdog', 'killed', 'crashed']);
 });
 
-test('a runner sent garbage answers with an error and stays alive', async () => {
-  const { runner } = await pool.acquire(0);
+test('a runner sent garbage answers with an error and stays alive; the shipped one has no test request', async () => {
+  const runner = probedRunner(forkLauncher, distEntry('runner.js'));
+  after(() => runner.stop());
+  await runner.ready;
   for (const garbage of [
     { id: 77, type: 'launch-missiles' },
     { id: 78, type: 'run', plan: { version: 1 }, modules: [] },
+    { type: 'block', ms: 10 },
   ]) {
     await assert.rejects(runner.requestUnchecked(garbage, 5000), (e: unknown) => {
       assert.ok(e instanceof ChildRequestError);
@@ -85,7 +91,7 @@ test('a runner sent garbage answers with an error and stays alive', async () => 
 });
 
 test('after a fault more spares stand ready: three faults in a row are each followed by a warm runner, never a cold start', async () => {
-  const faulty = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+  const faulty = testRunnerPool({ launcher: forkLauncher, warmSpare: true });
   try {
     await faulty.acquire(0);
     for (let fault = 0; fault < 3; fault++) {
@@ -94,7 +100,9 @@ test('after a fault more spares stand ready: three faults in a row are each foll
       const spares = () => faulty.status().runners.filter((r) => r.role === 'spare');
       for (let i = 0; i < 100 && !spares().every((s) => s.pid); i++) await new Promise((r) => setTimeout(r, 20));
       const warm = spares().map((s) => s.pid);
-      const pending = runner.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+      const pending = hooked(runner)
+        .request('block', { ms: 10_000 }, 30_000)
+        .catch(() => undefined);
       process.kill(runner.pid!, 'SIGKILL');
       await pending;
       const next = await faulty.acquire(0);
@@ -108,11 +116,13 @@ test('after a fault more spares stand ready: three faults in a row are each foll
 });
 
 test('the extra spares go when the fault window closes, and a cancel is not a fault', async () => {
-  const pool2 = new RunnerPool({ launcher: forkLauncher, warmSpare: true, faultWindowMs: 400 });
+  const pool2 = testRunnerPool({ launcher: forkLauncher, warmSpare: true, faultWindowMs: 400 });
   try {
     const spares = () => pool2.status().runners.filter((r) => r.role === 'spare').length;
     const { runner } = await pool2.acquire(0);
-    const pending = runner.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+    const pending = hooked(runner)
+      .request('block', { ms: 10_000 }, 30_000)
+      .catch(() => undefined);
     process.kill(runner.pid!, 'SIGKILL');
     await pending;
     await pool2.acquire(0);
@@ -120,7 +130,9 @@ test('the extra spares go when the fault window closes, and a cancel is not a fa
     await new Promise((r) => setTimeout(r, 700));
     assert.equal(spares(), 1, 'one spare once it closed');
     const { runner: next } = await pool2.acquire(0);
-    const blocked = next.request('block', { ms: 10_000 }, 30_000).catch(() => undefined);
+    const blocked = hooked(next)
+      .request('block', { ms: 10_000 }, 30_000)
+      .catch(() => undefined);
     next.cancel();
     await blocked;
     await pool2.acquire(0);
@@ -131,12 +143,12 @@ test('the extra spares go when the fault window closes, and a cancel is not a fa
 });
 
 test('cancelling a request that waits behind another drops it only; cancelling the one under way stops the runner', async () => {
-  const pool3 = new RunnerPool({ launcher: forkLauncher, warmSpare: true });
+  const pool3 = testRunnerPool({ launcher: forkLauncher, warmSpare: true });
   try {
     const { runner } = await pool3.acquire(0);
-    const first = runner.request('block', { ms: 600 }, 30_000);
+    const first = hooked(runner).request('block', { ms: 600 }, 30_000);
     const queued = new AbortController();
-    const second = runner.request('block', { ms: 600 }, 30_000, queued.signal);
+    const second = hooked(runner).request('block', { ms: 600 }, 30_000, queued.signal);
     queued.abort();
     await assert.rejects(second, (e: unknown) => e instanceof RequestCancelledError);
     assert.equal((await first).blockedMs, 600, 'the request under way went on');
@@ -147,7 +159,7 @@ test('cancelling a request that waits behind another drops it only; cancelling t
     assert.ok(runner.alive, 'the runner lives');
     assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
     const underWay = new AbortController();
-    const third = runner.request('block', { ms: 60_000 }, 0, underWay.signal);
+    const third = hooked(runner).request('block', { ms: 60_000 }, 0, underWay.signal);
     await new Promise((r) => setTimeout(r, 100));
     underWay.abort();
     const exit = await exitOf(third);

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 
 import WebSocket from 'ws';
 
-import { CHANNEL_NAMES } from '../../core/api/channels';
+import { channels } from '../../core/api/channels';
 import { MAX_MESSAGE_BYTES } from '../../main/serve/serve-host';
 import { mulberry32 } from '../../core/plan/buffer-data';
 import { ROOT } from '../helpers/cli';
@@ -216,7 +216,7 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
   ]);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {
-    const channel = rand() < 0.9 ? pick(CHANNEL_NAMES) : pick(['', 'app', 'toString', '__proto__', 'files.read.x', 'x'.repeat(300)]);
+    const channel = rand() < 0.9 ? pick(Object.keys(channels)) : pick(['', 'app', 'toString', '__proto__', 'files.read.x', 'x'.repeat(300)]);
     let request: unknown;
     if (Object.hasOwn(templates, channel) && rand() < 0.6) {
       const base = templates[channel]!();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { nvrtcHeaderNotes, parseCompilerLog } from '../../core/compile/diagnostics';
-import { kernelFacts, workbenchDiagnostics } from '../../core/compile/compile-result';
+import { kernelFacts, withSharedDiagnostics } from '../../core/compile/compile-result';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { ROOT } from '../helpers/cli';
 
@@ -92,12 +92,12 @@ test('more than 48 KiB of static shared memory is an error from the workbench wh
   assert.deepEqual(parseCompilerLog(fixture('nvrtc-bigshared.log')), []);
   const [u] = parsePtxasInfo(fixture('nvrtc-bigshared.log'));
   const kernels = kernelFacts(fixture('bigshared.cu'), [u!], ['_Z1kPf']);
-  const [d] = workbenchDiagnostics(kernels, 'bigshared.cu');
+  const [d] = withSharedDiagnostics([], kernels, 'bigshared.cu');
   assert.equal(d!.severity, 'error');
   assert.equal(d!.line, 1);
   assert.match(d!.message, /390\.63 KiB \(400,000 bytes\) of static shared memory/);
   assert.deepEqual(
-    workbenchDiagnostics(kernelFacts(fixture('warn.cu'), parsePtxasInfo(fixture('nvrtc-warn.log')), ['_Z6reducePKfPfj', '_Z1kPfi']), 'warn.cu'),
+    withSharedDiagnostics([], kernelFacts(fixture('warn.cu'), parsePtxasInfo(fixture('nvrtc-warn.log')), ['_Z6reducePKfPfj', '_Z1kPfi']), 'warn.cu'),
     [],
   );
 });

@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { mapPtxLines, ptxLinesFor } from '../../core/compile/ptx-lines';
+import { mapPtxLines } from '../../core/compile/ptx-lines';
+
+/** The PTX lines (0-based) one source line compiled to, as the PTX view reads the map. */
+const ptxLinesFor = (map: ReturnType<typeof mapPtxLines>, sourceLine: number): number[] =>
+  map.sourceLines.flatMap((line, i) => (line === sourceLine ? [i] : []));
 import { ROOT } from '../helpers/cli';
 
 // nvcc 13.0's PTX of samples/device-assert/broken.cu with -lineinfo: .loc lines, the .file at the end.

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { kernelFacts, withSharedDiagnostics, workbenchDiagnostics } from '../../core/compile/compile-result';
+import { kernelFacts, withSharedDiagnostics } from '../../core/compile/compile-result';
 import { parseCompilerLog } from '../../core/compile/diagnostics';
 import { parsePtxasInfo } from '../../core/compile/resource-usage';
 import { staticSharedArrays } from '../../core/compile/shared-arrays';
@@ -39,7 +39,7 @@ test('the limits: 48 KiB of static arrays everywhere; the opt-in maximum of the 
 
 test('the compile and the launch panel say the same limits, with the same numbers, for the same kernel', () => {
   const facts = kernelFacts(source, parsePtxasInfo(fixture('nvrtc-bigshared.log')), ['_Z1kPf']);
-  const [compiled] = workbenchDiagnostics(facts, 'bigshared.cu', 'sm_90');
+  const [compiled] = withSharedDiagnostics([], facts, 'bigshared.cu', 'sm_90');
   const kernel = kernelLimitsFromFacts(facts[0]!, h100, source)!;
   const finding = validateLaunch(h100, kernel, { grid: [1, 1, 1], block: [256, 1, 1], sharedBytes: 0 }).findings.find(
     (f) => f.rule === 'static-shared-too-large',

@@ -8,16 +8,15 @@ import {
   addressSpaceAt,
   aliveAt,
   aliveAtEnd,
-  counterAt,
   counterPeak,
   groupAllocations,
-  groupByStack,
   leaksOf,
   liveBytes,
   originOf,
   peakOf,
   summarizeTimeline,
 } from '../../core/memory/timeline-model';
+import { counterValueAt } from '../../core/memory/timeline-describe';
 
 const KiB = 1024;
 
@@ -251,7 +250,7 @@ test('grouping: by stack (one group per whole stack), by user frame, by step, by
     ],
   );
   assert.deepEqual(
-    groupByStack(t, all).map((g) => [g.title, g.count, g.bytes]),
+    groupAllocations(t, all, 'stack').map((g) => [g.title, g.count, g.bytes]),
     [
       ['/home/me/train.py:42 f', 2, 40],
       ['/home/me/train.py:42 f', 1, 20],
@@ -284,10 +283,10 @@ test('counters: the value at a time is the step function’s; the peak is the fi
   c.push(4, 1);
   const counter = c.finish();
   assert.deepEqual([...counter.time], [0, 2, 4]);
-  assert.equal(counterAt(counter, -1), NaN);
-  assert.equal(counterAt(counter, 1.5), 5);
-  assert.equal(counterAt(counter, 2), 9);
-  assert.equal(counterAt(counter, 1e9), 1);
+  assert.equal(counterValueAt(counter.time, counter.value, -1), NaN);
+  assert.equal(counterValueAt(counter.time, counter.value, 1.5), 5);
+  assert.equal(counterValueAt(counter.time, counter.value, 2), 9);
+  assert.equal(counterValueAt(counter.time, counter.value, 1e9), 1);
   assert.deepEqual(counterPeak(counter), { value: 9, timeUs: 2 });
   assert.equal(counterPeak(new CounterBuilder(counterHead('e', 'e', 'device')).finish()), null);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { Base64Error, decodeBase64, encodeBase64, typedToBase64 } from '../../core/memory/base64';
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { timelineFromSnapshot } from '../../core/memory/snapshot-timeline';
-import { decodeTimeline, encodeTimeline, TimelineWireError, WIRE_LIMITS, type TimelineWire } from '../../core/memory/timeline-wire';
+import { checkTimelineWire, decodeTimeline, encodeTimeline, TimelineWireError, WIRE_LIMITS, type TimelineWire } from '../../core/memory/timeline-wire';
 import { unpickle } from '../../core/memory/unpickle';
 import { ROOT } from '../helpers/cli';
 
@@ -153,6 +153,47 @@ test('hostile wires are refused with what is wrong and where, never decoded into
       what,
     );
   }
+});
+
+/** What the host's check refuses without decoding a column: everything about the envelope and the columns' lengths. */
+const REFUSED_WITHOUT_DECODING = new Set([
+  'not an object',
+  'another version',
+  'an unknown key',
+  'a count the columns do not have',
+  'a count past the cap',
+  'a column that is a number',
+  'a NaN duration',
+  'a marker naming an allocation that is not there',
+  'too many markers',
+  'labels of 40 MB in all',
+  'a stack naming a frame that is not there',
+  'a user frame past its stack',
+  'a device of a billion',
+]);
+
+test('the host’s check refuses what is wrong with the envelope and the column lengths, in the decoder’s words, and decodes nothing', () => {
+  const wire = good();
+  const checked = checkTimelineWire(wire);
+  assert.equal(checked.allocations.start, wire.allocations.start, 'the columns pass through as the same text');
+  for (const [what, change, message] of hostile) {
+    const bad = change(good());
+    let refusal: unknown = null;
+    try {
+      checkTimelineWire(bad);
+    } catch (error) {
+      refusal = error;
+    }
+    if (REFUSED_WITHOUT_DECODING.has(what)) assert.ok(refusal, `${what}: refused by the check`);
+    if (refusal) {
+      assert.ok(refusal instanceof TimelineWireError && message.test(refusal.message), `${what}: ${String(refusal)}`);
+    } else {
+      // What only the values show is the decoder's: the renderer decodes, and refuses it there.
+      assert.throws(() => decodeTimeline(bad), TimelineWireError, what);
+    }
+  }
+  const notBase64 = { ...wire, allocations: { ...wire.allocations, size: wire.allocations.size.replace(/^./, '!') } };
+  assert.doesNotThrow(() => checkTimelineWire(notBase64), 'the check reads no column’s characters');
 });
 
 test('a wire with a million problems says the first few, not all of them', () => {

@@ -1,12 +1,13 @@
+import { REQUIRED_METRICS } from './profile-build';
+
 /** The sections the profile reads, and the global-traffic counters beside them. */
 export const NCU_SECTIONS = ['SpeedOfLight', 'Occupancy', 'LaunchStats', 'WarpStateStats', 'SourceCounters', 'MemoryWorkloadAnalysis'];
 export const NCU_METRICS = [
+  ...REQUIRED_METRICS,
   'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
   'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum',
   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
   'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum',
-  'dram__bytes_read.sum',
-  'dram__bytes_write.sum',
 ];
 /** ncu's arguments for one launch of `entry`: the launch after `skip` of the same kernel, the sections, a report file. */
 export function ncuArguments(entry: string, skip: number, reportBase: string): string[] {

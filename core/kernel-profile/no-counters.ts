@@ -20,6 +20,8 @@ const lastLines = (text: string) =>
 export function noCountersMessage(reason: NoCountersReason, detail: string, entry: string): { headline: string; body: string } {
   const still = 'Still given below: the kernel’s time by CUDA events and the bytes its buffers hold, as an effective bandwidth against the device’s peak.';
   switch (reason) {
+    case 'turned-off':
+      return { headline: 'No hardware counters: Nsight Compute was not asked (--no-counters)', body: still };
     case 'no-ncu':
       return {
         headline: 'No hardware counters: Nsight Compute (ncu) was not found',

@@ -29,6 +29,23 @@ const OCCUPANCY_LIMITS = {
   barriers: 'launch__occupancy_limit_barriers',
 } as const;
 
+/** The metrics a profile needs from the raw page, asked for by name (a section's set differs between GPUs and ncu versions). */
+export const REQUIRED_METRICS = [
+  'gpu__time_duration.sum',
+  'sm__throughput.avg.pct_of_peak_sustained_elapsed',
+  'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed',
+  'dram__throughput.avg.pct_of_peak_sustained_elapsed',
+  'lts__throughput.avg.pct_of_peak_sustained_elapsed',
+  'l1tex__throughput.avg.pct_of_peak_sustained_active',
+  'dram__bytes_read.sum',
+  'dram__bytes_write.sum',
+  'sm__warps_active.avg.pct_of_peak_sustained_active',
+  'sm__maximum_warps_per_active_cycle_pct',
+  'launch__waves_per_multiprocessor',
+  'launch__registers_per_thread',
+  ...Object.values(OCCUPANCY_LIMITS),
+];
+
 const sumAccess = (lines: ProfileLine[], kind: 'loads' | 'stores'): AccessFigures => {
   const out: AccessFigures = { sectors: 0, requests: 0, idealSectors: 0, accessBits: null };
   for (const line of lines) {

@@ -39,12 +39,13 @@ export interface ProfileAnswer {
   outcome: RunOutcome;
   /** Null when the plan could not run (the outcome's diagnosis says why). */
   profile: Profile | null;
+  /** Where the time went under ncu (for the bench): the run with the tool attached and its exit, then the report's pages read. */
+  timings?: { underToolMs: number; reportMs: number };
 }
 
 const READY_UNDER_NCU_MS = 120_000;
 const STOP_GRACE_UNDER_NCU_MS = 120_000;
 const EXPORT_LIMITS = { timeoutMs: 120_000, maxBytes: 256 * 2 ** 20 };
-
 
 /**
  * Profiles one launch of a plan: the plan runs as a host program (no guards, no second run) in a runner started under
@@ -61,25 +62,20 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
     if (chosen && 'error' in chosen && outcome.status === 'ok') throw new Error(`Nothing to profile: ${chosen.error}.`);
     return { outcome, profile: null };
   }
-  const ncu = request.noCounters ? { path: null, searched: [] } : locateNcu();
-  if (!ncu.path) {
+  const withoutCounters = async (reason: 'turned-off' | 'no-ncu', detail: string): Promise<ProfileAnswer> => {
     const outcome = await plainRun(request, services);
-    return {
-      outcome,
-      profile: describe(
-        plan,
-        chosen,
-        outcome,
-        request,
-        null,
-        { reason: 'no-ncu', detail: request.noCounters ? 'turned off' : ncu.searched.slice(0, 6).join(', ') },
-        null,
-      ),
-    };
-  }
+    return { outcome, profile: describe(plan, chosen, outcome, request, null, { reason, detail }, null) };
+  };
+  if (request.noCounters) return withoutCounters('turned-off', '');
+  const ncu = locateNcu();
+  if (!ncu.path) return withoutCounters('no-ncu', ncu.searched.slice(0, 6).join(', '));
   const underNcu = await runUnderNcu(ncu.path, plan, chosen, request, services.compiler);
   if (underNcu.counters || underNcu.outcome.status !== 'ok')
-    return { outcome: underNcu.outcome, profile: describe(plan, chosen, underNcu.outcome, request, underNcu.counters, underNcu.failure, underNcu.version) };
+    return {
+      outcome: underNcu.outcome,
+      profile: describe(plan, chosen, underNcu.outcome, request, underNcu.counters, underNcu.failure, underNcu.version),
+      timings: underNcu.timings,
+    };
   // No counters although the plan ran: its times under the tool are not the kernel's own, so it runs again plainly.
   const outcome = await plainRun(request, services);
   return { outcome, profile: describe(plan, chosen, outcome, request, null, underNcu.failure, underNcu.version) };
@@ -117,6 +113,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
       stopGraceMs: STOP_GRACE_UNDER_NCU_MS,
     });
     request.onPhase?.('profile');
+    const started = performance.now();
     const outcome = await runPlan(
       asHostProgram(request.plan),
       { compiler, pool },
@@ -130,18 +127,20 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
     );
     // ncu writes its report when the runner leaves.
     await pool.dispose();
+    const underToolMs = performance.now() - started;
     const text = output.text();
     const report = join(dir, 'profile.ncu-rep');
     const exitCode = toolExit === STICKY_EXIT_CODE ? 0 : toolExit;
     if (!existsSync(report))
       return {
+        timings: { underToolMs, reportMs: 0 },
         outcome,
         counters: null,
         version: await version,
         failure: classifyNcuFailure(text, exitCode) ?? { reason: 'not-profiled' as const, detail: text.slice(-2000) },
       };
     const counters = await readReport(ncuPath, report, dir, entry.entry, entry.sourceName, request.signal);
-    return { outcome, counters, version: await version, failure: null };
+    return { outcome, counters, version: await version, failure: null, timings: { underToolMs, reportMs: performance.now() - started - underToolMs } };
   } finally {
     await pool?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parseMetricRows, type RawKernel } from '../../core/kernel-profile/ncu-csv';
 import { firstRunnable, toolCandidates } from '../../main/tools/find-tool';
 import { locateNcu } from '../../main/tools/nsight-compute';
-import { ROOT } from './cli';
+import { projectRoot } from '../../main/paths';
 
 /**
  * The bare reference a profile is checked and timed against: the same kernel and launch from a plain program
@@ -44,11 +44,11 @@ export function buildReference(kind: 'broken' | 'fixed' | 'stream', streamElemen
     '-O3',
     '-lineinfo',
     '-arch=native',
-    `-DKERNEL_SOURCE="${join(ROOT, source)}"`,
+    `-DKERNEL_SOURCE="${join(projectRoot(), source)}"`,
     kind === 'stream' ? '-DVECADD' : '-DTRANSPOSE',
     '-o',
     binary,
-    join(ROOT, 'bench/raw/profile_ref.cu'),
+    join(projectRoot(), 'bench/raw/profile_ref.cu'),
   ]);
   const args =
     kind === 'stream'

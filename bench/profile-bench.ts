@@ -40,8 +40,10 @@ async function main(): Promise<void> {
       const ref = buildReference(variant);
       const sample = await loadSample('uncoalesced-access', variant);
       const report = join(ref.binary + '-report');
-      const bareArgs = ncuArguments('transpose', 0, report);
-      const printed = bareArgs.filter((a, i, all) => !['--export', '--force-overwrite'].includes(a) && all[i - 1] !== '--export');
+      const workbenchArgs = ncuArguments('transpose', 0, report, `${report}.log`);
+      // Bare: the same launch, sections and metrics; printing the details page, or writing a report.
+      const printed = workbenchArgs.slice(0, workbenchArgs.indexOf('--import-source'));
+      const bareArgs = [...printed, '--force-overwrite', '--export', report];
       const t = {
         details: [] as number[],
         pages: [] as number[],

@@ -9,12 +9,17 @@ export const NCU_METRICS = [
   'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
   'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum',
 ];
-/** ncu's arguments for one launch of `entry`: the launch after `skip` of the same kernel, the sections, a report file. */
-export function ncuArguments(entry: string, skip: number, reportBase: string): string[] {
+/**
+ * ncu's arguments for one launch of `entry`: the launch after `skip` of the same kernel, the sections, a report file,
+ * and its source page (CUDA lines with their SASS) printed as CSV into `sourceLog` while it profiles — printing it
+ * then costs nothing, where exporting it from the report afterwards takes ncu another second.
+ */
+export function ncuArguments(entry: string, skip: number, reportBase: string, sourceLog: string): string[] {
   const escaped = entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return [
     ...['--kernel-name-base', 'function', '--kernel-name', `regex:^${escaped}$`, '--launch-skip', String(skip), '--launch-count', '1'],
     ...NCU_SECTIONS.flatMap((s) => ['--section', s]),
     ...['--metrics', NCU_METRICS.join(','), '--import-source', 'no', '--force-overwrite', '--export', reportBase],
+    ...['--csv', '--page', 'source', '--print-source', 'cuda,sass', '--log-file', sourceLog],
   ];
 }

@@ -103,6 +103,8 @@ export function parseSourcePage(csv: string): SourcePage[] {
     current = null;
   };
   for (const row of rowsOf(csv)) {
+    // ncu's own messages share a log file with the page (==PROF== Connected…, ==WARNING==…).
+    if (/^==[A-Z]+==/.test(row[0] ?? '')) continue;
     if (row[0] === 'File Path' || row[0] === 'File Name') {
       startPage();
       page!.file = row[1] ?? null;

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { AbortLike } from '../../core/api/channels';
@@ -104,7 +104,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
     pool = new RunnerPool({
       launcher: sanitizerLauncher(
         ncuPath,
-        ncuArguments(entry.entry, launchesBefore(plan, chosen.index), join(dir, 'profile')),
+        ncuArguments(entry.entry, launchesBefore(plan, chosen.index), join(dir, 'profile'), join(dir, 'source.csv')),
         (c) => output.push(c),
         (code) => (toolExit = code),
       ),
@@ -128,7 +128,8 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
     // ncu writes its report when the runner leaves.
     await pool.dispose();
     const underToolMs = performance.now() - started;
-    const text = output.text();
+    // ncu's messages go to its log with the source page: what it says about permissions is read from both.
+    const text = `${output.text()}\n${await readLogHead(join(dir, 'source.csv'))}`;
     const report = join(dir, 'profile.ncu-rep');
     const exitCode = toolExit === STICKY_EXIT_CODE ? 0 : toolExit;
     if (!existsSync(report))
@@ -148,15 +149,28 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
 }
 
 async function readReport(ncuPath: string, report: string, dir: string, entry: string, sourceFile: string, signal?: AbortLike): Promise<ProfileCounters> {
-  const options = { ...EXPORT_LIMITS, signal };
-  const [raw, source] = await Promise.all([
-    runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'raw'], options),
-    runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'source', '--print-source', 'cuda,sass'], options),
-  ]);
+  const raw = await runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'raw'], { ...EXPORT_LIMITS, signal });
   const rawPath = join(dir, 'raw.csv');
+  await writeFile(rawPath, raw, { mode: 0o600 });
   const sourcePath = join(dir, 'source.csv');
-  await Promise.all([writeFile(rawPath, raw, { mode: 0o600 }), writeFile(sourcePath, source, { mode: 0o600 })]);
   return (await runReader<ProfileCounters>({ kind: 'ncu-pages', rawPath, sourcePath, sourceFile, entry }, 'the profile', { signal })).value;
+}
+
+/** The first and last lines of ncu's log (its ==PROF==/==ERROR== messages), never more than 64 KiB of it. */
+async function readLogHead(path: string): Promise<string> {
+  const handle = await open(path, 'r').catch(() => null);
+  if (!handle) return '';
+  try {
+    const { size } = await handle.stat();
+    const take = async (at: number) => {
+      const buffer = Buffer.alloc(Math.min(32 * 1024, Math.max(0, size - at)));
+      await handle.read(buffer, 0, buffer.length, at);
+      return buffer.toString('utf8');
+    };
+    return size <= 64 * 1024 ? await take(0) : `${await take(0)}\n${await take(size - 32 * 1024)}`;
+  } finally {
+    await handle.close();
+  }
 }
 
 function describe(

@@ -54,6 +54,9 @@ test('the source page: each line its samples and stalls, its global loads and st
   assert.equal(line7.stalls.long_sb, 2254);
   assert.equal(page!.lines.find((l) => l.line === 8)!.stalls.drain, 4287);
   assert.throws(() => parseSourcePage('"Line No","Source"\n"x7","int a;"\n'), /line number/);
+  // Printed into ncu's log while it profiles, the page has ncu's own messages around it.
+  const logged = `==PROF== Connected to process 12 (/usr/bin/node)\n${text('full-broken-source-cudasass.csv')}==PROF== Disconnected from process 12\n`;
+  assert.deepEqual(parseSourcePage(logged), parseSourcePage(text('full-broken-source-cudasass.csv')));
 });
 
 test('kernel-wide sectors per request equal bare ncu metrics for the same launch (loads 4, stores 32; tiled: 4 and 4)', () => {
@@ -146,10 +149,11 @@ test('compare: each figure before and after, the store sectors from 32 to 4', ()
 });
 
 test("ncu's arguments: the one launch by its function name (regex-escaped), after the launches before it", () => {
-  const args = ncuArguments('my.kernel', 12, '/tmp/p/profile');
+  const args = ncuArguments('my.kernel', 12, '/tmp/p/profile', '/tmp/p/source.csv');
   assert.deepEqual(args.slice(0, 8), ['--kernel-name-base', 'function', '--kernel-name', 'regex:^my\\.kernel$', '--launch-skip', '12', '--launch-count', '1']);
   assert.ok(args.includes('SourceCounters'));
-  assert.deepEqual(args.slice(-2), ['--export', '/tmp/p/profile']);
+  assert.deepEqual(args.slice(args.indexOf('--export'), args.indexOf('--export') + 2), ['--export', '/tmp/p/profile']);
+  assert.deepEqual(args.slice(-7), ['--csv', '--page', 'source', '--print-source', 'cuda,sass', '--log-file', '/tmp/p/source.csv']);
   // Every metric the profile reads is asked for by name, whatever the sections hold on this GPU.
   const metrics = args[args.indexOf('--metrics') + 1]!.split(',');
   for (const name of REQUIRED_METRICS) assert.ok(metrics.includes(name), name);

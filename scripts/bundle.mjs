@@ -45,7 +45,7 @@ await Promise.all([
       { in: r('main/runner/runner-entry.ts'), out: 'main/runner.impl' },
       { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker.impl' },
       { in: r('main/boot/code-cache.ts'), out: 'main/boot' },
-      { in: r('main/readers/file-reader-child.ts'), out: 'main/file-reader' },
+      { in: r('main/readers/file-reader-child.ts'), out: 'main/file-reader.impl' },
       { in: r('main/electron/electron-main.ts'), out: 'electron/main' },
       { in: r('preload/preload.ts'), out: 'electron/preload' },
     ],
@@ -104,9 +104,9 @@ await Promise.all([
   }),
 ]);
 
-// The processes that start often (the CLI, serve, runners, compile workers) load their bundle through V8's code
+// The processes that start often (the CLI, serve, runners, compile workers, file readers) load their bundle through V8's code
 // cache (main/boot/code-cache.ts): each entry is a stub that hands its bundle to the loader.
-for (const name of ['cli', 'serve', 'runner', 'compile-worker']) {
+for (const name of ['cli', 'serve', 'runner', 'compile-worker', 'file-reader']) {
   writeFileSync(
     r(`dist/main/${name}.js`),
     `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nrequire('./boot.js').runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module);\n`,

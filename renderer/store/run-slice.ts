@@ -5,9 +5,9 @@ import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { RestoredPlan } from '../../core/api/drafts';
 import type { ArgRow } from '../../core/plan/form-plan';
-import { editPlan as applyPlanEdit, type PlanEdit } from '../../core/plan/plan-edit';
+import { editPlan as applyPlanEdit, isStepEdit, stepIndexAfter, type PlanEdit } from '../../core/plan/plan-edit';
 import type { RunBlocker } from '../../core/plan/run-readiness';
-import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
+import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, planWithLaunch, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, resultSources, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
 import { findResultSample } from './result-sample';
@@ -75,8 +75,11 @@ export interface RunSlice {
   detachPlan(docId: string): void;
   /** Brings back a plan kept with a document (a reload, a restart): the plan as edited, the launch panel as typed. */
   restorePlan(docId: string, kept: RestoredPlan): void;
-  /** Changes the attached plan itself (a buffer's type, count or initializer; a scalar): the plan that will run. */
-  editPlan(docId: string, edit: PlanEdit): void;
+  /**
+   * Changes the attached plan itself (a buffer's type, count or initializer; a scalar; a step added, removed or moved):
+   * the plan that will run. Null when made, else why not (an edit that would leave no valid plan is refused).
+   */
+  editPlan(docId: string, edit: PlanEdit): string | null;
   /** Opens a plan file with the file its kernel comes from (beside the plan), or a new document holding its source. */
   openPlanFile(path: string): Promise<void>;
   runPlan(plan: unknown, origin: Omit<OutcomeOrigin, 'file'>): Promise<void>;
@@ -161,15 +164,32 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
     detachPlan: (docId) => updatePlan(docId, (run) => ({ ...run, plan: null })),
     restorePlan: (docId, kept) => {
       const name = get().documents.find((d) => d.id === docId)?.name ?? '';
-      const launch = launchForDocument(kept.plan, name);
+      // The step the panel showed, where it is still a launch (a draft kept before steps could move has none).
+      const shown = planLaunches(kept.plan).find((l) => l.stepIndex === kept.launchStep) ?? launchForDocument(kept.plan, name);
       const { plan, label, planPath, sourcePaths } = kept;
-      updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: launch?.stepIndex ?? null }, launch: kept.launch }));
+      updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: shown?.stepIndex ?? null }, launch: kept.launch }));
     },
     editPlan: (docId, edit) => {
-      const attached = documentRun(get(), docId).plan;
-      if (!attached) return;
-      const edited = applyPlanEdit(attached.plan, edit);
-      if (edited.ok) updatePlan(docId, (run) => ({ ...run, plan: run.plan && { ...run.plan, plan: edited.value } }));
+      const { plan: attached, launch } = documentRun(get(), docId);
+      if (!attached) return 'There is no plan to edit.';
+      if (!isStepEdit(edit)) {
+        const edited = applyPlanEdit(attached.plan, edit);
+        if (edited.ok) updatePlan(docId, (run) => ({ ...run, plan: run.plan && { ...run.plan, plan: edited.value } }));
+        return edited.ok ? null : edited.error;
+      }
+      // The launch panel's grid and block go into their step first, so that they move (or go) with it.
+      const folded = attached.launchStep === null ? null : planWithLaunch(attached.plan, attached.launchStep, launch);
+      const edited = applyPlanEdit(folded?.ok ? folded.value : attached.plan, edit);
+      if (!edited.ok) return edited.error;
+      const kept = attached.launchStep === null ? null : stepIndexAfter(edit, attached.launchStep);
+      // The panel's step was removed (or the plan had none): the panel shows the launch the file's plan now has.
+      const shown = kept === null ? launchForDocument(edited.value, get().documents.find((d) => d.id === docId)?.name ?? '') : null;
+      updatePlan(docId, (run) => ({
+        ...run,
+        plan: run.plan && { ...run.plan, plan: edited.value, launchStep: kept ?? shown?.stepIndex ?? null },
+        launch: shown ? formFromLaunch(shown) : run.launch,
+      }));
+      return null;
     },
     openPlanFile: async (path) => {
       const { plan, path: planPath } = await get().api.invoke('plans.read', { path });

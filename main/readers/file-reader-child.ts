@@ -21,7 +21,7 @@ import { readMemoryTimelines, readSnapshotColumns } from './memory-reader';
 const write = (type: FrameType, value: unknown) => process.stdout.write(frameBytes(type, Buffer.from(JSON.stringify(value), 'utf8')));
 const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : job.xmlPath);
+const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : (job.xmlPath ?? job.textPath ?? ''));
 
 async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
   let bytes: Buffer;

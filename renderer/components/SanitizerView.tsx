@@ -217,7 +217,10 @@ function ReportOutputs({ report }: { report: SanitizeReport }) {
 
 function originLine(origin: SanitizeOrigin | null): string {
   if (!origin) return '';
-  if (origin.kind === 'file') return `Opened from ${origin.xmlPath}${origin.textPath ? `, with ${origin.textPath}` : ' (without the text the tool printed)'}`;
+  if (origin.kind === 'file')
+    return origin.xmlPath === null
+      ? `Opened from ${origin.textPath ?? ''}: the text the tool printed, without its XML report`
+      : `Opened from ${origin.xmlPath}${origin.textPath ? `, with ${origin.textPath}` : ' (without the text the tool printed)'}`;
   if (origin.kind === 'program') return `${origin.command.join(' ')}, in ${origin.cwd}`;
   if (origin.kind === 'bundle') return `From the bundle ${origin.path} (read-only): its findings are marked on the bundle's own files`;
   return `A re-run of ${origin.label}`;

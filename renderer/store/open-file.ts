@@ -56,7 +56,10 @@ const NO_PLACE: Partial<Record<FileKind, (path: string) => string>> = {
     `${path} is a binary file that no view of the workbench reads. Open a source (.cu), a launch plan or result (.json), a sanitizer report (.xml), a PyTorch snapshot (.pickle) or a bundle (.zip).`,
 };
 
-/** The text compute-sanitizer printed, opened with its XML when that sits beside it (report.xml.txt → report.xml). */
+/**
+ * The text compute-sanitizer printed: with its XML when that sits beside it (report.xml.txt → report.xml), else on its
+ * own, its findings read from the text.
+ */
 async function openSanitizerText(store: WorkbenchStore, path: string): Promise<string | null> {
   const xml = path.replace(/\.(txt|log)$/i, '');
   const beside =
@@ -66,8 +69,7 @@ async function openSanitizerText(store: WorkbenchStore, path: string): Promise<s
           .api.invoke('files.sniff', { path: xml })
           .catch(() => null)
       : null;
-  if (beside?.kind === 'sanitizer-xml') return store.getState().openSanitizerReport(beside.path, path);
-  return `${path} is what compute-sanitizer printed; its findings are read from the report it saves with --xml --save report.xml. Open that report (Open sanitizer report… in the Run tab) and give this file beside it.`;
+  return store.getState().openSanitizerReport(beside?.kind === 'sanitizer-xml' ? beside.path : null, path);
 }
 
 /** Opens `full` (a sniffed `kind`) where it belongs; null when it opened, else why not. */

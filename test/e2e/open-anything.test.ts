@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -12,11 +12,15 @@ import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { VIEWPORTS } from '../helpers/ui';
 
-// Issue 26, items 3 and 10: one Open… that knows what a file is by its content and sends it where it belongs, the
+// Issue 26, items 3 and 10: one Open… that knows what a file is by its content and sends it where it belongs (a
+// sanitizer's text output alone as a report too), the
 // same file browser in every open dialog, relative paths against the folder serve runs in (this checkout), recent files.
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-open-'));
 const app = serveWithBrowser(work);
 const RESULT = join(ROOT, 'test/fixtures/runs/trap.json');
+// What compute-sanitizer printed for the off-by-one on an H100, saved on its own as a CI log would be (no XML beside it).
+const SANITIZER_LOG = join(work, 'ci-memcheck.log');
+copyFileSync(join(ROOT, 'test/fixtures/sanitizer/h100/memcheck-oob.txt'), SANITIZER_LOG);
 
 const newPage = (viewport: (typeof VIEWPORTS)[number]) => openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
@@ -82,6 +86,37 @@ for (const viewport of VIEWPORTS) {
 
     await openTyped(page, join(ROOT, 'test/fixtures/bundles/never-frees.zip'));
     await page.getByTestId('bundle-banner').filter({ hasText: 'never-frees.zip' }).waitFor();
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.3 (${size}): Open… on what compute-sanitizer printed, alone (a .log, no XML beside it), shows it as a report in the Sanitizer tab`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await openTyped(page, SANITIZER_LOG);
+    assert.equal(await page.getByTestId('output-tab-Sanitizer').getAttribute('aria-selected'), 'true');
+    const view = page.getByTestId('sanitizer-view');
+    const headline = view.getByTestId('sanitizer-headline');
+    await headline.waitFor();
+    assert.match(await headline.innerText(), /ci-memcheck\.log: memcheck found 4 findings in 3 places, 8,000 bytes leaked\./);
+    assert.match(await view.innerText(), /Opened from .*ci-memcheck\.log: the text the tool printed, without its XML report/);
+    assert.match(await view.getByTestId('sanitizer-details').innerText(), /Read from the text compute-sanitizer printed, without its XML report/);
+    // One row per place, the write first, with its file and line and how far past the allocation it went.
+    const rows = view.getByTestId('sanitizer-finding');
+    assert.equal(await rows.count(), 3);
+    const write = rows.first();
+    assert.equal(await write.getAttribute('data-kind'), 'memory-access');
+    assert.equal(await write.getAttribute('data-line'), '12');
+    assert.match(await write.innerText(), /offByOne/);
+    assert.match(await write.innerText(), /sanitizer_cases\.cu:12/);
+    assert.match(await write.innerText(), /1 byte after/);
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('ci-memcheck')), 'not an editor tab');
+    const recent = await page
+      .getByRole('button', { name: 'Open…' })
+      .click()
+      .then(() => page.getByTestId('recent-files').innerText());
+    assert.match(recent, /ci-memcheck\.log\s+sanitizer output/);
+    await page.keyboard.press('Escape');
+    assert.deepEqual(await a11y(page, 'the Sanitizer tab with a text report'), []);
     assert.deepEqual(errors, []);
     await page.context().close();
   });

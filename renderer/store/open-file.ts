@@ -50,8 +50,6 @@ export interface OpenHooks {
 
 /** Why a kind that has no place to open says so, in words. */
 const NO_PLACE: Partial<Record<FileKind, (path: string) => string>> = {
-  trace: (path) =>
-    `${path} is a Chrome trace (as the Memory tab’s Export trace writes). The workbench draws timelines from snapshots and results, not from traces: open it in ui.perfetto.dev or chrome://tracing.`,
   binary: (path) =>
     `${path} is a binary file that no view of the workbench reads. Open a source (.cu), a launch plan or result (.json), a sanitizer report (.xml), a PyTorch snapshot (.pickle) or a bundle (.zip).`,
 };
@@ -97,6 +95,7 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
     case 'sanitizer-text':
       return openSanitizerText(store, full);
     case 'snapshot':
+    case 'trace':
       return s.openMemoryFile(full, 'file');
     case 'bundle': {
       const failed = await s.openBundle(full);
@@ -111,7 +110,7 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
 /**
  * Open…: what the file is, told by the host from its first bytes (files.sniff), then opened where it belongs: a
  * source in the editor, a plan in the Run section, a result in the Run tab, a sanitizer report in the Sanitizer tab,
- * a snapshot in the Memory tab, a bundle in its view, a diagnosis in the Diagnose view. A result is never an editor
+ * a snapshot or a Chrome trace in the Memory tab, a bundle in its view, a diagnosis in the Diagnose view. A result is never an editor
  * tab (so it never comes back as one after a reload). Null when it opened, else why not, in words.
  */
 export async function openAnyFile(store: WorkbenchStore, path: string, hooks: OpenHooks = {}): Promise<string | null> {

@@ -7,6 +7,7 @@ import type { RestoredPlan } from '../../core/api/drafts';
 import type { ArgRow } from '../../core/plan/form-plan';
 import { editPlan as applyPlanEdit, isStepEdit, stepIndexAfter, type PlanEdit } from '../../core/plan/plan-edit';
 import type { RunBlocker } from '../../core/plan/run-readiness';
+import { fail, ok, type Result } from '../../core/result';
 import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, planWithLaunch, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, resultSources, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
@@ -129,6 +130,30 @@ async function documentForPlan(get: () => WorkbenchState, plan: unknown, planPat
   return { docId: get().activeId, paths };
 }
 
+/**
+ * A document's Run section with one edit made to its plan. A step edit takes the launch panel's grid and block into
+ * their step first, so that they move (or go) with it; the panel follows its step, or, where that step was removed
+ * (or the plan had none), shows the launch the file's plan now has.
+ */
+function editedRun(run: DocumentRun, edit: PlanEdit, documentName: string): Result<DocumentRun> {
+  const attached = run.plan;
+  if (!attached) return fail('There is no plan to edit.');
+  if (!isStepEdit(edit)) {
+    const edited = applyPlanEdit(attached.plan, edit);
+    return edited.ok ? ok({ ...run, plan: { ...attached, plan: edited.value } }) : edited;
+  }
+  const folded = attached.launchStep === null ? null : planWithLaunch(attached.plan, attached.launchStep, run.launch);
+  const edited = applyPlanEdit(folded?.ok ? folded.value : attached.plan, edit);
+  if (!edited.ok) return edited;
+  const kept = attached.launchStep === null ? null : stepIndexAfter(edit, attached.launchStep);
+  const shown = kept === null ? launchForDocument(edited.value, documentName) : null;
+  return ok({
+    ...run,
+    plan: { ...attached, plan: edited.value, launchStep: kept ?? shown?.stepIndex ?? null },
+    launch: shown ? formFromLaunch(shown) : run.launch,
+  });
+}
+
 export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => {
   const update = (docId: string, change: (run: DocumentRun) => DocumentRun) => set((s) => ({ runs: { ...s.runs, [docId]: change(documentRun(s, docId)) } }));
   /** A change to a document's plan or its launch: kept with the document, like an edit to its text. */
@@ -170,26 +195,9 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
       updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: shown?.stepIndex ?? null }, launch: kept.launch }));
     },
     editPlan: (docId, edit) => {
-      const { plan: attached, launch } = documentRun(get(), docId);
-      if (!attached) return 'There is no plan to edit.';
-      if (!isStepEdit(edit)) {
-        const edited = applyPlanEdit(attached.plan, edit);
-        if (edited.ok) updatePlan(docId, (run) => ({ ...run, plan: run.plan && { ...run.plan, plan: edited.value } }));
-        return edited.ok ? null : edited.error;
-      }
-      // The launch panel's grid and block go into their step first, so that they move (or go) with it.
-      const folded = attached.launchStep === null ? null : planWithLaunch(attached.plan, attached.launchStep, launch);
-      const edited = applyPlanEdit(folded?.ok ? folded.value : attached.plan, edit);
-      if (!edited.ok) return edited.error;
-      const kept = attached.launchStep === null ? null : stepIndexAfter(edit, attached.launchStep);
-      // The panel's step was removed (or the plan had none): the panel shows the launch the file's plan now has.
-      const shown = kept === null ? launchForDocument(edited.value, get().documents.find((d) => d.id === docId)?.name ?? '') : null;
-      updatePlan(docId, (run) => ({
-        ...run,
-        plan: run.plan && { ...run.plan, plan: edited.value, launchStep: kept ?? shown?.stepIndex ?? null },
-        launch: shown ? formFromLaunch(shown) : run.launch,
-      }));
-      return null;
+      const edited = editedRun(documentRun(get(), docId), edit, get().documents.find((d) => d.id === docId)?.name ?? '');
+      if (edited.ok) updatePlan(docId, () => edited.value);
+      return edited.ok ? null : edited.error;
     },
     openPlanFile: async (path) => {
       const { plan, path: planPath } = await get().api.invoke('plans.read', { path });

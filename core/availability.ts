@@ -9,18 +9,26 @@ import type { DiscoveryReport } from './discovery';
 /** null while the devices are being looked for; otherwise whether there is one, and why not (as Run's readiness takes it). */
 export type GpuPresence = { present: true } | { present: false; reason: string } | null;
 
+const NO_SANITIZER =
+  'compute-sanitizer was not found on this machine (Devices shows where it was looked for). It ships with the CUDA toolkit ' +
+  '(bin/compute-sanitizer); install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path. A report saved elsewhere opens here: Open sanitizer report….';
+
 /** Re-running a plan under compute-sanitizer: the tool must be installed, and the plan runs on a GPU. */
 export function sanitizerRerunUnavailable(discovery: Pick<DiscoveryReport, 'computeSanitizer'> | null, gpu: GpuPresence): string | null {
   if (discovery === null || gpu === null) return 'Looking for compute-sanitizer and a CUDA device…';
-  const tool = discovery.computeSanitizer;
-  if (tool && !tool.found)
-    return (
-      'compute-sanitizer was not found on this machine (Devices shows where it was looked for). It ships with the CUDA toolkit ' +
-      '(bin/compute-sanitizer); install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path. A report saved elsewhere opens here: Open sanitizer report….'
-    );
+  if (discovery.computeSanitizer && !discovery.computeSanitizer.found) return NO_SANITIZER;
   if (!gpu.present)
     return `compute-sanitizer runs the plan on a GPU, and this machine has none: ${gpu.reason} A report saved on a GPU machine opens here: Open sanitizer report….`;
   return null;
+}
+
+/**
+ * Anything else run under compute-sanitizer — a program (Sanitize a program…), the sanitizer passes of a diagnosis: the
+ * tool must be installed. Whether the program needs a GPU is the program's business, and the report says what happened.
+ */
+export function sanitizerUnavailable(discovery: Pick<DiscoveryReport, 'computeSanitizer'> | null): string | null {
+  if (discovery === null) return 'Looking for compute-sanitizer…';
+  return discovery.computeSanitizer && !discovery.computeSanitizer.found ? NO_SANITIZER : null;
 }
 
 /** Monitoring (and sampling during runs): NVML, which the NVIDIA driver installs, reads each GPU's and each process's memory. */

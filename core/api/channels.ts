@@ -232,18 +232,22 @@ export const channels = {
   },
   /** A diagnosis saved as JSON (`gpu-workbench diagnose --json > file`): read and checked, never run. */
   'diagnose.open': { request: z.object({ path }).strict(), response: response<DiagnosisReport>() },
-  /** A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one: read, never run. */
+  /**
+   * A report compute-sanitizer saved (--xml --save), with the text it printed beside it when there is one, or that
+   * text alone (xmlPath null): read, never run.
+   */
   'sanitize.open': {
     request: z
       .object({
-        xmlPath: path,
+        xmlPath: path.nullable(),
         textPath: path.nullable().default(null),
         tool: z
           .enum(SANITIZER_TOOLS as unknown as [string, ...string[]])
           .nullable()
           .default(null),
       })
-      .strict(),
+      .strict()
+      .refine((r) => r.xmlPath !== null || r.textPath !== null, 'give the report (xmlPath) or the text the tool printed (textPath)'),
     response: response<SanitizeReport>(),
   },
   /** A page of a buffer the last run read back; null when that runner has run again or gone. */

@@ -18,6 +18,8 @@ export const keptPlanSchema = z
      * comes back (never trusted), so that a plan not valid yet is kept too and its problem said on return.
      */
     plan: z.unknown().refine((plan) => (JSON.stringify(plan) ?? '').length <= MAX_SOURCE_BYTES, 'a plan kept with its file is at most 16 MiB'),
+    /** The launch step the launch panel shows (a plan launching a kernel twice, or a step moved); absent in drafts kept before steps could move. */
+    launchStep: z.number().int().min(0).max(10_000).nullable().optional(),
     /** The launch panel's fields as typed (a half-typed value stays as it was). */
     launch: z.object({ kernel: z.string().max(1024), grid: z.string().max(256), block: z.string().max(256), smem: z.string().max(256) }).strict(),
   })

@@ -1,17 +1,19 @@
 /**
  * What the `memory.open` channel answers: the memory timelines of a file the user opened (a PyTorch snapshot
- * pickle: one per device with data; a saved run result: one), ready for the wire, each with its summary.
+ * pickle: one per device with data; a saved run result: one; a Chrome trace: one per process), ready for the wire,
+ * each with its summary.
  */
 import type { RunResult } from '../runner/run-result';
 import { NoEventLogError } from './run-timeline';
 import { checkRunForTimeline, RunLogError } from './run-log-schema';
 import type { SnapshotModel } from './snapshot-model';
 import { timelineFromSnapshot } from './snapshot-timeline';
+import type { TraceEventRow } from './trace-timeline';
 import type { Timeline } from './timeline';
 import { summarizeTimeline, type TimelineSummary } from './timeline-model';
 import { encodeTimeline, type EncodeOptions, type TimelineWire } from './timeline-wire';
 
-export type MemoryFileKind = 'snapshot' | 'run';
+export type MemoryFileKind = 'snapshot' | 'run' | 'trace';
 
 export interface MemoryOpenResult {
   path: string;
@@ -22,6 +24,8 @@ export interface MemoryOpenResult {
   summary: TimelineSummary[];
   /** What the reader wants the user to know (a snapshot with no trace, events left out, …). */
   notes: string[];
+  /** A Chrome trace's events that have a duration, in a table (core/memory/trace-timeline.ts); absent for other files. */
+  traceEvents?: { rows: TraceEventRow[]; more: number };
   timings: { readMs: number; parseMs: number; modelMs: number; timelineMs: number; bytes: number };
 }
 

@@ -55,6 +55,7 @@ const LANE_WORDS: Record<(typeof SPAN_LANES)[number], string> = {
   memset: 'Memset',
   sync: 'Synchronize',
   module: 'Module load',
+  other: 'Event',
 };
 
 export function describe(t: Timeline, target: TimelineTarget): Description {

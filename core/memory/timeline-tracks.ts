@@ -34,6 +34,7 @@ const LANE_NAMES: Record<(typeof SPAN_LANES)[number], string> = {
   memset: 'Memsets',
   sync: 'Syncs',
   module: 'Module loads',
+  other: 'Other events',
 };
 
 /** The counter's track name, with its flag's text when it has one ("pid 4242 — exited, still holds memory"). */

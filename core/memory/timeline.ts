@@ -52,8 +52,8 @@ export interface TimelineAllocations {
   label: Int32Array;
 }
 
-/** Lanes of the spans track. */
-export const SPAN_LANES = ['kernel', 'copy', 'memset', 'sync', 'module'] as const;
+/** Lanes of the spans track ('other': a Chrome trace's events of any other kind, core/memory/trace-timeline.ts). */
+export const SPAN_LANES = ['kernel', 'copy', 'memset', 'sync', 'module', 'other'] as const;
 export type SpanLane = (typeof SPAN_LANES)[number];
 
 export interface TimelineSpans {

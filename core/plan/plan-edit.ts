@@ -1,7 +1,7 @@
 import type { KernelParam } from '../compile/kernel-signature';
 import { fail, ok, type Result } from '../result';
 import { elementSize, type ElementType } from './element-types';
-import { bytesOf, type Initializer, type LaunchPlan } from './plan-schema';
+import { bytesOf, describeIssues, launchPlanSchema, type Initializer, type LaunchPlan } from './plan-schema';
 import { stepLabel } from './step-label';
 
 /**
@@ -58,17 +58,89 @@ export function planTable(plan: LaunchPlan, params: (entry: string) => KernelPar
   return { buffers, scalars, steps: plan.steps.map((s) => stepLabel(s, plan)) };
 }
 
+/** The steps a person adds in the Run section: a buffer's (alloc, upload, download, free) or a kernel's launch. */
+export const ADDABLE_STEP_OPS = ['alloc', 'upload', 'launch', 'download', 'free'] as const;
+export type NewStep = { op: 'alloc' | 'upload' | 'download' | 'free'; buffer: string } | { op: 'launch'; kernel: string };
+
+export type StepEdit =
+  /** A new step, placed so that it becomes step `at` (0-based; the number of steps puts it last). */
+  | { kind: 'step-add'; at: number; step: NewStep }
+  | { kind: 'step-remove'; step: number }
+  /** Step `step` moved so that it becomes step `to` (both 0-based). */
+  | { kind: 'step-move'; step: number; to: number };
+
 export type PlanEdit =
   | { kind: 'buffer-type'; buffer: string; type: ElementType }
   | { kind: 'buffer-count'; buffer: string; count: number }
   | { kind: 'buffer-init'; buffer: string; init: Initializer | null }
-  | { kind: 'scalar'; step: number; arg: number; value: number | string };
+  | { kind: 'scalar'; step: number; arg: number; value: number | string }
+  | StepEdit;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const isStepEdit = (edit: PlanEdit): edit is StepEdit => edit.kind === 'step-add' || edit.kind === 'step-remove' || edit.kind === 'step-move';
+
+/**
+ * A new launch of `kernel`: a copy of the plan's last launch of it (its grid, block, shared memory and arguments),
+ * else one block of one thread with no arguments, for the person to fill in.
+ */
+function newLaunch(steps: unknown[], kernel: string): Record<string, unknown> {
+  const last = [...steps].reverse().find((s) => isRecord(s) && s['op'] === 'launch' && s['kernel'] === kernel);
+  if (isRecord(last)) return JSON.parse(JSON.stringify(last)) as Record<string, unknown>;
+  return { op: 'launch', kernel, grid: [1, 1, 1], block: [1, 1, 1], args: [] };
+}
+
+/**
+ * A copy of the plan with its steps added to, taken from or reordered: refused, in the schema's words, when the plan
+ * that results would not be one (no step left, an upload of a buffer without an initializer, a comparison moved
+ * above the read-back it compares with). What the steps' order does to the run is the validator's to say.
+ */
+function editSteps(plan: Record<string, unknown>, edit: StepEdit): Result<unknown> {
+  const copy = JSON.parse(JSON.stringify(plan)) as Record<string, unknown>;
+  const steps = Array.isArray(copy['steps']) ? (copy['steps'] as unknown[]) : null;
+  if (!steps) return fail('The plan has no steps to edit.');
+  const inRange = (i: number, end = steps.length) => Number.isInteger(i) && i >= 0 && i < end;
+  if (edit.kind === 'step-add') {
+    if (!inRange(edit.at, steps.length + 1)) return fail(`There is no place ${edit.at + 1} among ${steps.length} steps.`);
+    const names = (key: 'buffers' | 'kernels', field: 'name' | 'id') =>
+      Array.isArray(copy[key]) ? (copy[key] as unknown[]).flatMap((x) => (isRecord(x) && typeof x[field] === 'string' ? [x[field]] : [])) : [];
+    if (edit.step.op === 'launch' && !names('kernels', 'id').includes(edit.step.kernel)) return fail(`The plan has no kernel ${edit.step.kernel}.`);
+    if (edit.step.op !== 'launch' && !names('buffers', 'name').includes(edit.step.buffer)) return fail(`The plan has no buffer ${edit.step.buffer}.`);
+    steps.splice(edit.at, 0, edit.step.op === 'launch' ? newLaunch(steps, edit.step.kernel) : { op: edit.step.op, buffer: edit.step.buffer });
+  } else if (!inRange(edit.step)) return fail(`The plan has no step ${edit.step + 1}.`);
+  else if (edit.kind === 'step-remove') {
+    if (steps.length === 1) return fail('A plan needs at least one step: add another before removing this one.');
+    steps.splice(edit.step, 1);
+  } else {
+    if (!inRange(edit.to)) return fail(`There is no step ${edit.to + 1} to move it to.`);
+    steps.splice(edit.to, 0, ...steps.splice(edit.step, 1));
+  }
+  const checked = launchPlanSchema.safeParse(copy);
+  if (!checked.success) return fail(`That would make the plan invalid: ${describeIssues(checked.error)}`);
+  return ok(copy);
+}
+
+/** Where step `index` is after `edit`; null when the edit removed it. Edits that are not to the steps leave it where it was. */
+export function stepIndexAfter(edit: PlanEdit, index: number): number | null {
+  switch (edit.kind) {
+    case 'step-add':
+      return index >= edit.at ? index + 1 : index;
+    case 'step-remove':
+      return index === edit.step ? null : index > edit.step ? index - 1 : index;
+    case 'step-move':
+      if (index === edit.step) return edit.to;
+      if (edit.step < index && index <= edit.to) return index - 1;
+      if (edit.to <= index && index < edit.step) return index + 1;
+      return index;
+    default:
+      return index;
+  }
+}
 
 /** A copy of the plan with one edit made; the plan as it came is never changed. */
 export function editPlan(plan: unknown, edit: PlanEdit): Result<unknown> {
   if (!isRecord(plan)) return fail('There is no plan to edit.');
+  if (isStepEdit(edit)) return editSteps(plan, edit);
   const copy = JSON.parse(JSON.stringify(plan)) as { buffers?: unknown; steps?: unknown };
   if (edit.kind === 'scalar') {
     const step = Array.isArray(copy.steps) ? (copy.steps[edit.step] as unknown) : undefined;

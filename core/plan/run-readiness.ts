@@ -7,6 +7,8 @@ export interface RunReadinessInput {
   planProblem: string | null;
   /** The validator's errors for the plan's launches against the chosen device or profile. */
   refusals: string[];
+  /** The validator's errors for the plan's steps out of order: a buffer used before it is allocated (none when absent). */
+  orderRefusals?: string[];
   /** The validator's errors for the plan's buffers against the device's memory and the host's (none when absent). */
   memoryRefusals?: string[];
   deviceLabel: string | null;
@@ -26,6 +28,7 @@ export function runBlockers(input: RunReadinessInput): RunBlocker[] {
   if (input.compile === 'failed') say(`${input.documentName} does not compile: fix the errors under Problems first.`);
   if (input.planProblem) say(input.planProblem);
   if (input.refusals.length) say(`The launch would fail${input.deviceLabel ? ` on ${input.deviceLabel}` : ''}:`, input.refusals);
+  if (input.orderRefusals?.length) say('The plan uses a buffer where no step has allocated it:', input.orderRefusals);
   if (input.memoryRefusals?.length)
     say(
       `The plan asks for more memory than there is${input.deviceLabel ? ` (checked against ${input.deviceLabel} and this machine)` : ''}:`,

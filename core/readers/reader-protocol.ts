@@ -14,7 +14,8 @@ export type ReaderJob =
   | { kind: 'snapshot-model'; path: string; maxBytes: number }
   | { kind: 'memory-timelines'; path: string; maxBytes: number }
   | { kind: 'bundle-view'; path: string }
-  | { kind: 'sanitizer-report'; xmlPath: string; textPath: string | null; tool: SanitizerTool | null }
+  /** A saved report: its XML, the text the tool printed with it, or that text alone (xmlPath null). */
+  | { kind: 'sanitizer-report'; xmlPath: string | null; textPath: string | null; tool: SanitizerTool | null }
   /** The XML reports compute-sanitizer saved in a run's folder (report-<pid>.xml). */
   | { kind: 'sanitizer-reports'; dir: string; tool: SanitizerTool }
   | { kind: 'run-outcome'; path: string }

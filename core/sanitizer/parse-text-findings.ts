@@ -490,3 +490,18 @@ export function parseSanitizerTextFindings(tool: SanitizerTool, text: string, li
   if (framesCut) problems.push(`Some records printed more than ${plural(lim.maxFramesPerRecord, 'host frame')}; only their first frames were kept.`);
   return { findings, records, dropped, problems };
 }
+
+/**
+ * Which tool printed a text output, from what it printed (the text never names it): racecheck's summary or hazard
+ * records, initcheck's records, synccheck's `… detected.` records; memcheck's records or summary alone say memcheck.
+ * Null when nothing in it tells (a clean run's `ERROR SUMMARY: 0 errors` is printed by three of the four).
+ */
+export function toolFromText(text: string): SanitizerTool | null {
+  if (/^========= RACECHECK SUMMARY:/m.test(text)) return 'racecheck';
+  const kinds = new Set(parseSanitizerTextFindings('synccheck', text, { maxFindings: 64 }).findings.map((f) => f.recordKind));
+  if (kinds.has('Hazard') || kinds.has('Analysis')) return 'racecheck';
+  if (kinds.has('Initcheck')) return 'initcheck';
+  if (kinds.has('Synccheck')) return 'synccheck';
+  if (kinds.size > 0 && [...kinds].some((k) => k !== '?')) return 'memcheck';
+  return null;
+}

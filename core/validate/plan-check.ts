@@ -4,6 +4,7 @@ import type { LaunchPlan } from '../plan/plan-schema';
 import type { DeviceLimits } from './device-limits';
 import type { KernelLimits } from './occupancy';
 import { checkPlanMemory, type MemoryFacts, type MemoryFinding } from './plan-memory';
+import { checkStepOrder, type OrderFinding } from './plan-order';
 import { validateLaunch, type Finding } from './validate-launch';
 
 /** What the validator says about one launch step of the plan about to run. */
@@ -43,17 +44,19 @@ export function launchRefusals(checks: LaunchCheck[]): string[] {
   );
 }
 
-/** What the validator says about a whole plan before it runs: each launch, and its memory against the machine's. */
+/** What the validator says about a whole plan before it runs: each launch, its steps' order, and its memory against the machine's. */
 export interface PlanCheck {
   launches: LaunchCheck[];
+  /** Steps that use a buffer before it is allocated or after it is freed (core/validate/plan-order.ts). */
+  order: OrderFinding[];
   memory: MemoryFinding[];
-  /** No launch and no buffer would fail. */
+  /** No launch, no step and no buffer would fail. */
   ok: boolean;
 }
 
 /**
- * The whole plan against a device and the host: every launch (with the kernel's resources where known) and every
- * allocation (the device's total and free memory, the host's for what it uploads and reads back). The one check the
+ * The whole plan against a device and the host: every launch (with the kernel's resources where known), the steps'
+ * order (each buffer allocated before it is used), and every allocation (the device's total and free memory, the host's for what it uploads and reads back). The one check the
  * launch panel, Run, `gpu-workbench validate --plan` and `run` make.
  */
 export function checkPlan(
@@ -63,9 +66,10 @@ export function checkPlan(
   kernelLimits: (launch: PlanLaunch) => KernelLimits | null,
 ): PlanCheck {
   const launches = checkPlanLaunches(plan, device, kernelLimits);
+  const order = checkStepOrder(plan);
   const found = checkPlanMemory(plan, { ...memory, device });
-  const ok = !found.some((f) => f.severity === 'error') && launches.every((c) => c.findings.every((f) => f.severity !== 'error'));
-  return { launches, memory: found, ok };
+  const ok = ![...found, ...order].some((f) => f.severity === 'error') && launches.every((c) => c.findings.every((f) => f.severity !== 'error'));
+  return { launches, order, memory: found, ok };
 }
 
 /** The memory errors that stop the run, one line each: which buffer, by how much, and the fix. */

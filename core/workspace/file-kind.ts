@@ -10,9 +10,9 @@ export type FileKind =
   | 'result' // a run result the workbench saved: the Run tab
   | 'diagnosis' // a diagnosis report (core/diagnose/report-schema): the Diagnose view
   | 'sanitizer-xml' // compute-sanitizer --xml --save: the Sanitizer tab
-  | 'sanitizer-text' // what compute-sanitizer printed: the Sanitizer tab (beside its XML)
+  | 'sanitizer-text' // what compute-sanitizer printed: the Sanitizer tab (with its XML when beside it, else alone)
   | 'snapshot' // a PyTorch memory snapshot (a pickle): the Memory tab
-  | 'trace' // a Chrome trace / Perfetto JSON: the Memory tab's export, opened elsewhere
+  | 'trace' // a Chrome trace / Perfetto JSON (run --trace, the Memory tab's export): drawn in the Memory tab
   | 'bundle' // a diagnostic bundle (a zip): the bundle view
   | 'json' // JSON that is none of the above
   | 'binary'; // bytes no view reads

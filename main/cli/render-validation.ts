@@ -20,7 +20,7 @@ function findingLines(
   return [`${indent}${ICON[f.severity]} ${f.message}${errors}`, ...(f.fix ? [`${indent}    fix: ${f.fix}`] : [])];
 }
 
-/** A whole plan's check: each launch step and what the validator says of it, then the plan's memory, then the verdict. */
+/** A whole plan's check: each launch step and what the validator says of it, steps out of order, then the plan's memory, then the verdict. */
 export function renderPlanCheck(check: PlanCheck, deviceName: string, planPath: string | null, notes: string[]): string {
   const lines = [planPath ? `The plan ${planPath} on ${deviceName}` : `The plan on ${deviceName}`];
   for (const c of check.launches) {
@@ -28,6 +28,8 @@ export function renderPlanCheck(check: PlanCheck, deviceName: string, planPath: 
     lines.push(`Step ${c.stepIndex + 1}: ${c.label}${c.checkedWith === 'device' ? ' (the device’s limits only)' : ''}  ${errors ? '✗' : '✓'}`);
     for (const f of c.findings) lines.push(...findingLines(f, '  '));
   }
+  if (check.order.length) lines.push('Steps:');
+  for (const f of check.order) lines.push(...findingLines(f, '  '));
   lines.push(check.memory.length ? 'Memory:' : 'Memory: every buffer fits.');
   for (const f of check.memory) lines.push(...findingLines(f, '  '));
   for (const n of notes) lines.push(`(${n})`);

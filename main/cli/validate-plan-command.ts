@@ -61,7 +61,10 @@ export async function validatePlan(
     const known = facts.get(launch.kernelId);
     return known ? kernelLimitsFromFacts(known, device, sources.get(launch.kernelId)) : null;
   });
-  if (json) console.log(JSON.stringify({ device: device.name, plan: planPath, ok: check.ok, launches: check.launches, memory: check.memory, notes }, null, 2));
+  if (json)
+    console.log(
+      JSON.stringify({ device: device.name, plan: planPath, ok: check.ok, launches: check.launches, order: check.order, memory: check.memory, notes }, null, 2),
+    );
   else console.log(renderPlanCheck(check, device.name, planPath, notes));
   return check.ok ? EXIT.ok : EXIT.failed;
 }

@@ -2,6 +2,7 @@ import type { MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory
 import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/snapshot-columns';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
 import { checkTimelineWire, TimelineWireError } from '../../core/memory/timeline-wire';
+import { TRACE_TABLE_ROWS } from '../../core/memory/trace-timeline';
 import { ReaderError, runReader, type ReaderLimits } from '../readers/reader-process';
 import { SNAPSHOT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings } from './snapshot-protocol';
 
@@ -46,6 +47,22 @@ export async function importSnapshot(path: string, options: SnapshotImportOption
   }
 }
 
+/** A Chrome trace's table of events as the reader makes it (core/memory/trace-timeline.ts): rows of names and numbers. */
+function isTraceTable(value: unknown): boolean {
+  const t = value as { rows?: unknown; more?: unknown } | null;
+  const row = (r: unknown) => {
+    const x = r as Record<string, unknown> | null;
+    return (
+      typeof x === 'object' &&
+      x !== null &&
+      typeof x['name'] === 'string' &&
+      typeof x['cat'] === 'string' &&
+      ['count', 'totalUs', 'longestUs'].every((k) => typeof x[k] === 'number' && Number.isFinite(x[k]))
+    );
+  };
+  return typeof t === 'object' && t !== null && typeof t.more === 'number' && Array.isArray(t.rows) && t.rows.length <= TRACE_TABLE_ROWS && t.rows.every(row);
+}
+
 /**
  * The memory timelines of a file the user opened — a PyTorch snapshot pickle (one per device with data) or a saved
  * run result — read, modelled and encoded for the wire in a reader process. Each timeline is checked here against
@@ -67,6 +84,7 @@ export async function openMemoryTimelines(
     if (!Array.isArray(value.timelines) || !Array.isArray(value.summary) || value.timelines.length !== value.summary.length)
       throw new TimelineWireError('the timelines and their summaries do not match');
     for (const wire of value.timelines) checkTimelineWire(wire);
+    if (value.traceEvents !== undefined && !isTraceTable(value.traceEvents)) throw new TimelineWireError('its table of trace events is not one');
   } catch (error) {
     if (error instanceof TimelineWireError)
       throw new SnapshotImportError('crashed', `${path} was not opened: its reader's answer is not valid (${error.message}).`);

@@ -26,7 +26,7 @@ const write = (type: FrameType, value: unknown) => process.stdout.write(frameByt
 const NCU_PAGE_BYTES = 256 * 2 ** 20;
 const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : 'rawPath' in job ? job.rawPath : job.xmlPath);
+const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : 'rawPath' in job ? job.rawPath : (job.xmlPath ?? job.textPath ?? ''));
 
 async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
   let bytes: Buffer;

@@ -12,6 +12,7 @@ import { JsonRefusedError, parseJsonWithin } from '../../core/json-limits';
 import { memoryOpenResult, runFromSavedJson, snapshotTimelines } from '../../core/memory/memory-open';
 import { RunLogError } from '../../core/memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../../core/memory/run-timeline';
+import { isChromeTrace, timelinesFromChromeTrace } from '../../core/memory/trace-timeline';
 import { buildSnapshotModel, SnapshotFormatError, type SnapshotModel } from '../../core/memory/snapshot-model';
 import { unpickle, UnpickleError, DEFAULT_UNPICKLE_LIMITS } from '../../core/memory/unpickle';
 import { FileRefusedError, readRegularFile } from '../services/safe-fs';
@@ -72,11 +73,25 @@ export async function readSnapshotColumns(
   return { ok: true, header, body, timings };
 }
 
-/** Whether the file is JSON (a run result) rather than a pickle: its first byte past a BOM and white space is "{". */
+/** Whether the file is JSON (a run result, a Chrome trace) rather than a pickle: its first byte past a BOM and white space is "{" or "[". */
 function looksLikeJson(bytes: Uint8Array): boolean {
   let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i++;
-  return bytes[i] === 0x7b;
+  return bytes[i] === 0x7b || bytes[i] === 0x5b;
+}
+
+/** A Chrome trace's timelines (one per process) and its table of events, as memory.open answers them. */
+function traceResult(
+  path: string,
+  value: unknown,
+  timings: { readMs: number; parseMs: number; bytes: number },
+): { ok: true; result: MemoryOpenResult } | Refusal {
+  const started = performance.now();
+  const read = timelinesFromChromeTrace(value);
+  if (!read.timelines.length && !read.events.length)
+    return refuse('no-timeline', `${path} is a Chrome trace with no event that has a time: nothing to draw or list.`);
+  const result = memoryOpenResult(path, 'trace', read.timelines, read.notes, { ...timings, modelMs: 0, timelineMs: performance.now() - started }, NATIVE);
+  return { ok: true, result: { ...result, traceEvents: { rows: read.events, more: read.moreEvents } } };
 }
 
 /** A memory file the user opened as wire timelines with their summaries (memory.open). */
@@ -108,6 +123,7 @@ export async function readMemoryTimelines(
     }
     const parseMs = performance.now() - parseStarted;
     progress('timeline');
+    if (isChromeTrace(value)) return traceResult(request.path, value, { readMs, parseMs, bytes: bytes.byteLength });
     const timelineStarted = performance.now();
     try {
       const run = runFromSavedJson(value);

@@ -45,19 +45,20 @@ export async function openBundleInReader(path: string, options: ReaderOptions = 
 }
 
 export async function importSanitizerReportInReader(
-  xmlPath: string,
+  xmlPath: string | null,
   textPath: string | null,
   tool: SanitizerTool | null,
   options: ReaderOptions = {},
 ): Promise<SanitizeReport> {
-  const { value } = await runReader<SanitizeReport>({ kind: 'sanitizer-report', xmlPath, textPath, tool }, xmlPath, options).catch((error: unknown) => {
+  const shown = xmlPath ?? textPath ?? 'The sanitizer report';
+  const { value } = await runReader<SanitizeReport>({ kind: 'sanitizer-report', xmlPath, textPath, tool }, shown, options).catch((error: unknown) => {
     if (error instanceof ReaderError) throw new SanitizerImportError(error.message);
     throw error;
   });
   // The shape a bundle's sanitizer.json must have, every list and string bounded; the raw XML travels beside it.
   const checked = sanitizeReportSchema.safeParse(isRecord(value) ? { ...value, rawXml: undefined } : value);
   if (!checked.success)
-    throw new SanitizerImportError(`${xmlPath} was not opened: its reader's answer is not a sanitizer report (${checked.error.issues[0]?.message}).`);
+    throw new SanitizerImportError(`${shown} was not opened: its reader's answer is not a sanitizer report (${checked.error.issues[0]?.message}).`);
   return value;
 }
 

@@ -3,6 +3,7 @@ import { totalmem } from 'node:os';
 import type { DeviceInfo } from '../../core/devices';
 import type { Problem } from '../../core/discovery';
 import { launchRefusals, memoryRefusals, type PlanCheck } from '../../core/validate/plan-check';
+import { orderRefusals } from '../../core/validate/plan-order';
 import type { MemoryFacts } from '../../core/validate/plan-memory';
 import { listDevices } from './device-service';
 
@@ -16,8 +17,12 @@ export async function machineMemory(device: Pick<DeviceInfo, 'uuid'> | null): Pr
   return { freeBytes, hostBytes: totalmem() };
 }
 
-/** Every reason the plan would fail, one line each (launches, then memory), with its fix. */
-export const planRefusalLines = (check: PlanCheck): string[] => [...launchRefusals(check.launches), ...memoryRefusals(check.memory)];
+/** Every reason the plan would fail, one line each (launches, the steps' order, then memory), with its fix. */
+export const planRefusalLines = (check: PlanCheck): string[] => [
+  ...launchRefusals(check.launches),
+  ...orderRefusals(check.order),
+  ...memoryRefusals(check.memory),
+];
 
 const REFUSED = 'The plan would fail on ';
 

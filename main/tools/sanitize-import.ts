@@ -3,6 +3,7 @@ import { basename, dirname } from 'node:path';
 import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { emptySummary, mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
+import { parseSanitizerTextFindings, toolFromText } from '../../core/sanitizer/parse-text-findings';
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { FileRefusedError, streamRegularFile } from '../services/safe-fs';
 import { MAX_XML_BYTES, parseReportFile } from './sanitize-program';
@@ -28,7 +29,11 @@ export function toolFromRecordKinds(findings: readonly SanitizerFinding[]): Sani
  * printed with it, read as a run of the workbench's own: streamed through the same parser, bounded, arranged
  * (held memory apart, API errors folded under their fault) and judged. Nothing in it is trusted: it is parsed, never executed or followed.
  */
-export async function importSanitizerReport(xmlPath: string, textPath: string | null, tool: SanitizerTool | null): Promise<SanitizeReport> {
+export async function importSanitizerReport(xmlPath: string | null, textPath: string | null, tool: SanitizerTool | null): Promise<SanitizeReport> {
+  if (xmlPath === null) {
+    if (textPath === null) throw new SanitizerImportError('Give the report compute-sanitizer saved (--xml --save FILE), or the text it printed.');
+    return importSanitizerText(textPath, tool);
+  }
   const started = performance.now();
   const parsed = await parseReportFile(xmlPath, tool ?? 'memcheck', MAX_XML_BYTES).catch((error: unknown) => {
     throw new SanitizerImportError(refusal(xmlPath, error, 'give the .xml compute-sanitizer saved (--xml --save FILE)'));
@@ -79,6 +84,70 @@ export async function importSanitizerReport(xmlPath: string, textPath: string | 
     outputDroppedBytes: 0,
     problems,
     rawXml: [{ name: basename(xmlPath), text: parsed.raw }],
+  };
+}
+
+/**
+ * What compute-sanitizer printed, saved on its own (`compute-sanitizer … > out.txt`, a CI log) without its XML: read
+ * as a report in the same way, its findings from the text (as a run's are when the program under the tool crashed
+ * before the XML was written), judged the same. The text never names its tool: what it printed says (racecheck's
+ * summary, initcheck's records…), else memcheck, the tool's default, is assumed and said.
+ */
+async function importSanitizerText(textPath: string, tool: SanitizerTool | null): Promise<SanitizeReport> {
+  const started = performance.now();
+  const text = await readTail(textPath);
+  const info = parseSanitizerText(text);
+  if (!info.toolSeen)
+    throw new SanitizerImportError(
+      `${textPath} is not what compute-sanitizer printed: none of its lines is the tool's own (they start with "========="). Give the text the tool printed, or the report it saved with --xml --save FILE.`,
+    );
+  const seen = tool ?? toolFromText(text);
+  const chosen = seen ?? 'memcheck';
+  const parsed = parseSanitizerTextFindings(chosen, text);
+  const problems = [...parsed.problems];
+  if (!info.ended) problems.push('The tool’s output stops before its summary: the tool, or the program under it, ended abruptly (a crash, or a kill).');
+  const { groups, findings: counted, held } = arrangeFindings(mergeText(parsed.findings, info));
+  const judged = judgeSanitizeRun({
+    tool: chosen,
+    exitCode: null,
+    signal: null,
+    timedOut: null,
+    cancelled: false,
+    findings: counted,
+    groups,
+    held,
+    summary: info.summary,
+    // No XML: the summary the tool printed at its end is what says it finished its check.
+    xmlFiles: info.ended ? 1 : 0,
+    problems,
+  });
+  const split = splitOutput(text);
+  const notes = [
+    'Read from the text compute-sanitizer printed, without its XML report: files are named as the text names them (their base name), and host stacks hold only the frames the tool printed.',
+    ...(seen ? [] : ['The text does not say which tool printed it: memcheck, the tool’s default, is assumed.']),
+  ];
+  return {
+    tool: chosen,
+    command: [],
+    cwd: dirname(textPath),
+    sanitizer: { path: '(imported)', version: null },
+    ...judged,
+    headline: `${basename(textPath)}: ${judged.headline}`,
+    details: [...judged.details, ...notes],
+    exitCode: null,
+    signal: null,
+    durationMs: performance.now() - started,
+    findings: counted,
+    groups,
+    heldAtExit: held,
+    summary: info.summary,
+    xmlFiles: [],
+    findingsFrom: 'text',
+    programOutput: split.program.join('\n'),
+    toolOutput: split.tool.join('\n'),
+    outputDroppedBytes: 0,
+    problems,
+    rawXml: [],
   };
 }
 

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useStore } from 'zustand';
 
+import { sanitizerUnavailable } from '../../core/availability';
 import { DIAGNOSE_PROGRAMS_OFF } from '../../core/diagnose/diagnosis-view-text';
 import { resolveShownPath } from '../../core/workspace/paths';
 import { startFolder } from '../store/open-file';
@@ -17,6 +18,8 @@ export function DiagnoseForm({ store }: { store: WorkbenchStore }) {
   const info = useStore(store, (s) => s.info);
   const form = useStore(store, (s) => s.diagnoseForm);
   const running = useStore(store, (s) => s.diagnoseRunning);
+  // The sanitizer passes need compute-sanitizer: off, and why, where this machine lacks it.
+  const noTool = useStore(store, (s) => sanitizerUnavailable(s.discovery));
   const { setDiagnoseForm, startDiagnosis, cancelDiagnosis } = store.getState();
   const [error, setError] = useState<string | null>(null);
   const startDir = info?.startDir ?? '/';
@@ -78,9 +81,20 @@ export function DiagnoseForm({ store }: { store: WorkbenchStore }) {
           />
         </label>
         <label className="check">
-          <input type="checkbox" checked={form.thorough} onChange={(e) => setDiagnoseForm({ thorough: e.target.checked })} /> Run the sanitizer passes after a
-          clean exit
+          <input
+            type="checkbox"
+            checked={form.thorough && !noTool}
+            disabled={noTool !== null}
+            aria-describedby={noTool ? 'diagnose-no-sanitizer' : undefined}
+            onChange={(e) => setDiagnoseForm({ thorough: e.target.checked })}
+          />{' '}
+          Run the sanitizer passes after a clean exit
         </label>
+        {noTool && (
+          <p className="muted" id="diagnose-no-sanitizer" data-testid="diagnose-no-sanitizer">
+            <Prose text={noTool} />
+          </p>
+        )}
         <label className="field budget">
           Time budget (minutes){' '}
           <input

@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { flushSync } from 'react-dom';
-import { Group, Panel, Separator, useDefaultLayout, usePanelRef } from 'react-resizable-panels';
+import { Group, Panel, Separator, useDefaultLayout, usePanelRef, type PanelImperativeHandle } from 'react-resizable-panels';
 import { useStore } from 'zustand';
 
 import { shortcutKeys } from '../../core/ui/shortcuts';
@@ -29,6 +29,35 @@ function showProblems() {
   // Rendered now, so that the next key already lands on the list.
   flushSync(() => tab?.click());
   (document.querySelector<HTMLElement>('.problems li') ?? tab)?.focus();
+}
+
+/**
+ * The Memory tab's timeline asks for the height it needs: the output panel grows to it (the editor keeping its least),
+ * without being maximised; when another tab is chosen (null) it goes back, unless it was resized meanwhile.
+ */
+function useMemoryRoom(output: RefObject<PanelImperativeHandle | null>, source: RefObject<PanelImperativeHandle | null>) {
+  const grown = useRef<{ from: number; to: number } | null>(null);
+  return useCallback(
+    (px: number | null) => {
+      const panel = output.current;
+      if (!panel || panel.isCollapsed() || source.current?.isCollapsed()) return;
+      const now = panel.getSize().inPixels;
+      if (px === null) {
+        if (grown.current && Math.abs(now - grown.current.to) < 2) panel.resize(grown.current.from);
+        grown.current = null;
+        return;
+      }
+      if (now + 1 >= px) return;
+      const from = grown.current?.from ?? now;
+      panel.resize(px);
+      grown.current = { from, to: px };
+      // What it grew to (the editor's least may have held it short), once laid out: a size still that is ours to undo.
+      requestAnimationFrame(() => {
+        if (grown.current?.to === px) grown.current = { from, to: panel.getSize().inPixels };
+      });
+    },
+    [output, source],
+  );
 }
 
 /**
@@ -75,6 +104,7 @@ export function EditorView({
     output.current?.expand();
     source.current?.collapse();
   };
+  const fitMemory = useMemoryRoom(output, source);
   const goToProblem = (action: string) => {
     source.current?.expand();
     runEditorAction(action);
@@ -179,7 +209,7 @@ export function EditorView({
       >
         <Panel id="panel-main" minSize="360px">
           <Group orientation="vertical" id="workbench-rows" defaultLayout={rows.defaultLayout} onLayoutChanged={rows.onLayoutChanged}>
-            <Panel id="panel-source" minSize="120px" collapsible panelRef={source} onResize={track('source')}>
+            <Panel id="panel-source" minSize="100px" collapsible panelRef={source} onResize={track('source')}>
               <section className="source-pane" data-region="editor" aria-label="Editor" inert={collapsed.source} data-testid="source-pane">
                 <Tabs store={store} />
                 <div className="monaco-frame">
@@ -190,7 +220,7 @@ export function EditorView({
             <Separator id="output-separator" className="separator" aria-label="Resize the editor and the output panel" />
             <Panel id="panel-output" defaultSize="40%" minSize="120px" collapsible panelRef={output} onResize={track('output')}>
               <section className="output-pane" data-region="output" aria-label="Output" inert={collapsed.output} data-testid="output-pane">
-                <OutputPanel result={result} store={store} />
+                <OutputPanel result={result} store={store} onMemoryHeight={fitMemory} />
                 <div className="pane-actions">
                   <button
                     onClick={toggleMaximized}

@@ -152,8 +152,9 @@ export function LaunchPanel({ store }: { store: WorkbenchStore }) {
 }
 
 /**
- * What the rest of the plan says beside the launch on screen: its other launches' errors, and its memory — each
- * buffer against the device's total and free memory and the host's (core/validate/plan-memory.ts).
+ * What the rest of the plan says beside the launch on screen: its other launches' errors, its steps out of order
+ * (core/validate/plan-order.ts), and its memory — each buffer against the device's total and free memory and the
+ * host's (core/validate/plan-memory.ts).
  */
 function PlanFindings({ view, onLine }: { view: LaunchView; onLine: (line: number) => void }) {
   const shownStep = view.run.plan?.launchStep ?? null;
@@ -161,10 +162,12 @@ function PlanFindings({ view, onLine }: { view: LaunchView; onLine: (line: numbe
     .filter((c) => c.stepIndex !== shownStep || !view.run.plan)
     .flatMap((c) => c.findings.filter((f) => f.severity === 'error').map((f) => ({ ...f, message: `Step ${c.stepIndex + 1} (${c.label}): ${f.message}` })));
   const memory = view.planCheck?.memory ?? [];
-  if (!memory.length && !(view.run.plan && others.length)) return null;
+  const order = view.planCheck?.order ?? [];
+  if (!memory.length && !order.length && !(view.run.plan && others.length)) return null;
   return (
     <div className="plan-findings" data-testid="plan-findings">
       <FieldFindings onLine={onLine} findings={view.run.plan ? others : []} />
+      <FieldFindings onLine={onLine} findings={order} />
       <FieldFindings onLine={onLine} findings={memory} />
     </div>
   );

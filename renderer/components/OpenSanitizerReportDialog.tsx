@@ -15,7 +15,9 @@ import { Prose } from './Prose';
  */
 export function OpenSanitizerReportDialog({ store, onClose }: { store: WorkbenchStore; onClose: () => void }) {
   const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
-  const shown = useStore(store, (s) => (s.sanitizeOrigin?.kind === 'file' ? s.sanitizeOrigin.xmlPath : (s.outcomeOrigin?.file ?? null)));
+  const shown = useStore(store, (s) =>
+    s.sanitizeOrigin?.kind === 'file' ? (s.sanitizeOrigin.xmlPath ?? s.sanitizeOrigin.textPath) : (s.outcomeOrigin?.file ?? null),
+  );
   const folder = shown ? dirnameOf(shown) : startDir;
   const [xml, setXml] = useState('');
   const [text, setText] = useState('');
@@ -48,7 +50,8 @@ export function OpenSanitizerReportDialog({ store, onClose }: { store: Workbench
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (!xmlTarget) return setError('Give the report’s file: the .xml that compute-sanitizer --xml --save wrote.');
+          if (!xmlTarget && !textTarget)
+            return setError('Give the report’s file (the .xml that compute-sanitizer --xml --save wrote), or what the tool printed, or both.');
           setBusy(true);
           setError(null);
           void store
@@ -77,7 +80,7 @@ export function OpenSanitizerReportDialog({ store, onClose }: { store: Workbench
         </button>
         {xmlTarget && xml.trim() !== xmlTarget && <p className="muted shown-path">{xmlTarget}</p>}
         <label className="field">
-          What the tool printed (optional){' '}
+          What the tool printed (optional beside the report, enough alone){' '}
           <input value={text} onChange={(e) => setText(e.target.value)} placeholder="report.xml.txt" aria-label="Sanitizer text output (optional)" />
         </label>{' '}
         <button type="button" onClick={() => setBrowsing('text')} aria-label="Browse… for the printed text">
@@ -86,9 +89,9 @@ export function OpenSanitizerReportDialog({ store, onClose }: { store: Workbench
         {textTarget && text.trim() !== textTarget && <p className="muted shown-path">{textTarget}</p>}
         <p className="muted">
           The text adds what the XML leaves out: how far an access was from the nearest allocation, and whether --print-limit cut findings (without it, the
-          counts are what the XML holds).
+          counts are what the XML holds). Given alone, its findings are read from it: files by their base name, and only the host frames it printed.
         </p>
-        <button type="submit" disabled={busy || !xmlTarget}>
+        <button type="submit" disabled={busy || (!xmlTarget && !text.trim())}>
           {busy ? 'Reading…' : 'Open report'}
         </button>{' '}
         <button type="button" onClick={onClose}>

@@ -17,7 +17,16 @@ import { MemoryView } from './timeline/MemoryView';
 
 const VIEWS = ['Problems', 'Run', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
-export function OutputPanel({ result, store }: { result: CompileResult | null; store: WorkbenchStore }) {
+export function OutputPanel({
+  result,
+  store,
+  onMemoryHeight,
+}: {
+  result: CompileResult | null;
+  store: WorkbenchStore;
+  /** The Memory tab's timeline needs this much height (px), or the tab was left (null). */
+  onMemoryHeight?: (px: number | null) => void;
+}) {
   const api = useStore(store, (s) => s.api);
   const outcome = useStore(store, (s) => s.outcome);
   const refused = useStore(store, (s) => s.runRefused);
@@ -42,6 +51,10 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
   useEffect(() => {
     if (memorySeq > 0) setView('Memory');
   }, [memorySeq]);
+  // The room the timeline was given goes back when another tab is chosen.
+  useEffect(() => {
+    if (view !== 'Memory') onMemoryHeight?.(null);
+  }, [view, onMemoryHeight]);
   const monitoring = useStore(store, (s) => s.monitor.running);
   const [openingReport, setOpeningReport] = useState(false);
   const [sanitizingProgram, setSanitizingProgram] = useState(false);
@@ -79,7 +92,7 @@ export function OutputPanel({ result, store }: { result: CompileResult | null; s
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
-        {view === 'Memory' && <MemoryView store={store} />}
+        {view === 'Memory' && <MemoryView store={store} onNeedHeight={onMemoryHeight} />}
         {view === 'Sanitizer' && (
           <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} onSanitizeProgram={() => setSanitizingProgram(true)} />
         )}

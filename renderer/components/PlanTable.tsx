@@ -6,6 +6,7 @@ import { parseCount, parseScalar, planTable, type PlanBufferRow, type PlanEdit, 
 import type { Initializer } from '../../core/plan/plan-schema';
 import type { Result } from '../../core/result';
 import type { LaunchView } from '../hooks/use-launch-view';
+import { PlanSteps } from './PlanSteps';
 
 type InitKind = 'none' | 'zeros' | 'constant' | 'iota' | 'random' | 'file';
 
@@ -120,10 +121,10 @@ const scalarName = (s: PlanScalarRow) => `step ${s.step + 1} argument ${s.arg + 
 
 /**
  * The plan that Run would start, as a compact table: its buffers (name, type, count, bytes, initializer), the scalars
- * its launches pass, and its steps in order. Editing a buffer or a scalar edits that plan: the launch panel's verdict
- * and Run's checks follow at once.
+ * its launches pass, and its steps in order (added, removed and moved in PlanSteps). Editing any of them edits that
+ * plan: the launch panel's verdict and Run's checks follow at once.
  */
-export function PlanTable({ view, onEdit }: { view: LaunchView; onEdit: (edit: PlanEdit) => void }) {
+export function PlanTable({ view, onEdit }: { view: LaunchView; onEdit: (edit: PlanEdit) => string | null }) {
   const plan = view.runnable;
   if (!plan) return null;
   const table = planTable(plan, (entry) => view.kernels.find((k) => k.name === entry)?.params ?? null);
@@ -173,15 +174,7 @@ export function PlanTable({ view, onEdit }: { view: LaunchView; onEdit: (edit: P
           </tbody>
         </table>
       )}
-      <div className="plan-steps-caption">Steps</div>
-      <ol className="plan-steps mono" data-testid="plan-steps">
-        {table.steps.map((label, i) => (
-          <li key={i} className={i === launchStep ? 'plan-step-shown' : undefined}>
-            {label}
-            {i === launchStep && <span className="muted"> — in the launch panel</span>}
-          </li>
-        ))}
-      </ol>
+      <PlanSteps plan={plan} labels={table.steps} launchStep={launchStep} onEdit={onEdit} />
     </div>
   );
 }

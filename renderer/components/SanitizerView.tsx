@@ -1,6 +1,8 @@
 import type { KeyboardEvent } from 'react';
 import { useStore } from 'zustand';
 
+import { sanitizerUnavailable } from '../../core/availability';
+
 import { formatBytes, formatMs, plural } from '../../core/format';
 import {
   compiledAs,
@@ -215,7 +217,10 @@ function ReportOutputs({ report }: { report: SanitizeReport }) {
 
 function originLine(origin: SanitizeOrigin | null): string {
   if (!origin) return '';
-  if (origin.kind === 'file') return `Opened from ${origin.xmlPath}${origin.textPath ? `, with ${origin.textPath}` : ' (without the text the tool printed)'}`;
+  if (origin.kind === 'file')
+    return origin.xmlPath === null
+      ? `Opened from ${origin.textPath ?? ''}: the text the tool printed, without its XML report`
+      : `Opened from ${origin.xmlPath}${origin.textPath ? `, with ${origin.textPath}` : ' (without the text the tool printed)'}`;
   if (origin.kind === 'program') return `${origin.command.join(' ')}, in ${origin.cwd}`;
   if (origin.kind === 'bundle') return `From the bundle ${origin.path} (read-only): its findings are marked on the bundle's own files`;
   return `A re-run of ${origin.label}`;
@@ -231,6 +236,8 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
   const progress = useStore(store, (s) => s.sanitizeProgress);
   const error = useStore(store, (s) => s.sanitizeError);
   const refused = useStore(store, (s) => s.sanitizeRefused);
+  // What this machine lacks for running anything under the tool, from the host's discovery.
+  const noTool = useStore(store, (s) => sanitizerUnavailable(s.discovery));
   const run = origin?.kind === 'run' ? origin.run : null;
   return (
     <div className="sanitizer-view" data-testid="sanitizer-view">
@@ -240,8 +247,9 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
         </button>
         <button
           onClick={onSanitizeProgram}
-          disabled={!!progress}
-          title={progress ? `${progress.tool} is running ${progress.label}: wait for it, or cancel it (below)` : undefined}
+          disabled={!!progress || noTool !== null}
+          title={progress ? `${progress.tool} is running ${progress.label}: wait for it, or cancel it (below)` : (noTool ?? undefined)}
+          aria-describedby={noTool ? 'sanitize-program-unavailable' : undefined}
           data-testid="sanitize-program"
         >
           Sanitize a program…
@@ -253,6 +261,12 @@ export function SanitizerView({ store, onOpenReport, onSanitizeProgram }: { stor
         )}
         {origin && <span className="muted">{originLine(origin)}</span>}
       </div>
+      {noTool && (
+        // Off before it is pressed, and why, as Run is (the tool is what this machine lacks, not the program).
+        <p id="sanitize-program-unavailable" className="muted" data-testid="sanitize-program-unavailable">
+          <Prose text={noTool} />
+        </p>
+      )}
       {progress && (
         <p role="status" className="sanitizer-progress" data-testid="sanitizer-progress">
           Running {progress.label} under {progress.tool}

@@ -12,6 +12,7 @@ import { fail, ok, type Result } from '../../core/result';
 import { deviceLimits, type DeviceLimits } from '../../core/validate/device-limits';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
 import { checkPlan, launchRefusals, memoryRefusals, type LaunchCheck, type PlanCheck } from '../../core/validate/plan-check';
+import { orderRefusals } from '../../core/validate/plan-order';
 import type { KernelLimits } from '../../core/validate/occupancy';
 import { validateLaunch, type Validation } from '../../core/validate/validate-launch';
 import { getModel } from '../editor/models';
@@ -42,7 +43,7 @@ export interface LaunchView {
   /** That plan as the schema reads it (what will run); null when there is none or it is not valid. */
   runnable: LaunchPlan | null;
   checks: LaunchCheck[];
-  /** The validator on the whole plan: every launch, every allocation against the device's memory and the host's. */
+  /** The validator on the whole plan: every launch, the steps' order, every allocation against the device's memory and the host's. */
   planCheck: PlanCheck | null;
   blockers: RunBlocker[];
 }
@@ -131,6 +132,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
       documentName: doc?.name ?? 'The file',
       planProblem: !plan.ok ? plan.error : parsed && !parsed.success ? `The plan is not valid: ${describeIssues(parsed.error)}` : null,
       refusals: launchRefusals(checks),
+      orderRefusals: orderRefusals(planCheck?.order ?? []),
       memoryRefusals: memoryRefusals(planCheck?.memory ?? []),
       deviceLabel: profile?.label ?? null,
       gpu,

@@ -125,6 +125,7 @@ function keptPlan(run: DocumentRun | undefined): KeptPlan | null {
     planPath: run.plan.planPath,
     sourcePaths: run.plan.sourcePaths.slice(0, 16),
     plan: run.plan.plan,
+    launchStep: run.plan.launchStep,
     launch: { kernel: kernel.slice(0, 1024), grid: grid.slice(0, 256), block: block.slice(0, 256), smem: smem.slice(0, 256) },
   };
 }

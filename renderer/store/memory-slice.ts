@@ -1,6 +1,6 @@
 import type { StateCreator } from 'zustand';
 
-import type { MemoryOpenEvent } from '../../core/memory/memory-open';
+import type { MemoryFileKind, MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
 import { addSamples } from '../../core/memory/sample-batches';
 import type { SampleSeries } from '../../core/memory/samples';
 import { timelineFromSamples } from '../../core/memory/samples-timeline';
@@ -11,12 +11,12 @@ import type { RunOutcome } from '../../core/runner/run-outcome';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
 import type { WorkbenchState } from './store';
 
-/** Which timeline the Memory tab shows: the run result's, a file opened (a snapshot or a saved result), or the monitor's. */
+/** Which timeline the Memory tab shows: the run result's, a file opened (a snapshot, a saved result, a Chrome trace), or the monitor's. */
 export type MemorySource = 'run' | 'file' | 'monitor';
 
 export interface OpenedMemory {
   path: string;
-  kind: 'snapshot' | 'run';
+  kind: MemoryFileKind;
   /** One per device that has data (a snapshot), or the run's one. */
   timelines: Timeline[];
   summaries: TimelineSummary[];
@@ -25,6 +25,8 @@ export interface OpenedMemory {
   index: number;
   /** What to call it, where its file's name says nothing (a bundle's snapshot, kept under a name of its content). */
   label?: string;
+  /** A Chrome trace's events that have a duration, in a table. */
+  traceEvents?: MemoryOpenResult['traceEvents'];
 }
 
 export interface MonitorState {
@@ -136,7 +138,16 @@ function fileActions(set: Set, get: Get): Pick<MemorySlice, 'openMemoryFile' | '
         );
         const timelines = result.timelines.map((wire) => decodeTimeline(wire));
         if (timelines.length === 0) return `${path} holds no memory timeline: ${result.notes.join(' ') || 'no device has allocations or segments in it.'}`;
-        const opened: OpenedMemory = { path: result.path, kind: result.kind, timelines, summaries: result.summary, notes: result.notes, index: 0, label };
+        const opened: OpenedMemory = {
+          path: result.path,
+          kind: result.kind,
+          timelines,
+          summaries: result.summary,
+          notes: result.notes,
+          index: 0,
+          label,
+          ...(result.traceEvents ? { traceEvents: result.traceEvents } : {}),
+        };
         if (as === 'compare') set({ memoryCompare: opened, memoryAliveAt: null });
         else
           set((s) => ({

@@ -50,13 +50,14 @@ export interface OpenHooks {
 
 /** Why a kind that has no place to open says so, in words. */
 const NO_PLACE: Partial<Record<FileKind, (path: string) => string>> = {
-  trace: (path) =>
-    `${path} is a Chrome trace (as the Memory tab’s Export trace writes). The workbench draws timelines from snapshots and results, not from traces: open it in ui.perfetto.dev or chrome://tracing.`,
   binary: (path) =>
     `${path} is a binary file that no view of the workbench reads. Open a source (.cu), a launch plan or result (.json), a sanitizer report (.xml), a PyTorch snapshot (.pickle) or a bundle (.zip).`,
 };
 
-/** The text compute-sanitizer printed, opened with its XML when that sits beside it (report.xml.txt → report.xml). */
+/**
+ * The text compute-sanitizer printed: with its XML when that sits beside it (report.xml.txt → report.xml), else on its
+ * own, its findings read from the text.
+ */
 async function openSanitizerText(store: WorkbenchStore, path: string): Promise<string | null> {
   const xml = path.replace(/\.(txt|log)$/i, '');
   const beside =
@@ -66,8 +67,7 @@ async function openSanitizerText(store: WorkbenchStore, path: string): Promise<s
           .api.invoke('files.sniff', { path: xml })
           .catch(() => null)
       : null;
-  if (beside?.kind === 'sanitizer-xml') return store.getState().openSanitizerReport(beside.path, path);
-  return `${path} is what compute-sanitizer printed; its findings are read from the report it saves with --xml --save report.xml. Open that report (Open sanitizer report… in the Run tab) and give this file beside it.`;
+  return store.getState().openSanitizerReport(beside?.kind === 'sanitizer-xml' ? beside.path : null, path);
 }
 
 /** Opens `full` (a sniffed `kind`) where it belongs; null when it opened, else why not. */
@@ -95,6 +95,7 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
     case 'sanitizer-text':
       return openSanitizerText(store, full);
     case 'snapshot':
+    case 'trace':
       return s.openMemoryFile(full, 'file');
     case 'bundle': {
       const failed = await s.openBundle(full);
@@ -109,7 +110,7 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
 /**
  * Open…: what the file is, told by the host from its first bytes (files.sniff), then opened where it belongs: a
  * source in the editor, a plan in the Run section, a result in the Run tab, a sanitizer report in the Sanitizer tab,
- * a snapshot in the Memory tab, a bundle in its view, a diagnosis in the Diagnose view. A result is never an editor
+ * a snapshot or a Chrome trace in the Memory tab, a bundle in its view, a diagnosis in the Diagnose view. A result is never an editor
  * tab (so it never comes back as one after a reload). Null when it opened, else why not, in words.
  */
 export async function openAnyFile(store: WorkbenchStore, path: string, hooks: OpenHooks = {}): Promise<string | null> {

@@ -5,9 +5,10 @@ import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { RestoredPlan } from '../../core/api/drafts';
 import type { ArgRow } from '../../core/plan/form-plan';
-import { editPlan as applyPlanEdit, type PlanEdit } from '../../core/plan/plan-edit';
+import { editPlan as applyPlanEdit, isStepEdit, stepIndexAfter, type PlanEdit } from '../../core/plan/plan-edit';
 import type { RunBlocker } from '../../core/plan/run-readiness';
-import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, type LaunchForm } from '../../core/plan/plan-launch';
+import { fail, ok, type Result } from '../../core/result';
+import { DEFAULT_LAUNCH_FORM, formFromLaunch, launchForDocument, planLaunches, planWithLaunch, type LaunchForm } from '../../core/plan/plan-launch';
 import { basenameOf, dirnameOf } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT, resultSources, sourceCandidates, type SourceContext } from '../../core/workspace/source-link';
 import { findResultSample } from './result-sample';
@@ -75,8 +76,11 @@ export interface RunSlice {
   detachPlan(docId: string): void;
   /** Brings back a plan kept with a document (a reload, a restart): the plan as edited, the launch panel as typed. */
   restorePlan(docId: string, kept: RestoredPlan): void;
-  /** Changes the attached plan itself (a buffer's type, count or initializer; a scalar): the plan that will run. */
-  editPlan(docId: string, edit: PlanEdit): void;
+  /**
+   * Changes the attached plan itself (a buffer's type, count or initializer; a scalar; a step added, removed or moved):
+   * the plan that will run. Null when made, else why not (an edit that would leave no valid plan is refused).
+   */
+  editPlan(docId: string, edit: PlanEdit): string | null;
   /** Opens a plan file with the file its kernel comes from (beside the plan), or a new document holding its source. */
   openPlanFile(path: string): Promise<void>;
   runPlan(plan: unknown, origin: Omit<OutcomeOrigin, 'file'>): Promise<void>;
@@ -126,6 +130,30 @@ async function documentForPlan(get: () => WorkbenchState, plan: unknown, planPat
   return { docId: get().activeId, paths };
 }
 
+/**
+ * A document's Run section with one edit made to its plan. A step edit takes the launch panel's grid and block into
+ * their step first, so that they move (or go) with it; the panel follows its step, or, where that step was removed
+ * (or the plan had none), shows the launch the file's plan now has.
+ */
+function editedRun(run: DocumentRun, edit: PlanEdit, documentName: string): Result<DocumentRun> {
+  const attached = run.plan;
+  if (!attached) return fail('There is no plan to edit.');
+  if (!isStepEdit(edit)) {
+    const edited = applyPlanEdit(attached.plan, edit);
+    return edited.ok ? ok({ ...run, plan: { ...attached, plan: edited.value } }) : edited;
+  }
+  const folded = attached.launchStep === null ? null : planWithLaunch(attached.plan, attached.launchStep, run.launch);
+  const edited = applyPlanEdit(folded?.ok ? folded.value : attached.plan, edit);
+  if (!edited.ok) return edited;
+  const kept = attached.launchStep === null ? null : stepIndexAfter(edit, attached.launchStep);
+  const shown = kept === null ? launchForDocument(edited.value, documentName) : null;
+  return ok({
+    ...run,
+    plan: { ...attached, plan: edited.value, launchStep: kept ?? shown?.stepIndex ?? null },
+    launch: shown ? formFromLaunch(shown) : run.launch,
+  });
+}
+
 export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => {
   const update = (docId: string, change: (run: DocumentRun) => DocumentRun) => set((s) => ({ runs: { ...s.runs, [docId]: change(documentRun(s, docId)) } }));
   /** A change to a document's plan or its launch: kept with the document, like an edit to its text. */
@@ -161,15 +189,15 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
     detachPlan: (docId) => updatePlan(docId, (run) => ({ ...run, plan: null })),
     restorePlan: (docId, kept) => {
       const name = get().documents.find((d) => d.id === docId)?.name ?? '';
-      const launch = launchForDocument(kept.plan, name);
+      // The step the panel showed, where it is still a launch (a draft kept before steps could move has none).
+      const shown = planLaunches(kept.plan).find((l) => l.stepIndex === kept.launchStep) ?? launchForDocument(kept.plan, name);
       const { plan, label, planPath, sourcePaths } = kept;
-      updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: launch?.stepIndex ?? null }, launch: kept.launch }));
+      updatePlan(docId, (run) => ({ ...run, plan: { label, plan, planPath, sourcePaths, launchStep: shown?.stepIndex ?? null }, launch: kept.launch }));
     },
     editPlan: (docId, edit) => {
-      const attached = documentRun(get(), docId).plan;
-      if (!attached) return;
-      const edited = applyPlanEdit(attached.plan, edit);
-      if (edited.ok) updatePlan(docId, (run) => ({ ...run, plan: run.plan && { ...run.plan, plan: edited.value } }));
+      const edited = editedRun(documentRun(get(), docId), edit, get().documents.find((d) => d.id === docId)?.name ?? '');
+      if (edited.ok) updatePlan(docId, () => edited.value);
+      return edited.ok ? null : edited.error;
     },
     openPlanFile: async (path) => {
       const { plan, path: planPath } = await get().api.invoke('plans.read', { path });

@@ -17,7 +17,8 @@ import type { WorkbenchState, WorkbenchStore } from './store';
 
 /** Where the report on screen came from: a file someone saved, or a re-run of a plan made here. */
 export type SanitizeOrigin =
-  | { kind: 'file'; xmlPath: string; textPath: string | null }
+  /** A saved report: its XML (with the text beside it), or the text the tool printed alone (xmlPath null). */
+  | { kind: 'file'; xmlPath: string | null; textPath: string | null }
   | { kind: 'run'; label: string; planPath: string | null; sources: SourceContext; run: RunOutcome }
   | { kind: 'program'; command: string[]; cwd: string }
   /** A diagnostic bundle's report: its findings belong to the bundle's own (read-only) files, never to files here. */
@@ -59,7 +60,8 @@ export interface SanitizerSlice {
   /** Goes up whenever the findings view has news (a report, a re-run starting, its error): the view comes forward. */
   sanitizeSeq: number;
   /** Reads a saved report (--xml --save) and its text; null when shown, else what went wrong (the shown report stays). */
-  openSanitizerReport(xmlPath: string, textPath: string | null): Promise<string | null>;
+  /** A saved report: its XML and the text printed with it, or either alone; null when shown, else why not. */
+  openSanitizerReport(xmlPath: string | null, textPath: string | null): Promise<string | null>;
   sanitizeRun(request: SanitizeRequest): Promise<void>;
   sanitizeProgram(request: SanitizeProgramRequest): Promise<void>;
   /** Re-run a failed run under its diagnosis's tool at once (kept for the workspace, on the host). */

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 
 import { readBundle } from '../../main/bundle/read-bundle';
 import { openWorkbenchPage } from '../helpers/browser';
-import { seriousViolations } from '../helpers/a11y';
+import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import {
@@ -248,8 +248,8 @@ test('15: Export bundle… from the Run tab: the exact files and environment, so
 // Issue 26, item 6: a bundle exported here from a result recorded on an H100 says whose data is whose.
 for (const size of VIEWPORTS) {
   test(`26.6 (${sizeName(size)}): Export bundle from an opened result works; the bundle says when the run was recorded and whose doctor it holds`, async () => {
-    const { page, errors } = await openApp(app.browser, app.serve.url, size);
-    await page.getByTestId('tab').first().waitFor();
+    // A context that lets axe-core in (the page's CSP forbids inline scripts): the label's state is checked by it too.
+    const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport: size });
     // Only the result: no sample, no plan opened by hand (its own sample is found by the plan it ran).
     await openResult(page, join(ROOT, 'test/fixtures/runs/device-assert.json'));
     await page.getByTestId('diagnosis-headline').waitFor();
@@ -277,6 +277,11 @@ for (const size of VIEWPORTS) {
     await machine.scrollIntoViewIfNeeded();
     assert.match(await machine.innerText(), /doctor of the machine that exported this bundle, not the one that ran it/);
     await assertInViewport(page, machine, 'whose doctor it is');
+    // The warning state of the label (and the environment's), as a screen reader and a low-vision reader get it.
+    assert.equal(await machine.getAttribute('class'), 'status-warn');
+    assert.match(await page.getByTestId('bundle-environment-machine').innerText(), /environment of the machine that exported this bundle/);
+    assert.deepEqual(await seriousViolations(page), [], 'axe-core on the bundle view with the exporting machine’s doctor');
+    assert.deepEqual(await unnamedOrDuplicateControls(page), []);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -14,7 +14,7 @@ import { validateChromeTrace, type TraceEvent } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { openResult, sizeName, VIEWPORTS, type Viewport } from '../helpers/ui';
-import { assertInsideWindow } from '../helpers/viewports';
+import { assertInsideWindow, waitForSize } from '../helpers/viewports';
 
 // Issue 14 (the view): the memory timeline of PyTorch snapshots recorded on an H100 with PyTorch 2.11
 // (test/fixtures/snapshots/h100: oom.pickle — 8 × 64 MiB allocated at line 4, every other one freed at line 5,
@@ -313,7 +313,8 @@ test('14: the Perfetto export of a recorded timeline is valid trace JSON, with i
 });
 
 // Issue 26, item 5: the Memory tab on a laptop's screen. What a person sees at 1440×900 and at 1024×700 with the
-// side panel open, the output panel maximised: the timeline whole in the window with room for its allocations, each
+// side panel open, the output panel as it is (not maximised: it grows for the timeline, the editor keeping a few
+// lines, and gives the room back when another tab is chosen): the timeline whole in the window with room for its allocations, each
 // allocation in its own colour, the activity before a late OOM spread over the width, the track names whole, only
 // the controls that apply to a file.
 
@@ -365,13 +366,18 @@ async function paletteColoursDrawn(page: Page, least = 150): Promise<{ colour: s
 }
 
 for (const viewport of VIEWPORTS) {
-  test(`26 (${sizeName(viewport)}): an OOM snapshot maximised beside the side panel: the timeline in the window with 300 px for its allocations, each its own colour, the activity before the late OOM spread over the width, its track names whole, no monitor or CSV controls`, async () => {
+  test(`26 (${sizeName(viewport)}): an OOM snapshot beside the side panel, the output panel not maximised: the timeline in the window with 300 px for its allocations, each its own colour, the activity before the late OOM spread over the width, its track names whole, no monitor or CSV controls`, async () => {
     const { page, errors } = await openApp(viewport);
+    const editorBefore = (await page.getByTestId('source-pane').boundingBox())!;
     await openSnapshot(page, join(H100, 'oom.pickle'));
-    await page.getByTestId('maximize-output').click();
     await tilesDrawn(page);
     const side = await page.getByTestId('side-panel').boundingBox();
     assert.ok(side && side.width >= 300, `the side panel is open (${JSON.stringify(side)})`);
+    // Not maximised: the editor is still there, and the panel can still be maximised.
+    assert.equal(await page.getByTestId('maximize-output').innerText(), 'Maximize');
+    const editor = (await page.getByTestId('source-pane').boundingBox())!;
+    assert.ok(editor.height >= 100, `the editor keeps ${editor.height} px`);
+    await assertInsideWindow(page, page.getByTestId('tab').first(), 'the editor’s tab');
 
     // The canvas is whole in the window, its allocations area at least 300 px tall.
     const canvas = page.getByTestId('memory-timeline').getByRole('application');
@@ -406,6 +412,11 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await page.getByTestId('memory-export-csv').count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Start monitoring' }).count(), 0);
     assert.deepEqual(await seriousViolations(page), []);
+
+    // The room was the timeline's: another tab gives the editor back the height it had.
+    await page.getByTestId('output-tab-Problems').click();
+    const back = await waitForSize(page, 'source-pane', (b) => Math.abs(b.height - editorBefore.height) < 3, 'the editor gets its height back');
+    assert.ok(Math.abs(back.height - editorBefore.height) < 3);
     assert.deepEqual(errors, []);
     await page.context().close();
   });

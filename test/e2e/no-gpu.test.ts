@@ -206,3 +206,37 @@ test(
     }
   },
 );
+
+// Issue 26, item 7: everything else that runs under compute-sanitizer is off, with its reason, where the tool is missing.
+test('26.7: without compute-sanitizer, Sanitize a program… and a diagnosis’s sanitizer passes are off, each with its reason on screen', async (t) => {
+  if ((await findComputeSanitizer()).found) return t.skip('this machine has compute-sanitizer');
+  const why =
+    /^compute-sanitizer was not found on this machine \(Devices shows where it was looked for\)\. It ships with the CUDA toolkit \(bin\/compute-sanitizer\); install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path\./;
+  for (const viewport of VIEWPORTS) {
+    const { page, errors } = await openWorkbenchPage(app.browser, app.serve.url, { viewport });
+    await page.getByTestId('output-tab-Sanitizer').click();
+    const button = page.getByTestId('sanitize-program');
+    const note = page.getByTestId('sanitize-program-unavailable');
+    await note.filter({ hasText: why }).waitFor();
+    assert.equal(await button.isDisabled(), true, `${sizeName(viewport)}: Sanitize a program… is off`);
+    assert.match((await button.getAttribute('title')) ?? '', why);
+    assert.equal(await button.getAttribute('aria-describedby'), 'sanitize-program-unavailable');
+    assert.doesNotMatch(await note.innerText(), /\/usr\//, 'the reason, not a wall of searched paths');
+    await assertInViewport(page, note, `${sizeName(viewport)}: why Sanitize a program… is off`);
+    // Opening a report the tool saved elsewhere still works, and the note says so.
+    assert.equal(await page.getByTestId('open-sanitizer-report').isEnabled(), true);
+    assert.match(await note.innerText(), /A report saved elsewhere opens here: Open sanitizer report…\.$/);
+    assert.deepEqual(await seriousViolations(page), []);
+
+    await page.getByTestId('diagnose-tab').click();
+    const passes = page.getByRole('checkbox', { name: 'Run the sanitizer passes after a clean exit' });
+    await passes.waitFor();
+    assert.equal(await passes.isDisabled(), true, `${sizeName(viewport)}: the sanitizer passes are off`);
+    assert.equal(await passes.isChecked(), false);
+    assert.match(await page.getByTestId('diagnose-no-sanitizer').innerText(), why);
+    assert.equal(await passes.getAttribute('aria-describedby'), 'diagnose-no-sanitizer');
+    assert.deepEqual(await seriousViolations(page), []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  }
+});

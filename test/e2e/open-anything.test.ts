@@ -1,22 +1,47 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
+import { timelineFromRun } from '../../core/memory/run-timeline';
+import { timelineTraceChunks } from '../../core/memory/timeline-trace';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { openWorkbenchPage } from '../helpers/browser';
 import { ROOT } from '../helpers/cli';
+import { MiB, recordedRun, samplesAround, withEventLog } from '../helpers/run-log';
 import { serveWithBrowser } from '../helpers/serve';
 import { VIEWPORTS } from '../helpers/ui';
+import { assertInsideWindow } from '../helpers/viewports';
 
-// Issue 26, items 3 and 10: one Open… that knows what a file is by its content and sends it where it belongs, the
+// Issue 26, items 3 and 10: one Open… that knows what a file is by its content and sends it where it belongs (a
+// sanitizer's text output alone as a report too, a Chrome trace drawn in the Memory tab), the
 // same file browser in every open dialog, relative paths against the folder serve runs in (this checkout), recent files.
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-open-'));
 const app = serveWithBrowser(work);
 const RESULT = join(ROOT, 'test/fixtures/runs/trap.json');
+// What compute-sanitizer printed for the off-by-one on an H100, saved on its own as a CI log would be (no XML beside it).
+const SANITIZER_LOG = join(work, 'ci-memcheck.log');
+copyFileSync(join(ROOT, 'test/fixtures/sanitizer/h100/memcheck-oob.txt'), SANITIZER_LOG);
+// A Chrome trace as `gpu-workbench run --trace` writes it: the recorded never-frees run's event log with the device's
+// memory sampled around it (written the same way, by timelineTraceChunks).
+const TRACE = join(work, 'never-frees.trace.json');
+{
+  const run = recordedRun('never-frees');
+  const logged = withEventLog(run, [
+    { op: 'alloc', buffer: 'a', address: '0x7f3a01e00100', bytes: 4 * MiB },
+    { op: 'alloc', buffer: 'b', address: '0x7f3a02e00100', bytes: 4 * MiB },
+    { op: 'alloc', buffer: 'c', address: '0x7f3a03e00100', bytes: 4 * MiB },
+    { op: 'upload', buffer: 'a', bytes: 4 * MiB },
+    { op: 'upload', buffer: 'b', bytes: 4 * MiB },
+    { op: 'launch' },
+    { op: 'download', buffer: 'c', bytes: 4 * MiB },
+  ]);
+  const timeline = timelineFromRun(logged, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB, foreignBytes: MiB, untilMs: 50 }));
+  writeFileSync(TRACE, [...timelineTraceChunks([timeline], { source: 'gpu-workbench run --trace' })].join(''));
+}
 
 const newPage = (viewport: (typeof VIEWPORTS)[number]) => openWorkbenchPage(app.browser, app.serve.url, { viewport });
 
@@ -82,6 +107,78 @@ for (const viewport of VIEWPORTS) {
 
     await openTyped(page, join(ROOT, 'test/fixtures/bundles/never-frees.zip'));
     await page.getByTestId('bundle-banner').filter({ hasText: 'never-frees.zip' }).waitFor();
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.3 (${size}): Open… on what compute-sanitizer printed, alone (a .log, no XML beside it), shows it as a report in the Sanitizer tab`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await openTyped(page, SANITIZER_LOG);
+    assert.equal(await page.getByTestId('output-tab-Sanitizer').getAttribute('aria-selected'), 'true');
+    const view = page.getByTestId('sanitizer-view');
+    const headline = view.getByTestId('sanitizer-headline');
+    await headline.waitFor();
+    assert.match(await headline.innerText(), /ci-memcheck\.log: memcheck found 4 findings in 3 places, 8,000 bytes leaked\./);
+    assert.match(await view.innerText(), /Opened from .*ci-memcheck\.log: the text the tool printed, without its XML report/);
+    assert.match(await view.getByTestId('sanitizer-details').innerText(), /Read from the text compute-sanitizer printed, without its XML report/);
+    // One row per place, the write first, with its file and line and how far past the allocation it went.
+    const rows = view.getByTestId('sanitizer-finding');
+    assert.equal(await rows.count(), 3);
+    const write = rows.first();
+    assert.equal(await write.getAttribute('data-kind'), 'memory-access');
+    assert.equal(await write.getAttribute('data-line'), '12');
+    assert.match(await write.innerText(), /offByOne/);
+    assert.match(await write.innerText(), /sanitizer_cases\.cu:12/);
+    assert.match(await write.innerText(), /1 byte after/);
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('ci-memcheck')), 'not an editor tab');
+    const recent = await page
+      .getByRole('button', { name: 'Open…' })
+      .click()
+      .then(() => page.getByTestId('recent-files').innerText());
+    assert.match(recent, /ci-memcheck\.log\s+sanitizer output/);
+    await page.keyboard.press('Escape');
+    assert.deepEqual(await a11y(page, 'the Sanitizer tab with a text report'), []);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`26.3 (${size}): Open… on a Chrome trace (run --trace) draws it in the Memory tab, and lists its events with their durations`, async () => {
+    const { page, errors } = await newPage(viewport);
+    await openTyped(page, TRACE);
+    assert.equal(await page.getByTestId('output-tab-Memory').getAttribute('aria-selected'), 'true');
+    await page.getByTestId('memory-source-file').filter({ hasText: 'never-frees.trace.json' }).waitFor();
+    const canvas = page.getByRole('application', { name: /Memory timeline of never-frees\.trace\.json/ });
+    await canvas.waitFor();
+    await page.locator('[data-testid="memory-timeline"] canvas[data-tiles-settled="yes"]').waitFor();
+    // On screen where the output panel is (a run's counters and five lanes of spans need more than 1024×700 has: it scrolls there).
+    const drawn = (await canvas.boundingBox())!;
+    assert.ok(drawn.y >= 0 && drawn.y + 200 < viewport.height && drawn.width > 400, `the trace’s timeline is at ${JSON.stringify(drawn)}`);
+    if (viewport.height >= 900) await assertInsideWindow(page, canvas, 'the trace’s timeline');
+    // Its tracks as the run drew them: the device's memory, the allocations, the kernel, the copies.
+    const tracks = await page.getByTestId('track-label').allInnerTexts();
+    for (const name of [/Allocations/, /^Kernels/, /^Copies/])
+      assert.ok(
+        tracks.some((t) => name.test(t)),
+        `${name} among ${tracks.join(' | ')}`,
+      );
+    // In words: the three 4 MiB buffers never freed, and the trace's events by total time.
+    const summary = await page.getByTestId('memory-summary').innerText();
+    assert.match(summary, /3 allocations \(12 MiB\) still alive when the timeline ends/);
+    const table = page.getByTestId('trace-events');
+    await table.scrollIntoViewIfNeeded();
+    assert.match(await table.locator('caption').innerText(), /Events in the trace, by total time/);
+    const rows = await table.getByTestId('trace-event-row').allInnerTexts();
+    assert.ok(
+      rows.some((r) => /^vecAdd\s+kernel\s+1\s+[\d.]+ (µs|ms)\s+[\d.]+ (µs|ms)$/.test(r)),
+      rows.join(' | '),
+    );
+    assert.ok(
+      rows.some((r) => /^4 MiB a\s+allocation\s+1\s/.test(r)),
+      rows.join(' | '),
+    );
+    assert.match(await page.getByTestId('memory-side').innerText(), /A Chrome trace of [\d,]+ events, drawn from what it records/);
+    assert.ok(!(await fileTabs(page)).some((t) => t.includes('trace.json')), 'not an editor tab');
+    assert.deepEqual(await a11y(page, 'the Memory tab with a trace'), []);
     assert.deepEqual(errors, []);
     await page.context().close();
   });

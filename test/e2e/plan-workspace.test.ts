@@ -14,8 +14,9 @@ import { startServe, type ServeProcess } from '../helpers/serve';
 import { assertInViewport, chooseDevice, openResult, openSample, sizeName, VIEWPORTS, waitForCompile, type Viewport } from '../helpers/ui';
 
 // Issue 26, items 1, 2 and 11: the plan is part of the workspace. A sample's plan and its verdict survive a reload
-// and a restart of serve; the plan's buffers, scalars and steps are shown and editable, and the validator checks
-// every allocation against the device's memory before Run; the shared-memory limits are said the same way by the
+// and a restart of serve; the plan's buffers, scalars and steps are shown and editable (steps added, removed and
+// moved), and the validator checks the whole plan — its steps' order, every allocation against the device's memory —
+// before Run; the shared-memory limits are said the same way by the
 // compile and by the launch panel. The device is the shipped H100 profile (this machine has no GPU).
 const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-e2e-plan-ws-'));
 const hasCompiler = findNvcc().then((n) => n.found);
@@ -35,6 +36,9 @@ const openPage = (url: string, viewport: Viewport) => openWorkbenchPage(app.brow
 
 /** The tab of a sample's file (several samples have a kernel.cu: the tab's title says which). */
 const sampleTab = (page: Page, sample: string, file = 'kernel.cu') => page.locator(`[data-testid="tab"][title*="${sample}/${file}"]`);
+
+/** The plan's steps in the Run section, as they read (without their buttons). */
+const stepLabels = (page: Page) => page.getByTestId('run-panel').getByTestId('plan-steps').getByTestId('plan-step-label').allInnerTexts();
 
 async function axeClean(page: Page, view: string): Promise<void> {
   assert.deepEqual([...(await seriousViolations(page)), ...(await unnamedOrDuplicateControls(page))], [], view);
@@ -119,11 +123,7 @@ for (const viewport of VIEWPORTS) {
     assert.equal(await x.getByLabel('Initializer of x').inputValue(), 'none');
     assert.match(await run.getByTestId('plan-scalars').innerText(), /n\s+fill, step 2\s+u64/);
     assert.equal(await run.getByLabel('Value of step 2 argument 3 (n)').inputValue(), '68719476736');
-    assert.deepEqual(await run.getByTestId('plan-steps').locator('li').allInnerTexts(), [
-      'alloc x',
-      'launch fill<<<1024, 256>>> — in the launch panel',
-      'free x',
-    ]);
+    assert.deepEqual(await stepLabels(page), ['alloc x', 'launch fill<<<1024, 256>>> — in the launch panel', 'free x']);
     await axeClean(page, 'the launch panel refusing the buffer, and the plan table');
 
     // One truth: a smaller count is the plan that would run, and the verdict follows.
@@ -148,6 +148,90 @@ for (const viewport of VIEWPORTS) {
     await sampleTab(page, 'allocation-too-large').click();
     await waitForCompile(page);
     assert.equal(await page.getByTestId('plan-buffer-x').getByLabel('Count of x').inputValue(), '268435456');
+    assert.match(await page.getByTestId('occupancy').innerText(), /✓ would launch on NVIDIA H100/);
+    assert.deepEqual(errors, []);
+    await page.context().close();
+  });
+
+  test(`1 (${sizeName(viewport)}): the plan's steps are added, removed and moved in the Run section; the verdict checks the whole plan after each edit; the steps survive a reload`, async (t) => {
+    if (!(await hasCompiler)) return t.skip('no CUDA compiler here');
+    app.serve ??= await startServe(stateOf(viewport));
+    const { page, errors } = await openPage(app.serve.url, viewport);
+    await page.getByTestId('tab').first().waitFor();
+    await openSample(page, 'allocation-too-large');
+    await chooseDevice(page, /NVIDIA H100.*profile/);
+    await waitForCompile(page);
+    const panel = page.getByTestId('launch-panel');
+    const run = page.getByTestId('run-panel');
+    const verdict = panel.getByTestId('occupancy');
+    // A buffer that fits, so that what the steps do is all the verdict says.
+    await run.getByLabel('Count of x').fill('1048576');
+    await verdict.filter({ hasText: '✓ would launch' }).waitFor();
+    assert.deepEqual(await stepLabels(page), ['alloc x', 'launch fill<<<1024, 256>>> — in the launch panel', 'free x']);
+
+    // The launch moved above its buffer's alloc: refused before Run, naming the step, the buffer and the fix.
+    const launchUp = run.getByRole('button', { name: 'Move step 2 (launch fill<<<1024, 256>>>) up' });
+    await assertInViewport(page, launchUp, 'the button that moves the launch up');
+    await launchUp.click();
+    assert.deepEqual(await stepLabels(page), ['launch fill<<<1024, 256>>> — in the launch panel', 'alloc x', 'free x']);
+    await verdict.filter({ hasText: '✗ would fail' }).waitFor();
+    const order = panel.getByTestId('finding-used-before-alloc');
+    assert.match(
+      await order.innerText(),
+      /Step 1 \(launch fill<<<1024, 256>>>\) passes x before any step allocates it\.\s+Fix: Move an alloc step for x before step 1\./,
+    );
+    assert.equal(await run.getByTestId('run-button').isDisabled(), true);
+    assert.match(await run.getByTestId('run-blockers').innerText(), /The plan uses a buffer where no step has allocated it:\s+Step 1 \(launch fill/);
+    // The moved step keeps the focus (on its other button: it cannot go higher), so the keyboard can move it back.
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Move step 1 (launch fill<<<1024, 256>>>) down');
+    await page.keyboard.press('Enter');
+    await verdict.filter({ hasText: '✓ would launch' }).waitFor();
+    assert.equal(await order.count(), 0);
+    assert.deepEqual(await stepLabels(page), ['alloc x', 'launch fill<<<1024, 256>>> — in the launch panel', 'free x']);
+
+    // Removed, then added back elsewhere: a read-back before the free.
+    await run.getByRole('button', { name: 'Remove step 3 (free x)' }).click();
+    assert.deepEqual(await stepLabels(page), ['alloc x', 'launch fill<<<1024, 256>>> — in the launch panel']);
+    const add = run.getByTestId('plan-add-step');
+    await add.getByLabel('The new step', { exact: true }).selectOption('download');
+    await add.getByLabel('The buffer it works on').selectOption('x');
+    await add.getByRole('button', { name: 'Add step' }).click();
+    await add.getByLabel('The new step', { exact: true }).selectOption('free');
+    await add.getByRole('button', { name: 'Add step' }).click();
+    assert.deepEqual(await stepLabels(page), ['alloc x', 'launch fill<<<1024, 256>>> — in the launch panel', 'download x', 'free x']);
+    // A launch added before the first launch copies it; the launch panel stays on the step it showed.
+    await add.getByLabel('The new step', { exact: true }).selectOption('launch');
+    assert.deepEqual(await add.getByLabel('The kernel it launches').locator('option').allInnerTexts(), ['fill']);
+    await add.getByLabel('Where the new step goes').selectOption({ label: 'before step 2' });
+    await add.getByRole('button', { name: 'Add step' }).click();
+    assert.deepEqual(await stepLabels(page), [
+      'alloc x',
+      'launch fill<<<1024, 256>>>',
+      'launch fill<<<1024, 256>>> — in the launch panel',
+      'download x',
+      'free x',
+    ]);
+    assert.match(await panel.getByTestId('plan-launch').innerText(), /Step 3 of the plan allocation-too-large \(broken\): fill/);
+    // An upload of a buffer with no initializer is no plan: refused, with the schema's reason, and nothing changes.
+    await add.getByLabel('The new step', { exact: true }).selectOption('upload');
+    await add.getByRole('button', { name: 'Add step' }).click();
+    assert.match(await run.getByTestId('plan-edit-error').innerText(), /That would make the plan invalid: .*uploads buffer "x", which has no initializer/);
+    assert.equal((await stepLabels(page)).length, 5);
+    await axeClean(page, 'the plan’s steps with their buttons, and the add-a-step form');
+    await assertInViewport(page, add, 'the add-a-step form');
+
+    // The steps are the plan's: kept with the file across a reload, and checked the same.
+    await page.waitForTimeout(800);
+    await page.reload();
+    await sampleTab(page, 'allocation-too-large').click();
+    await waitForCompile(page);
+    assert.deepEqual(await stepLabels(page), [
+      'alloc x',
+      'launch fill<<<1024, 256>>>',
+      'launch fill<<<1024, 256>>> — in the launch panel',
+      'download x',
+      'free x',
+    ]);
     assert.match(await page.getByTestId('occupancy').innerText(), /✓ would launch on NVIDIA H100/);
     assert.deepEqual(errors, []);
     await page.context().close();

@@ -10,6 +10,7 @@ import { locateComputeSanitizer } from '../../main/tools/compute-sanitizer';
 import { seriousViolations } from '../helpers/a11y';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
+import { connectApi } from '../helpers/serve-api';
 import { openApp, openResult, openSample, VIEWPORTS } from '../helpers/ui';
 import { sanitizerStandIn } from '../helpers/sanitizer-stand-in';
 
@@ -115,21 +116,30 @@ describe('a host without compute-sanitizer', () => {
     '--root',
     work,
   ]);
-  test('says so each time it is asked, never that a run is under way', async (t) => {
+  test('Sanitize a program… is off and says why before it is pressed; asked anyway, the host says so each time, never that a run is under way', async (t) => {
     if (locateComputeSanitizer().path || existsSync('/usr/local/cuda/bin/compute-sanitizer')) return t.skip('compute-sanitizer is installed here');
     const { page, errors } = await openApp(app.browser, app.serve.url, VIEWPORTS[0]!);
-    for (const line of ['python3 quick.py', 'python3 again.py']) {
-      await sanitizeProgram(page, line);
-      const error = page.getByTestId('sanitizer-error');
-      await error.filter({ hasText: line }).waitFor({ timeout: 10_000 });
-      assert.match(
-        await error.innerText(),
-        new RegExp(
-          `^memcheck could not run ${line.replace('.', '\\.')}: compute-sanitizer was not found \\(looked in .*absent.*\\)\\. It comes with the CUDA toolkit`,
-        ),
-      );
-      assert.equal(await page.getByTestId('sanitizer-refused').count(), 0);
+    await page.getByTestId('output-tab-Sanitizer').click();
+    const note = page.getByTestId('sanitize-program-unavailable');
+    await note.filter({ hasText: /^compute-sanitizer was not found on this machine/ }).waitFor();
+    assert.equal(await page.getByTestId('sanitize-program').isDisabled(), true);
+    // A request made without the button (another client of the host): refused with the reason, each time.
+    const api = await connectApi(app.serve);
+    try {
+      for (const program of ['quick.py', 'again.py']) {
+        const answer = await api.call('sanitize.program', { command: ['python3', program], cwd: work, env: {}, tool: 'memcheck' });
+        assert.equal(answer.ok, false, program);
+        assert.equal(!answer.ok && answer.error.code, 'NO_SANITIZER', program);
+        assert.match(
+          !answer.ok ? answer.error.message : '',
+          /compute-sanitizer was not found \(looked in .*absent.*\)\. It comes with the CUDA toolkit/,
+          program,
+        );
+      }
+    } finally {
+      api.close();
     }
+    assert.equal(await page.getByTestId('sanitizer-refused').count(), 0);
     assert.deepEqual(errors, []);
     await page.close();
   });

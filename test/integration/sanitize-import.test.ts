@@ -79,3 +79,45 @@ test('a huge report is read up to its bound, the rest said, with the text read f
   const report = await importSanitizerReport(join(FIXTURES, 'memcheck-null.xml'), text, null);
   assert.equal(report.summary.errorsReported, 7);
 });
+
+// Issue 26: what the tool printed, saved on its own without its XML (a CI log, `compute-sanitizer … > out.txt`), opens
+// as a report too: its findings read from the text, the tool told by what it printed.
+test('the text compute-sanitizer printed, alone: a report of its findings, grouped and judged as the XML’s are', async () => {
+  const oob = await importSanitizerReport(null, join(FIXTURES, 'memcheck-oob.txt'), null);
+  assert.equal(oob.tool, 'memcheck');
+  assert.equal(oob.verdict, 'found');
+  assert.equal(oob.findingsFrom, 'text');
+  assert.deepEqual(oob.xmlFiles, []);
+  assert.match(oob.headline, /^memcheck-oob\.txt: memcheck found 4 findings in 3 places, 8,000 bytes leaked\.$/);
+  const write = oob.groups.find((g) => g.kind === 'memory-access')!;
+  assert.deepEqual([write.where?.func, write.where?.path, write.where?.line, write.example.nearest?.distance], ['offByOne', 'sanitizer_cases.cu', 12, 1]);
+  assert.ok(oob.details.some((d) => /without its XML report: files are named as the text names them/.test(d)));
+  assert.ok(!oob.details.some((d) => /is assumed/.test(d)), 'its records say memcheck');
+
+  const race = await importSanitizerReport(null, join(FIXTURES, 'racecheck-race.txt'), null);
+  assert.equal(race.tool, 'racecheck');
+  assert.equal(race.verdict, 'found');
+  assert.equal((await importSanitizerReport(null, join(FIXTURES, 'initcheck-uninit.txt'), null)).tool, 'initcheck');
+  assert.equal((await importSanitizerReport(null, join(FIXTURES, 'synccheck-sync.txt'), null)).tool, 'synccheck');
+
+  // A clean run's text names no tool: clean, memcheck assumed, and said.
+  const clean = await importSanitizerReport(null, join(FIXTURES, 'initcheck-clean.xml.txt'), null);
+  assert.equal(clean.verdict, 'clean');
+  assert.equal(clean.tool, 'memcheck');
+  assert.ok(clean.details.some((d) => /does not say which tool printed it: memcheck, the tool’s default, is assumed/.test(d)));
+  assert.equal((await importSanitizerReport(null, join(FIXTURES, 'initcheck-clean.xml.txt'), 'initcheck')).tool, 'initcheck', 'a tool given is taken');
+
+  // A run the program crashed under (no XML was ever written): what was printed before it died, and that it stops short.
+  const crashed = await importSanitizerReport(null, join(FIXTURES, 'gallery-null-pointer-broken.txt'), null);
+  assert.equal(crashed.verdict, 'found');
+  assert.ok(crashed.problems.some((p) => /stops before its summary/.test(p)));
+
+  // Text that is not the tool's: refused in words.
+  const dir = mkdtempSync(join(tmpdir(), 'gpu-workbench-import-text-'));
+  writeFileSync(join(dir, 'notes.txt'), 'hello\nworld\n');
+  await assert.rejects(
+    importSanitizerReport(null, join(dir, 'notes.txt'), null),
+    /notes\.txt is not what compute-sanitizer printed: none of its lines is the tool's own/,
+  );
+  await assert.rejects(importSanitizerReport(null, null, null), /Give the report compute-sanitizer saved/);
+});

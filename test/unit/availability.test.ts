@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { monitorUnavailable, sanitizerRerunUnavailable } from '../../core/availability';
+import { monitorUnavailable, sanitizerRerunUnavailable, sanitizerUnavailable } from '../../core/availability';
 import { doctorChecks, type DiscoveryReport } from '../../core/discovery';
 import { ROOT } from '../helpers/cli';
 import { missingLibrary } from '../helpers/doctor-facts';
@@ -35,6 +35,13 @@ test('no compute-sanitizer: the re-run is off, and says where it comes from and 
   assert.doesNotMatch(why!, /\/usr\/bin/, 'no wall of searched paths: the doctor lists them');
 });
 
+test('no compute-sanitizer: Sanitize a program and a diagnosis’s sanitizer passes are off for the same reason; with the tool they are on, GPU or not', () => {
+  assert.equal(sanitizerUnavailable(noGpu), sanitizerRerunUnavailable(noGpu, none));
+  assert.equal(sanitizerUnavailable({ ...noGpu, computeSanitizer: h100.computeSanitizer }), null, 'the program says for itself whether it needs a GPU');
+  assert.equal(sanitizerUnavailable(h100), null);
+  assert.match(sanitizerUnavailable(null)!, /^Looking for compute-sanitizer/);
+});
+
 test('the tool without a GPU: the re-run is off because the plan runs on a GPU, with the same reason Run gives', () => {
   const tool = { ...noGpu, computeSanitizer: h100.computeSanitizer };
   assert.equal(
@@ -60,5 +67,6 @@ test('one truth: an action is off for a missing library exactly when the doctor 
   for (const d of [h100, noGpu, { ...h100, nvml: noGpu.nvml }, { ...noGpu, computeSanitizer: h100.computeSanitizer }]) {
     assert.equal(monitorUnavailable(d) !== null, check(d, 'nvml').status !== 'ok');
     assert.equal(/not found/.test(sanitizerRerunUnavailable(d, gpu) ?? ''), check(d, 'compute-sanitizer').status !== 'ok');
+    assert.equal(sanitizerUnavailable(d) !== null, check(d, 'compute-sanitizer').status !== 'ok');
   }
 });

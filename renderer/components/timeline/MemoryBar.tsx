@@ -52,12 +52,12 @@ export function MemoryBar({ store, onOpen }: { store: WorkbenchStore; onOpen(as:
   );
 }
 
-/** A snapshot with several devices: which one is drawn. */
+/** A snapshot with several devices (a trace with several processes): which one is drawn. */
 function DeviceChoice({ store, which, opened }: { store: WorkbenchStore; which: 'file' | 'compare'; opened: OpenedMemory }) {
   if (opened.timelines.length < 2) return null;
   return (
     <label>
-      {which === 'compare' ? 'Compared device ' : 'Device '}
+      {`${which === 'compare' ? 'Compared ' : ''}${opened.kind === 'trace' ? 'process' : 'device'} `.replace(/^./, (c) => c.toUpperCase())}
       <select value={opened.index} onChange={(e) => store.getState().chooseMemoryTimeline(which, Number(e.target.value))}>
         {opened.timelines.map((t, i) => (
           <option key={i} value={i}>

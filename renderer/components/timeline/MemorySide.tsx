@@ -7,6 +7,7 @@ import type { WorkbenchStore } from '../../store/store';
 import { ComparePanel } from './ComparePanel';
 import { AliveAtPanel, MemoryDetails } from './MemoryDetails';
 import { MemoryExport } from './MemoryExport';
+import { TraceEvents } from './TraceEvents';
 import type { ShownMemory } from './use-shown-memory';
 
 const MARKER_WORDS: Record<TimelineMarker['kind'], string> = { oom: 'Out of memory', leak: 'Leak', error: 'Error', peak: 'Peak' };
@@ -111,6 +112,7 @@ export function MemorySide({ store, shown, select, compareSelection, onCompareSe
         </p>
       )}
       {source === 'file' && file && file.notes.length > 0 && <p className="muted">{file.notes.join(' ')}</p>}
+      {source === 'file' && file?.traceEvents && <TraceEvents rows={file.traceEvents.rows} more={file.traceEvents.more} />}
       {other && file && <ComparePanel a={timeline} b={other.timeline} aName={shown.name} bName={other.name} />}
       <MemoryExport store={store} timeline={timeline} series={series} offerCsv={source !== 'file'} />
     </aside>

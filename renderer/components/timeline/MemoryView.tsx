@@ -1,7 +1,8 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
 import { formatBytes } from '../../../core/format';
+import type { Timeline } from '../../../core/memory/timeline';
 import type { TimelineTarget } from '../../../core/memory/timeline-describe';
 import type { WorkbenchStore } from '../../store/store';
 import { AllocationTools } from './AllocationTools';
@@ -41,7 +42,7 @@ function MemoryNotes({ store }: { store: WorkbenchStore }) {
 }
 
 /** The timeline (or two, compared on one axis), its allocations' options in its label column. */
-function Timelines({ store, shown, select, compareSelection, onCompareSelect }: MemoryPanelProps) {
+function Timelines({ store, shown, select, compareSelection, onCompareSelect, onMinHeight }: MemoryPanelProps & { onMinHeight(px: number): void }) {
   const source = useStore(store, (s) => s.memorySource);
   const mode = useStore(store, (s) => s.memoryMode);
   const selection = useStore(store, (s) => s.memorySelection);
@@ -76,18 +77,41 @@ function Timelines({ store, shown, select, compareSelection, onCompareSelect }: 
       label={`Memory timeline of ${shown.name}`}
       testId="memory-timeline"
       tools={tools}
+      onMinHeight={onMinHeight}
     />
   );
 }
 
 /**
  * The Memory tab: the memory timeline of the run result, of a snapshot or result file opened, or of the monitor —
- * the timeline first, given the height of the panel (the bar above it holds only what applies to what is shown),
+ * the timeline first, given the height of the panel (the bar above it holds only what applies to what is shown; a
+ * panel too short for the timeline is asked to grow, onNeedHeight),
  * its summary, markers and the details of what is selected beside it on a wide screen and under it on a narrow
  * one; a second file compared on the same time axis.
  */
-export function MemoryView({ store }: { store: WorkbenchStore }) {
+/**
+ * The height the output panel needs for the timeline whole in it: from the panel's top to the canvas box, the box's
+ * least height (its tracks with the allocations at their minimum) and its border, and the panel's padding below.
+ */
+function neededHeight(root: HTMLElement, minHeight: number): number | null {
+  const box = root.querySelector<HTMLElement>('.timeline-canvas-box');
+  const pane = root.closest<HTMLElement>('.output-pane');
+  if (!box || !pane) return null;
+  const top = box.getBoundingClientRect().top + root.scrollTop - pane.getBoundingClientRect().top;
+  return Math.ceil(top + minHeight + 2 + 6);
+}
+
+export function MemoryView({ store, onNeedHeight }: { store: WorkbenchStore; onNeedHeight?: (px: number) => void }) {
   const shown = useShownMemory(store);
+  const root = useRef<HTMLDivElement>(null);
+  // Asked once per timeline shown (and when its tracks change): a panel the person makes smaller afterwards stays so.
+  const asked = useRef<{ timeline: Timeline; px: number } | null>(null);
+  const fit = (px: number) => {
+    if (!shown.timeline || !root.current || (asked.current?.timeline === shown.timeline && asked.current.px === px)) return;
+    asked.current = { timeline: shown.timeline, px };
+    const need = neededHeight(root.current, px);
+    if (need !== null) onNeedHeight?.(need);
+  };
   const [dialog, setDialog] = useState<'file' | 'compare' | null>(null);
   const [compareSelection, setCompareSelection] = useState<TimelineTarget | null>(null);
   const { timeline, summary } = shown;
@@ -101,12 +125,12 @@ export function MemoryView({ store }: { store: WorkbenchStore }) {
   };
   const sideProps = { store, shown, select, compareSelection, onCompareSelect: setCompareSelection };
   return (
-    <div className="memory-view" data-testid="memory-view">
+    <div className="memory-view" data-testid="memory-view" ref={root}>
       <div className={`memory-layout${shown.other ? ' comparing' : ''}`}>
         <div className="memory-top">
           <MemoryBar store={store} onOpen={setDialog} />
           <MemoryNotes store={store} />
-          {!timeline || !summary ? <p data-testid="memory-empty">{shown.why}</p> : <Timelines {...sideProps} />}
+          {!timeline || !summary ? <p data-testid="memory-empty">{shown.why}</p> : <Timelines {...sideProps} onMinHeight={fit} />}
         </div>
         <MemorySide {...sideProps} />
       </div>

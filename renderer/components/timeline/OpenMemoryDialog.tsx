@@ -61,8 +61,8 @@ export function OpenMemoryDialog({ store, as, onClose }: { store: WorkbenchStore
       >
         <h2>{title}</h2>
         <p className="muted">
-          A PyTorch memory snapshot (<span className="mono">torch.cuda.memory._dump_snapshot(&quot;snapshot.pickle&quot;)</span>) or a run result the workbench
-          saved, in{' '}
+          A PyTorch memory snapshot (<span className="mono">torch.cuda.memory._dump_snapshot(&quot;snapshot.pickle&quot;)</span>), a run result the workbench
+          saved, or a Chrome trace (<span className="mono">run --trace</span>, Export trace), in{' '}
           <span className="mono" data-testid="memory-open-folder">
             {folder}
           </span>{' '}

@@ -30,6 +30,8 @@ interface Props {
   testId?: string;
   /** The allocations' options (drawn how, the peak, the gaps), shown under their name in the label column. */
   tools?: ReactNode;
+  /** The least height its tracks need without scrolling (the allocations at their minimum), each time it changes. */
+  onMinHeight?(px: number): void;
   /** One of several views on one time axis (a comparison): the first draws the axis, all share the window and the label column's width. */
   shared?: {
     axis: boolean;
@@ -82,7 +84,7 @@ function ZoomControls({ perform, real, of }: { perform(action: TimelineAction): 
  * handed out — is in the timeline's real time. What is selected, and the window after a key, are said in a live region.
  */
 export function TimelineView(props: Props) {
-  const { timeline, follow = false, mode, selection, onSelect, onPeak, label, controlsOf, testId, tools, shared } = props;
+  const { timeline, follow = false, mode, selection, onSelect, onPeak, label, controlsOf, testId, tools, shared, onMinHeight } = props;
   const warp = props.warp ?? NO_WARP;
   const box = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -117,6 +119,9 @@ export function TimelineView(props: Props) {
   useEffect(() => {
     if (layout) shared?.onGutter(engine.current?.naturalGutter ?? layout.gutter);
   }, [layout]);
+  useEffect(() => {
+    if (layout?.minHeight) onMinHeight?.(layout.minHeight);
+  }, [layout?.minHeight]);
 
   const perform = (action: TimelineAction) => {
     if (engine.current) performAction(engine.current, action, displaySelection, { onSelect: select, onPeak });

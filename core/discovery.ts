@@ -1,3 +1,5 @@
+import type { CounterPermission } from './kernel-profile/counter-permission';
+import { counterAccess } from './kernel-profile/counter-permission';
 import { environmentChecks, type DoctorEnvironment } from './doctor/environment-rules';
 import { formatCudaVersion, plural } from './format';
 
@@ -34,6 +36,9 @@ export interface DiscoveryReport {
   nvcc: ToolReport;
   /** Absent in reports made before it was looked for. */
   computeSanitizer?: ToolReport;
+  /** Nsight Compute's CLI, and whether the driver lets this user read the counters it needs (absent in older reports). */
+  ncu?: ToolReport;
+  profilingCounters?: CounterPermission;
   /** The allow-listed CUDA variables of the host's environment (core/doctor/environment-rules.ts). */
   env?: DoctorEnvironment;
   platform: string;
@@ -181,6 +186,7 @@ export function doctorChecks(report: DiscoveryReport, deviceCount: number | null
               "It names the faulting line, thread and buffer (memcheck, racecheck, initcheck, synccheck). It ships with the CUDA toolkit (bin/compute-sanitizer); on Debian or Ubuntu with NVIDIA's repository: apt install cuda-sanitizer-13-0 (your toolkit's version). Or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.",
           },
     );
+  checks.push(...profilerChecks(report));
   if (report.env) checks.push(...environmentChecks({ env: report.env, libcudaPath: report.cuda.loaded ? report.cuda.path : null }));
   checks.push(
     report.nvml.loaded
@@ -206,3 +212,60 @@ const LIBRARY_CHECK_AREAS: Record<string, DoctorArea> = {
   nvcc: 'compilers',
   'compute-sanitizer': 'compilers',
 };
+
+/** Nsight Compute, and the driver's permission to read the counters a profile needs. */
+function profilerChecks(report: DiscoveryReport): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
+  if (report.ncu)
+    checks.push(
+      report.ncu.found
+        ? {
+            id: 'ncu',
+            status: 'ok',
+            title: 'Nsight Compute (ncu)',
+            detail: `${report.ncu.path}${report.ncu.version ? ` — ${report.ncu.version}` : ''}`,
+            remedy: null,
+          }
+        : {
+            id: 'ncu',
+            status: 'warn',
+            title: 'Nsight Compute (ncu)',
+            detail: 'not found: Profile gives the kernel\u2019s time and effective bandwidth only',
+            searched: report.ncu.searched,
+            remedy: 'It ships with the CUDA toolkit (bin/ncu; package nsight-compute). Install it, put it on PATH, or set GPU_WORKBENCH_NCU to its path.',
+          },
+    );
+  const permission = report.profilingCounters;
+  if (permission) {
+    const access = counterAccess(permission);
+    const title = 'GPU performance counters';
+    if (access === 'unknown')
+      checks.push({
+        id: 'profiling-counters',
+        status: 'not-run',
+        title,
+        detail: `the driver did not say whether they are restricted (${permission.source})`,
+        remedy: null,
+      });
+    else if (access === 'allowed')
+      checks.push({
+        id: 'profiling-counters',
+        status: 'ok',
+        title,
+        detail: permission.restrictedToAdmins
+          ? 'restricted to administrators, and this user is one'
+          : `open to every user (RmProfilingAdminOnly: 0 in ${permission.source})`,
+        remedy: null,
+      });
+    else
+      checks.push({
+        id: 'profiling-counters',
+        status: 'warn',
+        title,
+        detail: `restricted to administrators (RmProfilingAdminOnly: 1 in ${permission.source}): ncu fails with ERR_NVGPUCTRPERM for this user`,
+        remedy:
+          'As root: write `options nvidia NVreg_RestrictProfilingToAdminUsers=0` to /etc/modprobe.d/nvidia-profiling.conf, rebuild the initramfs if your distribution needs it (update-initramfs -u), and reboot. In a container the host\u2019s setting applies, and the container needs --cap-add=SYS_ADMIN.',
+      });
+  }
+  return checks;
+}

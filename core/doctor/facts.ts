@@ -61,6 +61,8 @@ export const discoverySchema = z.object({
   nvml: library,
   nvcc: tool,
   computeSanitizer: tool.optional(),
+  ncu: tool.optional(),
+  profilingCounters: z.object({ restrictedToAdmins: z.boolean().nullable(), administrator: z.boolean(), source: text(256) }).optional(),
   env: envSchema.optional(),
   platform: text(64),
 });

@@ -1,3 +1,4 @@
+import { findNcu, readCounterPermission } from '../tools/nsight-compute';
 import type { DiscoveryReport, LibraryReport } from '../../core/discovery';
 import { findNvcc } from '../compile/nvcc';
 import { loadAddon } from '../native/addon';
@@ -34,9 +35,9 @@ let cached: Promise<DiscoveryReport> | null = null;
 
 export function discover(): Promise<DiscoveryReport> {
   cached ??= (async () => {
-    const [nvcc, computeSanitizer] = await Promise.all([findNvcc(), findComputeSanitizer()]);
+    const [nvcc, computeSanitizer, ncu, profilingCounters] = await Promise.all([findNvcc(), findComputeSanitizer(), findNcu(), readCounterPermission()]);
     const env = Object.fromEntries(DOCTOR_ENV_VARIABLES.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]!]] : [])));
-    return { ...discoverLibraries(), nvcc, computeSanitizer, env };
+    return { ...discoverLibraries(), nvcc, computeSanitizer, ncu, profilingCounters, env };
   })();
   return cached;
 }

@@ -6,6 +6,7 @@ import type { AbortLike } from '../../core/api/channels';
 import type { DeviceInfo } from '../../core/devices';
 import { launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import { ncuArguments } from '../../core/kernel-profile/ncu-args';
+import { counterAccess } from '../../core/kernel-profile/counter-permission';
 import { classifyNcuFailure } from '../../core/kernel-profile/no-counters';
 import type { Profile, ProfileCounters } from '../../core/kernel-profile/profile';
 import { chooseLaunch, effectiveFigures, launchesBefore, peakDramBytesPerSecond } from '../../core/kernel-profile/profile-launch';
@@ -16,7 +17,7 @@ import { sanitizerLauncher } from '../process/sanitizer-launcher';
 import { runReader } from '../readers/reader-process';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
-import { locateNcu, ncuVersion, runNcuExport } from '../tools/nsight-compute';
+import { locateNcu, ncuVersion, readCounterPermission, runNcuExport } from '../tools/nsight-compute';
 import { makePrivateFolder } from './private-folder';
 import { runPlan, type RunOutcome } from './run-service';
 
@@ -62,13 +63,16 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
     if (chosen && 'error' in chosen && outcome.status === 'ok') throw new Error(`Nothing to profile: ${chosen.error}.`);
     return { outcome, profile: null };
   }
-  const withoutCounters = async (reason: 'turned-off' | 'no-ncu', detail: string): Promise<ProfileAnswer> => {
+  const withoutCounters = async (reason: 'turned-off' | 'no-ncu' | 'no-permission', detail: string): Promise<ProfileAnswer> => {
     const outcome = await plainRun(request, services);
     return { outcome, profile: describe(plan, chosen, outcome, request, null, { reason, detail }, null) };
   };
   if (request.noCounters) return withoutCounters('turned-off', '');
   const ncu = locateNcu();
   if (!ncu.path) return withoutCounters('no-ncu', ncu.searched.slice(0, 6).join(', '));
+  // The driver says up front when this user may not read the counters: no ncu run that can only fail.
+  const permission = await readCounterPermission();
+  if (counterAccess(permission) === 'denied') return withoutCounters('no-permission', `RmProfilingAdminOnly: 1 in ${permission.source}`);
   const underNcu = await runUnderNcu(ncu.path, plan, chosen, request, services.compiler);
   if (underNcu.counters || underNcu.outcome.status !== 'ok')
     return {

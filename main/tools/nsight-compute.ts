@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 
 import type { ToolReport } from '../../core/discovery';
+import { parseProfilingAdminOnly, type CounterPermission } from '../../core/kernel-profile/counter-permission';
 import type { AbortLike } from '../../core/api/channels';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
@@ -55,4 +57,17 @@ export function runNcuExport(path: string, args: string[], options: { timeoutMs:
       else resolve(Buffer.concat(chunks).toString('utf8'));
     });
   });
+}
+
+export const NVIDIA_PARAMS = '/proc/driver/nvidia/params';
+
+/** The driver's word on counter access (a small proc file; read bounded, never from a FIFO one could put there). */
+export async function readCounterPermission(path = NVIDIA_PARAMS): Promise<CounterPermission> {
+  const administrator = process.getuid?.() === 0;
+  try {
+    const text = (await readFile(path, { encoding: 'utf8', flag: 'r' })).slice(0, 64 * 1024);
+    return { restrictedToAdmins: parseProfilingAdminOnly(text), administrator, source: path };
+  } catch {
+    return { restrictedToAdmins: null, administrator, source: path };
+  }
 }

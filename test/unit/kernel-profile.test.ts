@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { doctorChecks } from '../../core/discovery';
+import { counterAccess, parseProfilingAdminOnly } from '../../core/kernel-profile/counter-permission';
 import { ncuArguments } from '../../core/kernel-profile/ncu-args';
 import { inBaseUnit, ncuNumber, parseMetricRows, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
 import { classifyNcuFailure, noCountersMessage } from '../../core/kernel-profile/no-counters';
@@ -164,4 +166,51 @@ test('a saved profile is checked: a wrong kind or an out-of-range figure is refu
   const p = saved('profile-broken.json');
   const bad = { ...p, counters: { ...p.counters!, durationNs: -1 } };
   assert.ok(!parseProfile(bad).ok);
+});
+
+test("the driver's word on counters: RmProfilingAdminOnly read, denied only for a user who is not root", () => {
+  const params = 'ResmanDebugLevel: 4294967295\nRmProfilingAdminOnly: 1\nEnableMSI: 1\n';
+  assert.equal(parseProfilingAdminOnly(params), true);
+  assert.equal(parseProfilingAdminOnly(params.replace('AdminOnly: 1', 'AdminOnly: 0')), false);
+  assert.equal(parseProfilingAdminOnly('EnableMSI: 1\n'), null);
+  const source = '/proc/driver/nvidia/params';
+  assert.equal(counterAccess({ restrictedToAdmins: true, administrator: false, source }), 'denied');
+  assert.equal(counterAccess({ restrictedToAdmins: true, administrator: true, source }), 'allowed');
+  assert.equal(counterAccess({ restrictedToAdmins: false, administrator: false, source }), 'allowed');
+  assert.equal(counterAccess({ restrictedToAdmins: null, administrator: false, source }), 'unknown');
+  assert.equal(counterAccess(null), 'unknown');
+});
+
+test('the doctor: ncu found or how to get it, and the counters restricted with how to allow them', () => {
+  const base = { addon: { loaded: false, path: 'x', error: 'no' }, platform: 'linux-x64' } as const;
+  const library = { loaded: false, path: null, source: null, attempts: [], missingRequired: [], missingOptional: [] };
+  const tool = (found: boolean) => ({
+    found,
+    path: found ? '/usr/local/cuda/bin/ncu' : null,
+    version: found ? '2025.3.1.0' : null,
+    searched: ['/usr/local/cuda/bin/ncu'],
+  });
+  const checks = (ncuFound: boolean, restricted: boolean | null, administrator = false) =>
+    doctorChecks(
+      {
+        ...base,
+        cuda: library,
+        nvrtc: library,
+        nvml: library,
+        nvcc: tool(false),
+        ncu: tool(ncuFound),
+        profilingCounters: { restrictedToAdmins: restricted, administrator, source: '/proc/driver/nvidia/params' },
+      },
+      null,
+      null,
+    );
+  const byId = (list: ReturnType<typeof checks>, id: string) => list.find((c) => c.id === id)!;
+  assert.equal(byId(checks(true, false), 'ncu').status, 'ok');
+  assert.match(byId(checks(false, false), 'ncu').remedy!, /GPU_WORKBENCH_NCU/);
+  const denied = byId(checks(true, true), 'profiling-counters');
+  assert.equal(denied.status, 'warn');
+  assert.match(denied.detail, /ERR_NVGPUCTRPERM/);
+  assert.match(denied.remedy!, /NVreg_RestrictProfilingToAdminUsers=0/);
+  assert.equal(byId(checks(true, true, true), 'profiling-counters').status, 'ok');
+  assert.equal(byId(checks(true, null), 'profiling-counters').status, 'not-run');
 });

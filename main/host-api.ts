@@ -58,6 +58,7 @@ function bundleRequest(r: ChannelRequest<'bundle.preview'>): BundleRequest {
     origin: r.origin,
     sanitizer: r.sanitizer ?? null,
     samples: r.samples ?? null,
+    profile: r.profile ?? null,
     includeSources: r.includeSources ?? true,
     redact: r.redact ?? true,
     recordedHere: r.recordedHere ?? false,

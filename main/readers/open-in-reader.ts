@@ -38,9 +38,11 @@ export async function openBundleInReader(path: string, options: ReaderOptions = 
       ? 'its manifest does not pass the schema'
       : value.plan !== null && !launchPlanSchema.safeParse(value.plan).success
         ? 'its plan does not pass the schema'
-        : !Array.isArray(value.entries) || !Array.isArray(value.timelines) || !Array.isArray(value.notes)
-          ? 'its lists are missing'
-          : null;
+        : value.profile !== null && !parseProfile(value.profile).ok
+          ? 'its kernel profile does not pass the schema'
+          : !Array.isArray(value.entries) || !Array.isArray(value.timelines) || !Array.isArray(value.notes)
+            ? 'its lists are missing'
+            : null;
   if (answerProblem) throw new BundleReaderRefusal(path, `The bundle ${path} was not opened: its reader's answer is ${answerProblem}.`);
   return value;
 }

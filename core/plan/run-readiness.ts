@@ -48,7 +48,7 @@ export function profileBlockers(input: RunReadinessInput, launches: number | nul
   if (launches === 0) out.push({ reason: 'The plan launches no kernel: there is nothing to profile.', details: [] });
   if (input.gpu && !input.gpu.present)
     out.push({
-      reason: `Profile runs the launch under Nsight Compute on an NVIDIA GPU, and this machine has none: ${input.gpu.reason} A profile recorded on a GPU machine (\`gpu-workbench profile --json\`, or one in a bundle) opens here with Open….`,
+      reason: `Profile runs the launch under Nsight Compute on an NVIDIA GPU, and this machine has none: ${input.gpu.reason} A profile recorded on a GPU machine (\`gpu-workbench profile --json\`, or one in a bundle) opens here: use Open…`,
       details: [],
     });
   return out;

@@ -206,7 +206,8 @@ export const channels = {
         plan: z.unknown(),
         planPath: path.nullable().default(null),
         step: z.number().int().min(0).max(1_000_000).nullable().default(null),
-        timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
+        /** The run's time limit; absent: the service's own (a minute for a plain run, ten under ncu, which replays the launch). */
+        timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
       })
       .strict(),
     response: response<{ outcome: RunOutcome; profile: Profile | null }>(),

@@ -36,7 +36,7 @@ export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'p
             plan,
             planPath: planPath ?? null,
             step: step ?? null,
-            timeoutMs,
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
             signal,
             device,
             // The UI checked the plan against the chosen device; the host checks it against the device it runs on, as Run does.

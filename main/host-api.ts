@@ -38,6 +38,7 @@ import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-pro
 import { SanitizerImportError } from './tools/sanitize-import';
 import { MonitorSessions } from './memory/monitor-sessions';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
+import { kernelProfileHandlers } from './services/kernel-profile-handlers';
 import { confinePaths } from './request-paths';
 import { openPaths, type PathPolicy } from './services/workspace-paths';
 import { fullPathToWrite } from './services/write-path';
@@ -56,6 +57,7 @@ function bundleRequest(r: ChannelRequest<'bundle.preview'>): BundleRequest {
     origin: r.origin,
     sanitizer: r.sanitizer ?? null,
     samples: r.samples ?? null,
+    profile: r.profile ?? null,
     includeSources: r.includeSources ?? true,
     redact: r.redact ?? true,
     recordedHere: r.recordedHere ?? false,
@@ -145,6 +147,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     'app.info': async () => appInfo(transport, runsPrograms, paths),
     'discovery.get': () => discover(),
     ...diagnoseHandlers(runsPrograms),
+    ...kernelProfileHandlers(workbench),
     'devices.list': () => listDevices(),
     // Every driver and NVML query in it is time-limited (main/doctor/time-limit.ts): a wedged GPU gives a finding, not a hung view.
     'doctor.get': async () => ({ checks: (await runDoctor()).checks }),

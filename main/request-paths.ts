@@ -20,6 +20,8 @@ export const REQUEST_PATHS: { readonly [C in ChannelName]?: Readonly<Record<stri
   'files.list': { dir: 'folder' },
   'run.plan': { plan: 'plan', planPath: 'read' },
   'sanitize.plan': { plan: 'plan', planPath: 'read' },
+  'profile.run': { plan: 'plan', planPath: 'read' },
+  'profile.open': { path: 'read' },
   'sanitize.program': { cwd: 'folder' },
   'diagnose.program': { cwd: 'folder' },
   'diagnose.export': { path: 'write' },

@@ -21,6 +21,7 @@ import type { MonitorReport } from '../memory/monitor-report';
 import type { BundleExportEvent, BundleExportResult, BundlePreview } from '../bundle/bundle-export';
 import type { BundleView } from '../bundle/bundle-view';
 import type { MemorySample, SampledProcess } from '../memory/samples';
+import type { Profile } from '../kernel-profile/profile';
 
 const path = z.string().min(1).max(4096);
 /** The variables a program run from the UI gets beside the host's: names as a shell allows, bounded. */
@@ -53,6 +54,9 @@ const events = <T>() => undefined as unknown as T;
 
 /** What run.plan streams: the phase it entered. */
 export type RunEvent = { kind: 'phase'; phase: 'checks' | 'compile' | 'run' | 'diagnose' };
+
+/** What profile.run streams: the phase it entered ('profile': the launch runs under Nsight Compute). */
+export type ProfileEvent = { kind: 'phase'; phase: RunEvent['phase'] | 'profile' };
 
 /** What sanitize.plan streams: the run's phases, and the findings the tool has printed so far. */
 export type SanitizeEvent = RunEvent | { kind: 'findings'; count: number };
@@ -107,6 +111,8 @@ const bundleRequestFields = {
   origin: z.string().max(4096),
   sanitizer: z.unknown().nullable().default(null),
   samples: z.unknown().nullable().default(null),
+  /** The kernel profile made with this run (profile.run), checked against its schema on the host. */
+  profile: z.unknown().nullable().default(null),
   includeSources: z.boolean().default(true),
   redact: z.boolean().default(true),
   /** The run was made on this machine: its doctor is the run's. Otherwise the bundle labels it the exporting machine's. */
@@ -189,6 +195,26 @@ export const channels = {
     response: response<{ report: SanitizeReport; run: RunOutcome }>(),
     events: events<SanitizeEvent>(),
   },
+  /**
+   * Profiles one launch of a plan (the step given, else its first) under Nsight Compute: the run's outcome, and the
+   * kernel profile (null when the plan could not run; the outcome's diagnosis says why). Without ncu or without
+   * permission to read the counters, the profile says why and gives what needs none.
+   */
+  'profile.run': {
+    request: z
+      .object({
+        plan: z.unknown(),
+        planPath: path.nullable().default(null),
+        step: z.number().int().min(0).max(1_000_000).nullable().default(null),
+        /** The run's time limit; absent: the service's own (a minute for a plain run, ten under ncu, which replays the launch). */
+        timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
+      })
+      .strict(),
+    response: response<{ outcome: RunOutcome; profile: Profile | null }>(),
+    events: events<ProfileEvent>(),
+  },
+  /** A kernel profile saved as JSON (`gpu-workbench profile --save file.json`): read and checked in a reader process, never run. */
+  'profile.open': { request: z.object({ path }).strict(), response: response<Profile>() },
   /**
    * Runs a program under compute-sanitizer (any program: a Python script, a binary), as `gpu-workbench sanitize --`
    * does. Refused unless the host was started to allow it (see AppInfo.runsPrograms): a request never chooses a
@@ -395,6 +421,8 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   if (channel === 'bundle.export' || channel === 'bundle.preview') return 300_000;
   if (channel === 'bundle.open') return 120_000;
   if (channel === 'diagnose.export') return 120_000;
+  // Its compile, then ncu's run (slow: it replays the launch per section) and the export of its pages.
+  if (channel === 'profile.run') return (typeof asked === 'number' ? asked : 600_000) + 300_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
   if (channel === 'monitor.start') {
     // Without a duration it runs until stopped: the longest a timer can wait.

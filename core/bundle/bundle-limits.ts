@@ -5,7 +5,8 @@ const KiB = 1024;
 const MiB = 1024 ** 2;
 
 /** The roles of a bundle's JSON entries (the manifest's contents by name, and the manifest itself). */
-export type JsonRole = 'manifest' | 'plan' | 'result' | 'environment' | 'doctor' | 'devices' | 'sanitizer' | 'compile' | 'validation' | 'samples' | 'diagnosis' | 'profile';
+export type JsonRole =
+  'manifest' | 'plan' | 'result' | 'environment' | 'doctor' | 'devices' | 'sanitizer' | 'compile' | 'validation' | 'samples' | 'diagnosis' | 'profile';
 /** The roles of its other entries; `unnamed`: an entry the manifest does not name (nothing reads it). */
 export type FileRole = 'sources' | 'repro' | 'ptx' | 'sanitizerRaw' | 'diagnosisSnapshot' | 'unnamed';
 export type BundleRole = JsonRole | FileRole;
@@ -118,8 +119,10 @@ export function roleBytes(limits: BundleLimits, role: BundleRole): number {
  * doctor, devices, sanitizer report, repro/. 2 adds compile.json (options, commands, logs, diagnostics), ptx/,
  * validation.json (the validator's findings), samples.json (NVML samples) and sanitizer/ (the tool's own output).
  * 3 adds diagnosis.json (a program's diagnosis) and diagnosis/oom-snapshot.pickle (its allocator history).
+ * 4 adds profile.json (the kernel profile made with the run): a schema 3 reader would refuse its manifest's new
+ * role unread, so it is told the bundle is newer instead.
  */
-export const BUNDLE_SCHEMA = 3;
+export const BUNDLE_SCHEMA = 4;
 
 /** The sanitizer's own output a bundle keeps, at most (each of the text and every XML): the start and the end of it. */
 export const MAX_RAW_SANITIZER_BYTES = 4 * 1024 ** 2;

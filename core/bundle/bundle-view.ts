@@ -12,6 +12,7 @@ import { checkRunForTimeline, RunLogError } from '../memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../memory/run-timeline';
 import { summarizeTimeline, type TimelineSummary } from '../memory/timeline-model';
 import { encodeTimeline, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
+import { profileSchema, type Profile } from '../kernel-profile/profile';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
 import { checkSavedOutcome } from '../runner/result-file';
 import type { RunOutcome } from '../runner/run-outcome';
@@ -103,6 +104,8 @@ export interface BundleView {
   /** A program's diagnosis (schema 3), and the entry holding its allocator history's snapshot. */
   diagnosis: DiagnosisReport | null;
   diagnosisSnapshot: string | null;
+  /** The kernel profile made with the run (schema 4), read-only like the rest. */
+  profile: Profile | null;
   /** What the bundle lacks, or what could not be shown from it, one sentence each. */
   notes: string[];
 }
@@ -193,16 +196,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   const diagnosis = diagnosisOf(entries, c.diagnosis, c.diagnosisSnapshot, limits.diagnosis);
   notes.push(...missingNotes(plan, outcome, diagnosis));
 
-  // Sources: the plan's own text (what would run), one document per distinct text.
-  const sources: BundleSource[] = [];
-  const sourceEntries = new Map<string, string>();
-  for (const name of c.sources) sourceEntries.set(decoder.decode(entries.get(name) ?? new Uint8Array()), name);
-  for (const k of plan?.kernels ?? []) {
-    if (k.source === '') continue;
-    const same = sources.find((s) => s.text === k.source);
-    if (same) same.kernels.push(k.id);
-    else sources.push({ entry: sourceEntries.get(k.source) ?? null, sourceName: k.sourceName, text: k.source, kernels: [k.id] });
-  }
+  const sources = sourcesOf(plan, c.sources, entries);
   if (plan && sources.length === 0) notes.push('The kernels’ sources were left out of this bundle: there is no source to show, and no repro/.');
 
   // Compile records and PTX: compile.json (schema 2), else the result's own records (schema 1 bundles have no PTX).
@@ -265,6 +259,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     c.sanitizer === null ? null : (parsed(sanitizeReportSchema, read(c.sanitizer, 'sanitizer'), c.sanitizer, 'a sanitizer report') as SanitizeReport);
   const sanitizerRaw = c.sanitizerRaw.map((name) => ({ name, bytes: entries.get(name)?.byteLength ?? 0 }));
   if (!sanitizer && !diagnosis) notes.push('The bundle holds no compute-sanitizer report.');
+  const profile = c.profile === null ? null : parsed(profileSchema, read(c.profile, 'profile'), c.profile, 'a kernel profile');
   // The samples travel with the outcome as a run's own do, so whatever draws the run draws the bundle's samples.
   if (outcome && samples && !outcome.samples) outcome = { ...outcome, samples };
 
@@ -298,8 +293,23 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
     environment,
     diagnosis,
     diagnosisSnapshot: c.diagnosisSnapshot,
+    profile,
     notes,
   };
+}
+
+/** Sources: the plan's own text (what would run), one document per distinct text, with the entry that holds it. */
+function sourcesOf(plan: LaunchPlan | null, names: readonly string[], entries: ReadonlyMap<string, Uint8Array>): BundleSource[] {
+  const sources: BundleSource[] = [];
+  const sourceEntries = new Map<string, string>();
+  for (const name of names) sourceEntries.set(decoder.decode(entries.get(name) ?? new Uint8Array()), name);
+  for (const k of plan?.kernels ?? []) {
+    if (k.source === '') continue;
+    const same = sources.find((s) => s.text === k.source);
+    if (same) same.kernels.push(k.id);
+    else sources.push({ entry: sourceEntries.get(k.source) ?? null, sourceName: k.sourceName, text: k.source, kernels: [k.id] });
+  }
+  return sources;
 }
 
 /** The device profiles a bundle holds; what it lacks of them said (a program's diagnosis carries its GPUs itself). */

@@ -42,6 +42,8 @@ export const bundleManifestSchema = z
         /** Schema 3: a program's diagnosis (`gpu-workbench diagnose`), and the allocator history's snapshot it recorded. */
         diagnosis: entry.nullable().default(null),
         diagnosisSnapshot: entry.nullable().default(null),
+        /** Schema 4: the kernel profile made with the run (core/kernel-profile/profile.ts). */
+        profile: entry.nullable().default(null),
       })
       .strict(),
   })
@@ -63,6 +65,7 @@ export function roleEntries(manifest: BundleManifest): [string, BundleRole][] {
     'samples',
     'diagnosis',
     'diagnosisSnapshot',
+    'profile',
   ] as const;
   const lists = ['sources', 'repro', 'ptx', 'sanitizerRaw'] as const;
   return [

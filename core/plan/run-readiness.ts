@@ -42,5 +42,20 @@ export function runBlockers(input: RunReadinessInput): RunBlocker[] {
   return out;
 }
 
+/**
+ * Why Profile is off: Run's reasons but the GPU's (a plan that cannot run cannot be profiled), a plan that launches
+ * no kernel, and the GPU's in Profile's words, with what works without one: a profile recorded elsewhere opens here.
+ */
+export function profileBlockers(input: RunReadinessInput, launches: number | null): RunBlocker[] {
+  const out = runBlockers({ ...input, gpu: input.gpu && { present: true } });
+  if (launches === 0) out.push({ reason: 'The plan launches no kernel: there is nothing to profile.', details: [] });
+  if (input.gpu && !input.gpu.present)
+    out.push({
+      reason: `Profile runs the launch under Nsight Compute on an NVIDIA GPU, and this machine has none: ${input.gpu.reason} A profile recorded on a GPU machine (\`gpu-workbench profile --save\`, or one in a bundle) opens here: use Open…`,
+      details: [],
+    });
+  return out;
+}
+
 /** The reasons as plain lines (a tooltip, a note). */
 export const blockerLines = (blockers: RunBlocker[]): string[] => blockers.flatMap((b) => [b.reason, ...b.details.map((d) => `  ${d}`)]);

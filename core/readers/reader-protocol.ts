@@ -21,7 +21,7 @@ export type ReaderJob =
   | { kind: 'run-outcome'; path: string }
   /** The raw and source pages ncu exported from a profile's report: the kernel's counters, its lines in `sourceFile`. */
   | { kind: 'ncu-pages'; rawPath: string; sourcePath: string; sourceFile: string; entry: string }
-  /** A profile saved by `gpu-workbench profile --json` (or exported from the app). */
+  /** A profile saved by `gpu-workbench profile --save` (or exported from the app). */
   | { kind: 'profile'; path: string; maxBytes: number };
 
 export type ReaderJobKind = ReaderJob['kind'];

@@ -9,6 +9,7 @@ export type FileKind =
   | 'plan' // a launch plan (JSON with kernels and steps): the Run section's plan
   | 'result' // a run result the workbench saved: the Run tab
   | 'diagnosis' // a diagnosis report (core/diagnose/report-schema): the Diagnose view
+  | 'profile' // a kernel profile (core/kernel-profile/profile): the Profile tab
   | 'sanitizer-xml' // compute-sanitizer --xml --save: the Sanitizer tab
   | 'sanitizer-text' // what compute-sanitizer printed: the Sanitizer tab (with its XML when beside it, else alone)
   | 'snapshot' // a PyTorch memory snapshot (a pickle): the Memory tab
@@ -26,6 +27,7 @@ export const FILE_KIND_PLACES: Record<FileKind, string> = {
   plan: 'launch plan',
   result: 'run result',
   diagnosis: 'diagnosis report',
+  profile: 'kernel profile',
   'sanitizer-xml': 'sanitizer report',
   'sanitizer-text': 'sanitizer output',
   snapshot: 'memory snapshot',
@@ -82,8 +84,15 @@ export function topLevelKeys(text: string, maxKeys = 200): { keys: string[]; com
 
 const has = (keys: readonly string[], ...names: string[]) => names.every((n) => keys.includes(n));
 
-/** A JSON object's kind from its top-level keys. */
-function jsonObjectKind(keys: readonly string[]): FileKind {
+/**
+ * A kernel profile says what it is in its first key ("kind": "gpu-workbench-profile"); its per-line counters can run
+ * past the head, so it is told by that and the keys before them, not by the keys after.
+ */
+const PROFILE_KIND = /^\s*\{\s*"kind"\s*:\s*"gpu-workbench-profile"/;
+
+/** A JSON object's kind from its top-level keys (and, for a profile, its first). */
+function jsonObjectKind(keys: readonly string[], text: string): FileKind {
+  if (has(keys, 'kind', 'kernel') && PROFILE_KIND.test(text)) return 'profile';
   if (has(keys, 'traceEvents')) return 'trace';
   if (has(keys, 'schema', 'program') && (has(keys, 'verdict') || has(keys, 'startedAt'))) return 'diagnosis';
   if (has(keys, 'status') && (has(keys, 'diagnosis') || has(keys, 'compile') || has(keys, 'problem'))) return 'result';
@@ -129,7 +138,7 @@ export function sniffFileKind(head: Uint8Array, name: string): FileKind {
   if (/^={5,} (COMPUTE-SANITIZER|ERROR SUMMARY|LEAK SUMMARY|Invalid|Race)/m.test(text.slice(0, 4096))) return 'sanitizer-text';
   if (text[start] === '{') {
     const top = topLevelKeys(text);
-    const kind = top ? jsonObjectKind(top.keys) : 'source';
+    const kind = top ? jsonObjectKind(top.keys, text.slice(start)) : 'source';
     return kind === 'json' && SOURCE_NAME.test(name) ? 'source' : kind;
   }
   if (text[start] === '[' && !SOURCE_NAME.test(name)) return jsonArrayKind(text, start);

@@ -8,6 +8,7 @@ import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bu
 import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
 import { evaluateDoctor } from '../../core/doctor/evaluate';
 import { shareableFacts, type DoctorFacts } from '../../core/doctor/facts';
+import { profileSchema, type Profile } from '../../core/kernel-profile/profile';
 import type { SampleSeries } from '../../core/memory/samples';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import { checkSavedOutcome } from '../../core/runner/result-file';
@@ -38,6 +39,8 @@ export interface BundleRequest {
   sanitizer?: unknown;
   sanitizerXml?: RawSanitizerXml[];
   samples?: unknown;
+  /** The kernel profile made with this run (profile.run), checked against its schema. */
+  profile?: unknown;
   /** A device profile to use for the run's device, with where it came from (the CLI's --devices). */
   devices?: { profiles: DeviceProfile[]; from: string } | null;
   includeSources: boolean;
@@ -115,6 +118,7 @@ interface CheckedRequest {
   outcome: RunOutcome;
   sanitizer: SanitizeReport | null;
   samples: SampleSeries | null;
+  profile: Profile | null;
 }
 
 /** The request's data, each part checked as data from outside. */
@@ -137,7 +141,14 @@ export function checkBundleRequest(request: BundleRequest): CheckedRequest {
       throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
     samples = parsed.data;
   }
-  return { plan: plan?.data ?? null, outcome: outcome.outcome, sanitizer, samples };
+  let profile: Profile | null = null;
+  if (request.profile !== undefined && request.profile !== null) {
+    const parsed = profileSchema.safeParse(request.profile);
+    if (!parsed.success)
+      throw new BundleInputError(`The kernel profile is not one the workbench wrote: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
+    profile = parsed.data;
+  }
+  return { plan: plan?.data ?? null, outcome: outcome.outcome, sanitizer, samples, profile };
 }
 
 /**
@@ -239,6 +250,7 @@ export async function gatherBundle(request: BundleRequest, services: BundleServi
     sanitizerXml: request.sanitizerXml ?? [],
     ptx,
     samples: checked.samples,
+    profile: checked.profile,
   });
 }
 

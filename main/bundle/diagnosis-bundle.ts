@@ -81,6 +81,7 @@ export async function exportDiagnosisBundle(
       sanitizerRaw: [],
       diagnosis: DIAGNOSIS_ENTRY,
       diagnosisSnapshot: snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null,
+      profile: null,
     },
   };
   const written = await writeBundle(path, new Map([['manifest.json', encode(manifest)], ...files]), new Date(), { signal: options.signal });

@@ -14,6 +14,7 @@ import { bundleValidation } from '../../core/bundle/bundle-validation';
 import type { BundleManifest } from '../../core/bundle/manifest';
 import { bundleEnvironment, type Redactor } from '../../core/bundle/redact';
 import { generateRepro } from '../../core/bundle/repro';
+import type { Profile } from '../../core/kernel-profile/profile';
 import type { SampleSeries } from '../../core/memory/samples';
 import type { LaunchPlan } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
@@ -48,6 +49,8 @@ export interface BundleInput {
   samples?: SampleSeries | null;
   /** nvcc's -arch for repro/: the run's own when known. */
   arch?: string;
+  /** The kernel profile made with this run (profile.run), when it goes in. */
+  profile?: Profile | null;
 }
 
 export interface BundleEntries {
@@ -169,6 +172,8 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
       `No NVML samples were taken while this run ran${input.outcome.samplingProblem ? ` (${r.text(input.outcome.samplingProblem)})` : ''}: the memory timeline will show the run’s own allocations only.`,
     );
   const sanitizerRaw = sanitizerEntries(input, files, notes);
+  // A profile names the kernel's file as the machine that made it saw it: a path, redacted as paths are.
+  if (input.profile) files.set('profile.json', encode(r.json(input.profile)));
   const manifest: BundleManifest = {
     schema: BUNDLE_SCHEMA,
     createdAt: input.createdAt,
@@ -191,6 +196,7 @@ export function buildBundleEntries(input: BundleInput): BundleEntries {
       sanitizerRaw,
       diagnosis: null,
       diagnosisSnapshot: null,
+      profile: files.has('profile.json') ? 'profile.json' : null,
     },
   };
   const entries = new Map<string, Uint8Array>([['manifest.json', encode(manifest)], ...files]);

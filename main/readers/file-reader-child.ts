@@ -71,12 +71,12 @@ async function savedProfile(path: string, maxBytes: number): Promise<ReaderAnswe
   try {
     value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.profile, basename(path));
   } catch (error) {
-    return refuse('not-a-profile', `${messageOf(error)}: open a file that \`gpu-workbench profile --json\` wrote.`);
+    return refuse('not-a-profile', `${messageOf(error)}: open a file that \`gpu-workbench profile --save\` wrote.`);
   }
   const parsed = parseProfile(value);
   return parsed.ok
     ? { ok: true, value: parsed.profile }
-    : refuse('not-a-profile', `${basename(path)} is not a profile (${parsed.error}): open a file that \`gpu-workbench profile --json\` wrote.`);
+    : refuse('not-a-profile', `${basename(path)} is not a profile (${parsed.error}): open a file that \`gpu-workbench profile --save\` wrote.`);
 }
 
 /** Each job's reading; an error the reader knows becomes a refusal of its kind, anything else a crash in words. */

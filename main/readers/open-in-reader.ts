@@ -1,6 +1,7 @@
 import { sanitizeReportSchema } from '../../core/bundle/bundle-sanitizer';
 import type { BundleView } from '../../core/bundle/bundle-view';
 import { bundleManifestSchema } from '../../core/bundle/manifest';
+import { parseProfile, type Profile } from '../../core/kernel-profile/profile';
 import { launchPlanSchema } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import { checkSavedOutcome } from '../../core/runner/result-file';
@@ -37,9 +38,11 @@ export async function openBundleInReader(path: string, options: ReaderOptions = 
       ? 'its manifest does not pass the schema'
       : value.plan !== null && !launchPlanSchema.safeParse(value.plan).success
         ? 'its plan does not pass the schema'
-        : !Array.isArray(value.entries) || !Array.isArray(value.timelines) || !Array.isArray(value.notes)
-          ? 'its lists are missing'
-          : null;
+        : value.profile !== null && !parseProfile(value.profile).ok
+          ? 'its kernel profile does not pass the schema'
+          : !Array.isArray(value.entries) || !Array.isArray(value.timelines) || !Array.isArray(value.notes)
+            ? 'its lists are missing'
+            : null;
   if (answerProblem) throw new BundleReaderRefusal(path, `The bundle ${path} was not opened: its reader's answer is ${answerProblem}.`);
   return value;
 }
@@ -70,4 +73,20 @@ export async function readRunOutcomeInReader(path: string, options: ReaderOption
   const checked = checkSavedOutcome(value);
   if (!checked.ok) throw new PlanFileError(`Result file ${path} was not opened: its reader's answer is not a result (${checked.problems[0] ?? 'unknown'}).`);
   return checked.outcome;
+}
+
+/** A profile saved by `gpu-workbench profile --save`, at most this large (a kernel of 100,000 profiled lines fits). */
+export const MAX_KERNEL_PROFILE_BYTES = 32 * 2 ** 20;
+
+/** A kernel profile saved as JSON, read and checked in a reader process, its answer checked again here. */
+export async function openKernelProfileInReader(path: string, options: ReaderOptions = {}): Promise<Profile> {
+  const { value } = await runReader<unknown>({ kind: 'profile', path, maxBytes: MAX_KERNEL_PROFILE_BYTES }, `The profile ${path}`, options).catch(
+    (error: unknown) => {
+      if (error instanceof ReaderError) throw new PlanFileError(error.message);
+      throw error;
+    },
+  );
+  const checked = parseProfile(value);
+  if (!checked.ok) throw new PlanFileError(`The profile ${path} was not opened: its reader's answer is not a profile (${checked.error}).`);
+  return checked.profile;
 }

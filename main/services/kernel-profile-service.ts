@@ -31,6 +31,8 @@ export interface ProfileRequest {
   signal?: AbortLike;
   /** The device the plan runs on, for its peak bandwidth. */
   device?: DeviceInfo | null;
+  /** Check the whole plan on the device before it runs and refuse one that would fail, as the app's Run does (RunOptions.validate). */
+  validate?: boolean;
   /** Skip Nsight Compute: only what needs no counters (the GPU suite checks this path against ncu). */
   noCounters?: boolean;
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'profile' | 'diagnose') => void;
@@ -91,6 +93,7 @@ function plainRun(request: ProfileRequest, services: { compiler: CompileService;
     planPath: request.planPath,
     signal: request.signal,
     arch: request.arch,
+    validate: request.validate ?? false,
     onPhase: request.onPhase,
   });
 }
@@ -126,6 +129,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
         planPath: request.planPath,
         signal: request.signal,
         arch: request.arch,
+        validate: request.validate ?? false,
         onPhase: (phase) => request.onPhase?.(phase === 'run' ? 'profile' : phase),
       },
     );

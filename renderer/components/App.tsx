@@ -5,6 +5,7 @@ import { formatBytes } from '../../core/format';
 import { useCommand } from '../layout/commands';
 import { installShortcuts } from '../layout/keyboard';
 import { focusNextRegion } from '../layout/regions';
+import { followKernelProfile } from '../store/kernel-profile-slice';
 import { followSanitizerReport } from '../store/sanitizer-slice';
 import type { WorkbenchStore } from '../store/store';
 import { AppHeader, type View } from './AppHeader';
@@ -42,6 +43,8 @@ export function App({ store }: { store: WorkbenchStore }) {
   useEffect(installShortcuts, []);
   // The editor marks the findings of the sanitizer report on screen, and only those.
   useEffect(() => followSanitizerReport(store), [store]);
+  // And the kernel profile on screen, on its own file's lines only.
+  useEffect(() => followKernelProfile(store), [store]);
   useCommand('showShortcuts', () => setShortcutsOpen(true));
   useCommand('nextRegion', () => focusNextRegion(1));
   useCommand('previousRegion', () => focusNextRegion(-1));

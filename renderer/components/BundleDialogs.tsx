@@ -4,6 +4,7 @@ import { useStore } from 'zustand';
 import type { ChannelRequest } from '../../core/api/channels';
 import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, type BundlePreview } from '../../core/bundle/bundle-export';
 import { formatBytes } from '../../core/format';
+import type { Profile } from '../../core/kernel-profile/profile';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { exportSource } from '../store/bundle-slice';
 import { startFolder } from '../store/open-file';
@@ -191,14 +192,16 @@ function BundlePreviewSection({ preview }: { preview: PreviewState }) {
   );
 }
 
-/** The choices: sources (with PTX and repro/), redaction, and the sanitizer report on screen when there is one. */
+/** The choices: sources (with PTX and repro/), redaction, and the sanitizer report and kernel profile on screen when there are. */
 function ExportChoices(props: {
   sources: [boolean, (on: boolean) => void];
   redact: [boolean, (on: boolean) => void];
   sanitizer: [boolean, (on: boolean) => void];
   report: WorkbenchState['sanitizeReport'];
+  profile: [boolean, (on: boolean) => void];
+  kernelProfile: Profile | null;
 }) {
-  const { report } = props;
+  const { report, kernelProfile } = props;
   return (
     <fieldset>
       <legend>What goes in</legend>
@@ -221,6 +224,12 @@ function ExportChoices(props: {
           The sanitizer report on screen: <Prose text={report.headline} />
         </label>
       )}
+      {kernelProfile && (
+        <label>
+          <input type="checkbox" checked={props.profile[0]} onChange={(e) => props.profile[1](e.target.checked)} aria-label="Include the kernel profile" /> The
+          kernel profile made with this run: {kernelProfile.kernel.entry} on {kernelProfile.device.name}
+        </label>
+      )}
     </fieldset>
   );
 }
@@ -239,6 +248,10 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const [sources, setSources] = useState(true);
   const [redact, setRedact] = useState(true);
   const [withSanitizer, setWithSanitizer] = useState(report !== null && state.sanitizeOrigin?.kind !== 'program');
+  // The profile on screen goes with the run it was made with, and with no other.
+  const shownProfile = state.kernelProfile;
+  const kernelProfile = shownProfile?.origin.kind === 'run' && shownProfile.origin.outcome === state.outcome ? shownProfile.profile : null;
+  const [withProfile, setWithProfile] = useState(true);
   const [preview, setPreview] = useState<PreviewState>({ value: null, error: null, busy: false });
   const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.startDir ?? '/');
   const label = state.outcome?.diagnosis.kernel?.entry ?? 'run';
@@ -250,6 +263,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
     outcome: state.outcome,
     origin: source.ok ? source.origin : '',
     sanitizer: withSanitizer ? report : null,
+    profile: withProfile ? kernelProfile : null,
     includeSources: sources,
     redact,
     recordedHere: source.ok && source.recordedHere,
@@ -266,7 +280,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
       (error: unknown) => !controller.signal.aborted && setPreview({ value: null, error: message(error), busy: false }),
     );
     return () => controller.abort();
-  }, [sources, redact, withSanitizer, source.ok]);
+  }, [sources, redact, withSanitizer, withProfile, source.ok]);
 
   const closeButton = (
     <button type="button" onClick={close}>
@@ -290,7 +304,14 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
               One .zip with this run and what explains it, for a colleague to open in GPU Workbench (read-only, with no GPU needed): the plan ({source.origin}),
               the result and its diagnosis with the event log, what follows.
             </p>
-            <ExportChoices sources={[sources, setSources]} redact={[redact, setRedact]} sanitizer={[withSanitizer, setWithSanitizer]} report={report} />
+            <ExportChoices
+              sources={[sources, setSources]}
+              redact={[redact, setRedact]}
+              sanitizer={[withSanitizer, setWithSanitizer]}
+              report={report}
+              profile={[withProfile, setWithProfile]}
+              kernelProfile={kernelProfile}
+            />
             <BundlePreviewSection preview={preview} />
             <form
               onSubmit={(e) => {

@@ -12,7 +12,7 @@ import { Prose } from './Prose';
 /**
  * Open…: a path typed (a relative one against the folder the host runs in), a file picked in the file browser, a
  * recent file or a sample. What the file is comes from its content (files.sniff), and it opens where it belongs:
- * a source in the editor, a result in the Run tab, a snapshot in the Memory tab, a bundle in its view, and so on.
+ * a source in the editor, a result in the Run tab, a kernel profile in the Profile tab, a snapshot in the Memory tab, a bundle in its view, and so on.
  */
 export function OpenDialog({
   store,
@@ -68,8 +68,8 @@ export function OpenDialog({
       <div>
         <h2>Open</h2>
         <p className="muted">
-          A source, launch plan, run result, sanitizer report, PyTorch snapshot, bundle or diagnosis: what it is is read from the file, and it opens where it
-          belongs. A relative path is in{' '}
+          A source, launch plan, run result, sanitizer report, kernel profile, PyTorch snapshot, bundle or diagnosis: what it is is read from the file, and it
+          opens where it belongs. A relative path is in{' '}
           <span className="mono" data-testid="open-work-folder">
             {work}
           </span>

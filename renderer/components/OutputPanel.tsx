@@ -5,6 +5,7 @@ import { onTablistKeyDown, rovingTabIndex } from '../layout/tablist-keys';
 import type { WorkbenchStore } from '../store/store';
 import { OpenSanitizerReportDialog } from './OpenSanitizerReportDialog';
 import { SanitizeProgramDialog } from './SanitizeProgramDialog';
+import { ProfileView } from './ProfileView';
 import { RunResultView } from './RunResultView';
 import { SanitizerView } from './SanitizerView';
 
@@ -15,7 +16,7 @@ import { PtxView } from './PtxView';
 import { StaleNote } from './StaleNote';
 import { MemoryView } from './timeline/MemoryView';
 
-const VIEWS = ['Problems', 'Run', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
+const VIEWS = ['Problems', 'Run', 'Profile', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
 export function OutputPanel({
   result,
@@ -35,10 +36,17 @@ export function OutputPanel({
   // PTX and SASS stay from the last good compile (marked stale) while the text does not compile.
   const shown = shownCompile(result, lastGood);
   const [view, setView] = useState<(typeof VIEWS)[number]>('Problems');
-  // A new run result (or an opened one) brings its tab forward.
+  // A new run result (or an opened one) brings its tab forward; the run Profile made leaves the Profile tab in front.
+  const profiled = useStore(store, (s) => s.outcomeOrigin?.profiled ?? false);
   useEffect(() => {
-    if (outcome || refused) setView('Run');
+    if ((outcome && !profiled) || refused) setView('Run');
   }, [outcome, refused]);
+  // A kernel profile (made, opened or a bundle's), one starting, or its error: the Profile tab.
+  const profileSeq = useStore(store, (s) => s.kernelProfileSeq);
+  const profiling = useStore(store, (s) => s.kernelProfileProgress !== null);
+  useEffect(() => {
+    if (profileSeq > 0) setView('Profile');
+  }, [profileSeq]);
   // So does a sanitizer report, a re-run starting, or its error.
   const sanitizeSeq = useStore(store, (s) => s.sanitizeSeq);
   const findings = useStore(store, (s) => s.sanitizeReport?.groups.length ?? null);
@@ -86,12 +94,14 @@ export function OutputPanel({
             {v === 'Problems' && count > 0 ? ` (${count})` : ''}
             {v === 'Sanitizer' && (sanitizing ? ' …' : findings ? ` (${findings})` : '')}
             {v === 'Memory' && monitoring ? ' (live)' : ''}
+            {v === 'Profile' && profiling ? ' …' : ''}
           </button>
         ))}
       </div>
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
+        {view === 'Profile' && <ProfileView store={store} />}
         {view === 'Memory' && <MemoryView store={store} onNeedHeight={onMemoryHeight} />}
         {view === 'Sanitizer' && (
           <SanitizerView store={store} onOpenReport={() => setOpeningReport(true)} onSanitizeProgram={() => setSanitizingProgram(true)} />

@@ -11,6 +11,7 @@ import { useLaunchView, type LaunchView } from '../hooks/use-launch-view';
 import { useCommand } from '../layout/commands';
 import type { WorkbenchStore } from '../store/store';
 import { PlanTable } from './PlanTable';
+import { ProfileBlockers, ProfileButton } from './ProfileButton';
 import { RunBlockers } from './RunBlockers';
 
 type BufferRow = Extract<ArgRow, { kind: 'buffer' }>;
@@ -252,7 +253,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
         <RunOptions store={store} />
         <button
           onClick={start}
-          disabled={s.running || blocked}
+          disabled={s.running || blocked || s.kernelProfileProgress !== null}
           title={blocked ? blockerLines(view.blockers).join('\n') : undefined}
           aria-describedby={blocked ? 'run-blockers' : undefined}
           data-testid="run-button"
@@ -264,6 +265,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
             Cancel
           </button>
         )}
+        <ProfileButton store={store} view={view} plan={currentPlan} />
       </div>
       {blocked && (
         <div className="run-blockers" id="run-blockers" data-testid="run-blockers">
@@ -271,6 +273,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
           <RunBlockers blockers={view.blockers} />
         </div>
       )}
+      <ProfileBlockers view={view} />
       <div className="run-actions">
         <input aria-label="Plan file" placeholder="plan.json or /path/to/plan.json" value={planPathText} onChange={(e) => setPlanPathText(e.target.value)} />
         <button onClick={() => void savePlan()}>Save plan</button>

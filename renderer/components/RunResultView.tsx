@@ -302,6 +302,7 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
             {origin.bundle ? 'from the bundle' : 'opened from'} {origin.file}
           </span>
         )}
+        {origin?.profiled && <span className="muted">The run Profile made (its launch under Nsight Compute when the counters could be read).</span>}
       </div>
       {target && path.trim() && target !== path.trim() && (
         <p className="muted shown-path" data-testid="result-path-shown">

@@ -7,7 +7,7 @@ import { parseDim3 } from '../../core/dims';
 import { planFromForm } from '../../core/plan/form-plan';
 import { parseSharedBytes, planWithDocumentSource, planWithLaunch } from '../../core/plan/plan-launch';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
-import { runBlockers, type RunBlocker } from '../../core/plan/run-readiness';
+import { profileBlockers, runBlockers, type RunBlocker, type RunReadinessInput } from '../../core/plan/run-readiness';
 import { fail, ok, type Result } from '../../core/result';
 import { deviceLimits, type DeviceLimits } from '../../core/validate/device-limits';
 import { kernelLimitsFromFacts } from '../../core/validate/kernel-limits';
@@ -46,6 +46,8 @@ export interface LaunchView {
   /** The validator on the whole plan: every launch, the steps' order, every allocation against the device's memory and the host's. */
   planCheck: PlanCheck | null;
   blockers: RunBlocker[];
+  /** Why Profile is off (Run's reasons, a plan with no launch, no GPU in Profile's words); empty when it can profile. */
+  profileBlockers: RunBlocker[];
 }
 
 export function useLaunchView(store: WorkbenchStore): LaunchView {
@@ -127,7 +129,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
         : null;
     const checks = planCheck?.launches ?? [];
     const gpu = gpuPresence({ devices });
-    const blockers = runBlockers({
+    const readiness: RunReadinessInput = {
       compile: status,
       documentName: doc?.name ?? 'The file',
       planProblem: !plan.ok ? plan.error : parsed && !parsed.success ? `The plan is not valid: ${describeIssues(parsed.error)}` : null,
@@ -136,7 +138,9 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
       memoryRefusals: memoryRefusals(planCheck?.memory ?? []),
       deviceLabel: profile?.label ?? null,
       gpu,
-    });
+    };
+    const blockers = runBlockers(readiness);
+    const launches = runnable ? runnable.steps.filter((st) => st.op === 'launch').length : null;
     return {
       doc,
       compile: { ...shown, status },
@@ -153,6 +157,7 @@ export function useLaunchView(store: WorkbenchStore): LaunchView {
       checks,
       planCheck,
       blockers,
+      profileBlockers: profileBlockers(readiness, launches),
     };
   }, [doc, compileState, run, profiles, profileId, devices, compileOptions, bundleProfile, hostMemBytes]);
 }

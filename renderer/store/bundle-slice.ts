@@ -34,8 +34,19 @@ export interface OpenedBundle {
   before: ShownBefore;
 }
 
-/** The result, sanitizer report and memory file on screen before a bundle's took their place. */
-type ShownBefore = Pick<WorkbenchState, 'outcome' | 'outcomeOrigin' | 'sanitizeReport' | 'sanitizeOrigin' | 'sanitizeFiles' | 'memoryFile' | 'memorySource'>;
+/** The result, sanitizer report, memory file and kernel profile on screen before a bundle's took their place. */
+type ShownBefore = Pick<
+  WorkbenchState,
+  | 'outcome'
+  | 'outcomeOrigin'
+  | 'sanitizeReport'
+  | 'sanitizeOrigin'
+  | 'sanitizeFiles'
+  | 'memoryFile'
+  | 'memorySource'
+  | 'kernelProfile'
+  | 'kernelProfilePrevious'
+>;
 
 export interface BundleSlice {
   bundle: OpenedBundle | null;
@@ -89,6 +100,9 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
       ...(s.memoryFile?.path === open.view.path || (s.memoryFile && snapshots.has(s.memoryFile.path))
         ? { memoryFile: before.memoryFile, memoryCompare: null, memorySource: before.memorySource, memorySelection: null, memoryAliveAt: null }
         : {}),
+      ...(s.kernelProfile?.origin.kind === 'bundle' && s.kernelProfile.origin.path === open.view.path
+        ? { kernelProfile: before.kernelProfile, kernelProfilePrevious: before.kernelProfilePrevious, kernelProfileComparing: false }
+        : {}),
       ...(s.diagnoseOrigin?.kind === 'bundle' && s.diagnoseOrigin.path === open.view.path
         ? { diagnoseReport: null, diagnoseOrigin: null, diagnoseStatus: `Closed the bundle ${open.name}: its diagnosis is no longer shown.` }
         : {}),
@@ -116,8 +130,18 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
         set({ bundleOpening: null });
       }
       dropBundle();
-      const { outcome, outcomeOrigin, sanitizeReport, sanitizeOrigin, sanitizeFiles, memoryFile, memorySource } = get();
-      const before: ShownBefore = { outcome, outcomeOrigin, sanitizeReport, sanitizeOrigin, sanitizeFiles, memoryFile, memorySource };
+      const { outcome, outcomeOrigin, sanitizeReport, sanitizeOrigin, sanitizeFiles, memoryFile, memorySource, kernelProfile, kernelProfilePrevious } = get();
+      const before: ShownBefore = {
+        outcome,
+        outcomeOrigin,
+        sanitizeReport,
+        sanitizeOrigin,
+        sanitizeFiles,
+        memoryFile,
+        memorySource,
+        kernelProfile,
+        kernelProfilePrevious,
+      };
       const name = basenameOf(view.path);
       const documents: Record<string, string> = {};
       for (const source of view.sources) {
@@ -162,6 +186,8 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
             }
           : {}),
       }));
+      // Its kernel profile in the Profile tab, marked on the bundle's own files only.
+      if (view.profile) get().showKernelProfile({ profile: view.profile, origin: { kind: 'bundle', path: view.path, sources } });
       return null;
     },
 

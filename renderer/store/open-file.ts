@@ -51,7 +51,7 @@ export interface OpenHooks {
 /** Why a kind that has no place to open says so, in words. */
 const NO_PLACE: Partial<Record<FileKind, (path: string) => string>> = {
   binary: (path) =>
-    `${path} is a binary file that no view of the workbench reads. Open a source (.cu), a launch plan or result (.json), a sanitizer report (.xml), a PyTorch snapshot (.pickle) or a bundle (.zip).`,
+    `${path} is a binary file that no view of the workbench reads. Open a source (.cu), a launch plan, result or kernel profile (.json), a sanitizer report (.xml), a PyTorch snapshot (.pickle) or a bundle (.zip).`,
 };
 
 /**
@@ -92,6 +92,8 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
     }
     case 'sanitizer-xml':
       return s.openSanitizerReport(full, null);
+    case 'profile':
+      return s.openKernelProfile(full);
     case 'sanitizer-text':
       return openSanitizerText(store, full);
     case 'snapshot':
@@ -110,7 +112,8 @@ async function openAs(store: WorkbenchStore, full: string, kind: FileKind, hooks
 /**
  * Open…: what the file is, told by the host from its first bytes (files.sniff), then opened where it belongs: a
  * source in the editor, a plan in the Run section, a result in the Run tab, a sanitizer report in the Sanitizer tab,
- * a snapshot or a Chrome trace in the Memory tab, a bundle in its view, a diagnosis in the Diagnose view. A result is never an editor
+ * a kernel profile in the Profile tab (and on its file's lines), a snapshot or a Chrome trace in the Memory tab, a bundle in
+ * its view, a diagnosis in the Diagnose view. A result is never an editor
  * tab (so it never comes back as one after a reload). Null when it opened, else why not, in words.
  */
 export async function openAnyFile(store: WorkbenchStore, path: string, hooks: OpenHooks = {}): Promise<string | null> {

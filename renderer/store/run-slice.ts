@@ -51,6 +51,8 @@ export interface OutcomeOrigin {
   bundle?: string;
   /** A recorded result's own plan, found here (its gallery sample's): what Export bundle takes for it. */
   ownPlan?: { plan: unknown; origin: string };
+  /** The run Profile made (its launch under Nsight Compute where the counters could be read): the Profile tab stays in front. */
+  profiled?: boolean;
 }
 
 export interface RunSlice {

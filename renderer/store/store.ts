@@ -7,11 +7,21 @@ import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createDiagnoseSlice, type DiagnoseSlice } from './diagnose-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
+import { createKernelProfileSlice, type KernelProfileSlice } from './kernel-profile-slice';
 import { createMemorySlice, type MemorySlice } from './memory-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
 import { createSanitizerSlice, type SanitizerSlice } from './sanitizer-slice';
 
-export type WorkbenchState = AppSlice & DevicesSlice & EditorSlice & RunSlice & SanitizerSlice & ExplainSlice & MemorySlice & BundleSlice & DiagnoseSlice;
+export type WorkbenchState = AppSlice &
+  DevicesSlice &
+  EditorSlice &
+  RunSlice &
+  SanitizerSlice &
+  ExplainSlice &
+  MemorySlice &
+  BundleSlice &
+  DiagnoseSlice &
+  KernelProfileSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -25,6 +35,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createMemorySlice(...a),
     ...createBundleSlice(...a),
     ...createDiagnoseSlice(...a),
+    ...createKernelProfileSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

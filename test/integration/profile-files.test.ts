@@ -31,7 +31,7 @@ test('a profile recorded on the H100 opens through the reader as it was saved', 
 test('not a profile, a figure out of range, too large, or deeply nested: refused with what to open instead', async () => {
   const other = join(dir, 'result.json');
   writeFileSync(other, JSON.stringify({ kind: 'something-else' }));
-  assert.match((await refusal(other)).message, /is not a profile .*gpu-workbench profile --json/);
+  assert.match((await refusal(other)).message, /is not a profile .*gpu-workbench profile --save/);
   const negative = join(dir, 'negative.json');
   const profile = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { counters: { durationNs: number } };
   profile.counters.durationNs = -5;

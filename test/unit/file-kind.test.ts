@@ -26,6 +26,17 @@ test('plans, diagnosis reports, snapshots, bundles, sanitizer output and sources
   assert.equal(sniffFileKind(head(`test/fixtures/sanitizer/h100/${xml}`), xml), 'sanitizer-xml');
 });
 
+test('a kernel profile is told by its kind, even when its per-line counters run past the head', () => {
+  for (const name of ['profile-broken.json', 'profile-fixed.json', 'profile-no-counters.json'])
+    assert.equal(sniffFileKind(head(`test/fixtures/ncu/${name}`), name), 'profile', name);
+  const lines = Array.from({ length: 5000 }, (_, i) => `{"line":${i + 1},"samples":0}`).join(',');
+  const long = `{"kind": "gpu-workbench-profile", "version": 1, "kernel": {"entry": "k"}, "counters": {"lines": [${lines}]}, "noCounters": null}`;
+  assert.ok(long.length > SNIFF_HEAD_BYTES);
+  assert.equal(sniffFileKind(text(long).subarray(0, SNIFF_HEAD_BYTES), 'p.json'), 'profile');
+  // Another kind of object with the same keys is not one.
+  assert.equal(sniffFileKind(text('{"kind": "something-else", "kernel": {}}'), 'x.json'), 'json');
+});
+
 test('the name does not decide: a result named .cu is a result, a zip named .json a bundle, a pickle named .txt a snapshot', () => {
   assert.equal(sniffFileKind(head('test/fixtures/runs/trap.json'), 'trap.cu'), 'result');
   assert.equal(sniffFileKind(head('test/fixtures/bundles/never-frees.zip'), 'b.json'), 'bundle');

@@ -33,7 +33,8 @@ export function planLines(p: PlanReport, options: { details?: boolean } = {}): s
   if (p.expectation) lines.push(`  ${p.expectation.words}`);
   for (const c of p.checks) {
     lines.push(`  ${checkLine(c)}`);
-    if (options.details && c.status === 'failed') for (const d of c.details) lines.push(`      ${d}`);
+    // What failed, and how to allow what could not run (the driver option for the counters, where the tool is looked for).
+    if (options.details && (c.status === 'failed' || c.status === 'could-not-run')) for (const d of c.details) lines.push(`      ${d}`);
   }
   return lines;
 }
@@ -41,7 +42,7 @@ export function planLines(p: PlanReport, options: { details?: boolean } = {}): s
 /** The whole report as the CLI prints it: each plan, then the verdict. */
 export function reportLines(report: CheckReport, options: { details?: boolean } = {}): string[] {
   return [
-    `Checked ${report.plans.length === 1 ? '1 plan' : `${report.plans.length} plans`} on ${report.device ?? 'no GPU'} in ${formatDuration(report.durationMs)}.`,
+    `Checked ${report.plans.length === 1 ? '1 plan' : `${report.plans.length} plans`} ${report.device ? `on ${report.device}` : 'without a GPU'} in ${formatDuration(report.durationMs)}.`,
     '',
     ...report.plans.flatMap((p) => [...planLines(p, options), '']),
     report.headline,

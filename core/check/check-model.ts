@@ -15,11 +15,11 @@ export const CHECK_WORDS: Record<CheckName, string> = {
   run: 'a run to the end, results compared',
   determinism: 'a second run, read-backs compared bit for bit',
   memcheck: 'compute-sanitizer memcheck, with the leak check',
-  racecheck: 'compute-sanitizer racecheck (shared-memory hazards)',
-  initcheck: 'compute-sanitizer initcheck (reads of memory never written)',
-  synccheck: 'compute-sanitizer synccheck (barriers)',
-  coalescing: 'sectors per request of each line (Nsight Compute)',
-  occupancy: 'achieved occupancy (Nsight Compute)',
+  racecheck: 'compute-sanitizer racecheck: shared-memory hazards',
+  initcheck: 'compute-sanitizer initcheck: reads of memory never written',
+  synccheck: 'compute-sanitizer synccheck: barriers',
+  coalescing: 'sectors per request of each line, by Nsight Compute',
+  occupancy: 'achieved occupancy, by Nsight Compute',
 };
 
 /**

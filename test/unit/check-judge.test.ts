@@ -203,12 +203,20 @@ test('coalescing: the naive transpose fails on its store line (32 sectors where 
 });
 
 test('occupancy: passes with no minimum set (and says so), fails below the minimum the config sets', () => {
-  const noMinimum = judgeOccupancy([{ entry: 'transpose', profile: profile('profile-fixed') }], DEFAULT_PROFILE_THRESHOLDS);
+  const fixed = profile('profile-fixed');
+  const achieved = fixed.counters!.occupancy.achievedPct;
+  const noMinimum = judgeOccupancy([{ entry: 'transpose', profile: fixed }], DEFAULT_PROFILE_THRESHOLDS);
   assert.equal(noMinimum.status, 'passed');
-  assert.match(noMinimum.summary, /^transpose: Achieved occupancy 89\.7% against theoretical 100\.0%.*\(no minimum is set: minAchievedOccupancyPct/);
-  const below = judgeOccupancy([{ entry: 'transpose', profile: profile('profile-broken') }], { uncoalescedRatio: 2, minAchievedOccupancyPct: 80 });
+  assert.ok(noMinimum.summary.startsWith(`transpose: Achieved occupancy ${achieved.toFixed(1)}% against theoretical 100.0%`), noMinimum.summary);
+  assert.match(noMinimum.summary, /\(no minimum is set: minAchievedOccupancyPct in gpu-workbench-check\.json fails a kernel below it\)\.$/);
+  const minimum = Math.ceil(achieved) + 1;
+  const below = judgeOccupancy([{ entry: 'transpose', profile: fixed }], { uncoalescedRatio: 2, minAchievedOccupancyPct: minimum });
   assert.equal(below.status, 'failed');
-  assert.match(below.summary, /Achieved occupancy 72\.3% .*below the 80\.0% the check asks for\.$/);
+  assert.ok(below.summary.endsWith(`below the ${minimum.toFixed(1)}% the check asks for.`), below.summary);
+  assert.equal(
+    judgeOccupancy([{ entry: 'transpose', profile: fixed }], { uncoalescedRatio: 2, minAchievedOccupancyPct: Math.floor(achieved) }).status,
+    'passed',
+  );
   assert.equal(judgeOccupancy([{ entry: 'transpose', profile: profile('profile-no-counters') }], DEFAULT_PROFILE_THRESHOLDS).status, 'could-not-run');
 });
 

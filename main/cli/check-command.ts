@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
@@ -71,7 +70,7 @@ async function sourceTarget(file: string, opts: CheckCommandOptions, chosen: Cho
     planPath: null,
     readProblem: null,
     origin: { kind: 'source' },
-    sampleTimeoutMs: null,
+    runTimeoutMs: null,
     expectedCheck: null,
     config,
     configPath,
@@ -119,8 +118,6 @@ async function check(args: string[], opts: CheckCommandOptions): Promise<void> {
     }),
   );
   const controller = new AbortController();
-  // Every compile and run of every plan listens for Ctrl-C on this one signal.
-  setMaxListeners(0, controller.signal);
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   let report: CheckReport;

@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 import type { AbortLike } from '../../core/api/channels';
 import { DEFAULT_RUN_TIMEOUT_MS } from '../../core/check/check-config';
 import {
@@ -171,7 +173,7 @@ function plainRun(ctx: PlanContext): Promise<RunOutcome> {
   return ctx.slots.with(1, () =>
     ctx.plain.with(1, () =>
       runPlan(ctx.target.plan, ctx.services, {
-        timeoutMs: config.timeoutsMs.run ?? ctx.target.sampleTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
+        timeoutMs: config.timeoutsMs.run ?? ctx.target.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
         arch: ctx.options.arch,
         planPath: ctx.target.planPath,
         determinismRuns: runs,
@@ -370,6 +372,8 @@ async function checkOne(
 export async function checkPlans(targets: CheckTarget[], services: CheckServices, options: CheckOptions = {}): Promise<CheckReport> {
   const startedAt = new Date().toISOString();
   const started = performance.now();
+  // Every compile and run of every plan listens on the one signal: many more than Node's default of 10.
+  if (options.signal instanceof EventTarget) setMaxListeners(0, options.signal);
   const machine = await lookAtMachine();
   const size = options.concurrency ?? (targets.length ? Math.min(...targets.map((t) => t.config.concurrency)) : 1);
   const slots = new Slots(Math.max(1, size));

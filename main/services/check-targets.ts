@@ -15,8 +15,8 @@ export interface CheckTarget {
   planPath: string | null;
   readProblem: string | null;
   origin: PlanOrigin;
-  /** A gallery sample's own time limit for a run (sample.json's timeoutMs). */
-  sampleTimeoutMs: number | null;
+  /** The run's own time limit, where the plan comes with one (a sample.json's timeoutMs, the app's Run section); the config's wins. */
+  runTimeoutMs: number | null;
   /** The check a broken sample must fail. */
   expectedCheck: CheckName | null;
   config: CheckConfig;
@@ -73,7 +73,7 @@ export function shownPath(path: string): string {
 export async function planFileTarget(path: string, chosen: ChosenConfig | null, folder: string | null = null): Promise<CheckTarget> {
   const planPath = resolve(path);
   const { config, path: configPath } = chosen ?? (await configNear([dirname(planPath), ...(folder ? [folder] : [])]));
-  const base = { label: shownPath(planPath), planPath, origin: { kind: 'plan' } as const, sampleTimeoutMs: null, expectedCheck: null, config, configPath };
+  const base = { label: shownPath(planPath), planPath, origin: { kind: 'plan' } as const, runTimeoutMs: null, expectedCheck: null, config, configPath };
   try {
     return { ...base, plan: (await readPlanFile(planPath)).plan, readProblem: null };
   } catch (error) {
@@ -100,7 +100,7 @@ export async function sampleTargets(
         planPath: loaded.planPath,
         readProblem: null,
         origin: { kind: 'sample', sample: sample.name, variant },
-        sampleTimeoutMs: sample.manifest.timeoutMs ?? null,
+        runTimeoutMs: sample.manifest.timeoutMs ?? null,
         expectedCheck: variant === 'broken' ? sample.manifest.expect.broken.check : null,
         config,
         configPath,
@@ -143,4 +143,23 @@ export async function folderTargets(dir: string, chosen: ChosenConfig | null): P
   const out: CheckTarget[] = [];
   for (const plan of plans.sort()) out.push(await planFileTarget(plan, chosen, folder));
   return out;
+}
+
+/**
+ * A plan given as data (the one on screen in the app): its settings from the gpu-workbench-check.json beside its
+ * file, when it has one, else the defaults.
+ */
+export async function planDataTarget(plan: unknown, planPath: string | null, label: string | null, runTimeoutMs: number | null): Promise<CheckTarget> {
+  const { config, path: configPath } = planPath ? await configNear([dirname(resolve(planPath))]) : DEFAULT_CONFIG;
+  return {
+    label: label ?? (planPath ? shownPath(planPath) : 'the plan'),
+    plan,
+    planPath,
+    readProblem: null,
+    origin: { kind: planPath ? 'plan' : 'source' },
+    runTimeoutMs,
+    expectedCheck: null,
+    config,
+    configPath,
+  };
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
+import { checkEverythingOff, checksUnavailable } from '../../core/check/availability';
 import { CHECK_CONFIG_FILE, DEFAULT_CHECK_CONFIG, parseCheckConfig } from '../../core/check/check-config';
 import {
   CHECK_NAMES,
@@ -208,4 +209,45 @@ test('slots: a profile waits for every slot, and the runs asked for after it wai
   );
   assert.equal(slots.inUse, 0);
   assert.throws(() => new Slots(0), RangeError);
+});
+
+test('Check everything in the app: off only when no check could run here, each check with its own reason', () => {
+  const tool = (found: boolean) => ({ computeSanitizer: { found, path: found ? '/usr/local/cuda/bin/compute-sanitizer' : null, version: null, searched: [] } });
+  const noGpu = { present: false as const, reason: 'No NVIDIA driver found.' };
+  const none = checksUnavailable(tool(false), noGpu);
+  assert.ok(CHECK_NAMES.every((c) => none[c] !== null));
+  assert.equal(none.run, 'The plan runs on a GPU, and this machine has none: No NVIDIA driver found.');
+  assert.match(none.validator!, /^There is no GPU here to check the plan against \(No NVIDIA driver found\)/);
+  assert.match(none.memcheck!, /^compute-sanitizer was not found on this machine, and it runs the plan on a GPU/);
+  assert.match(none.occupancy!, /^Nsight Compute profiles the plan on a GPU/);
+  assert.match(
+    checkEverythingOff(none)!,
+    /^No check could run here: The plan runs on a GPU, and this machine has none: No NVIDIA driver found\. Each check says why in the Check tab\.$/,
+  );
+  // A GPU without compute-sanitizer: the four tools cannot run, the rest can: the button is on.
+  const noTool = checksUnavailable(tool(false), { present: true });
+  assert.deepEqual(
+    CHECK_NAMES.filter((c) => noTool[c] !== null),
+    ['memcheck', 'racecheck', 'initcheck', 'synccheck'],
+  );
+  assert.equal(checkEverythingOff(noTool), null);
+  assert.ok(CHECK_NAMES.every((c) => checksUnavailable(tool(true), { present: true })[c] === null));
+  // Nsight Compute missing, or the counters kept for administrators: coalescing and occupancy say so before anything runs.
+  const withNcu = (found: boolean, restrictedToAdmins: boolean | null) => ({
+    ...tool(true),
+    ncu: { found, path: found ? '/usr/local/cuda/bin/ncu' : null, version: null, searched: [] },
+    profilingCounters: { restrictedToAdmins, administrator: false, source: '/proc/driver/nvidia/params' },
+  });
+  const noNcu = checksUnavailable(withNcu(false, false), { present: true });
+  assert.deepEqual(
+    CHECK_NAMES.filter((c) => noNcu[c] !== null),
+    ['coalescing', 'occupancy'],
+  );
+  assert.match(noNcu.coalescing!, /^Nsight Compute \(ncu\) was not found on this machine/);
+  assert.match(checksUnavailable(withNcu(true, true), { present: true }).occupancy!, /only administrators .*RmProfilingAdminOnly is 1/);
+  assert.equal(checksUnavailable(withNcu(true, null), { present: true }).occupancy, null, 'the driver did not say: ncu tries, and the report says');
+  // Before the host has answered: said, and off.
+  const unknown = checksUnavailable(null, null);
+  assert.equal(unknown.run, 'Looking for a CUDA device and the tools…');
+  assert.equal(checkEverythingOff(unknown), 'Looking for a CUDA device and the tools…');
 });

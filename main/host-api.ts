@@ -216,7 +216,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
         // Its four tools run at once: it is the host's one run under compute-sanitizer while it lasts.
         const what = `${planInWords(plan, planPath ?? null)} (Check everything, with its four tools at once; its Cancel is in the Check tab)`;
         return await sanitizer.exclusive({ tool: 'memcheck', what }, async () => {
-          const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null);
+          // The settings beside the plan are read as any file a request reaches: inside serve's workspace only.
+          const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null, (p) => paths.read(p));
           return checkPlans([target], workbench, { signal, onEvent: emit });
         });
       } catch (error) {

@@ -54,11 +54,14 @@ const exists = (path: string) =>
     () => false,
   );
 
-/** The settings for plans in `folders` (nearest first): the first gpu-workbench-check.json among them, else the defaults. */
-export async function configNear(folders: string[]): Promise<ChosenConfig> {
+/**
+ * The settings for plans in `folders` (nearest first): the first gpu-workbench-check.json among them, else the
+ * defaults. `mayRead` is the host's path policy (serve reads only inside its workspace); it throws to refuse.
+ */
+export async function configNear(folders: string[], mayRead: (path: string) => Promise<string> = async (p) => p): Promise<ChosenConfig> {
   for (const folder of folders) {
     const candidate = join(folder, CHECK_CONFIG_FILE);
-    if (await exists(candidate)) return loadCheckConfig(candidate);
+    if (await exists(candidate)) return loadCheckConfig(await mayRead(candidate));
   }
   return DEFAULT_CONFIG;
 }
@@ -149,8 +152,14 @@ export async function folderTargets(dir: string, chosen: ChosenConfig | null): P
  * A plan given as data (the one on screen in the app): its settings from the gpu-workbench-check.json beside its
  * file, when it has one, else the defaults.
  */
-export async function planDataTarget(plan: unknown, planPath: string | null, label: string | null, runTimeoutMs: number | null): Promise<CheckTarget> {
-  const { config, path: configPath } = planPath ? await configNear([dirname(resolve(planPath))]) : DEFAULT_CONFIG;
+export async function planDataTarget(
+  plan: unknown,
+  planPath: string | null,
+  label: string | null,
+  runTimeoutMs: number | null,
+  mayRead?: (path: string) => Promise<string>,
+): Promise<CheckTarget> {
+  const { config, path: configPath } = planPath ? await configNear([dirname(resolve(planPath))], mayRead) : DEFAULT_CONFIG;
   return {
     label: label ?? (planPath ? shownPath(planPath) : 'the plan'),
     plan,

@@ -32,6 +32,8 @@ import { listGallery, loadSample } from './services/sample-service';
 import { errorCode } from './process/supervised-process';
 import type { SanitizerTool } from '../core/sanitizer/findings';
 import { sanitizePlan } from './services/sanitize-plan-service';
+import { checkPlans } from './services/check-service';
+import { CheckConfigError, planDataTarget } from './services/check-targets';
 import { SanitizerBusyError, SanitizerGate } from './services/sanitizer-gate';
 import { SANITIZER_BUSY } from '../core/sanitizer/sanitizer-busy';
 import { SanitizerUnavailableError, sanitizeProgram } from './tools/sanitize-program';
@@ -206,6 +208,21 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
         if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
+        throw error;
+      }
+    },
+    'check.plan': async ({ plan, planPath, label, timeoutMs }, { signal, emit }) => {
+      try {
+        // Its four tools run at once: it is the host's one run under compute-sanitizer while it lasts.
+        const what = `${planInWords(plan, planPath ?? null)} (Check everything, with its four tools at once; its Cancel is in the Check tab)`;
+        return await sanitizer.exclusive({ tool: 'memcheck', what }, async () => {
+          // The settings beside the plan are read as any file a request reaches: inside serve's workspace only.
+          const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null, (p) => paths.read(p));
+          return checkPlans([target], workbench, { signal, onEvent: emit });
+        });
+      } catch (error) {
+        if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
+        if (error instanceof CheckConfigError) throw new ApiError(error.message, 'CHECK_CONFIG');
         throw error;
       }
     },

@@ -22,6 +22,7 @@ export const REQUEST_PATHS: { readonly [C in ChannelName]?: Readonly<Record<stri
   'sanitize.plan': { plan: 'plan', planPath: 'read' },
   'profile.run': { plan: 'plan', planPath: 'read' },
   'profile.open': { path: 'read' },
+  'check.plan': { plan: 'plan', planPath: 'read' },
   'sanitize.program': { cwd: 'folder' },
   'diagnose.program': { cwd: 'folder' },
   'diagnose.export': { path: 'write' },

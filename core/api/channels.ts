@@ -20,6 +20,7 @@ import type { DiagnoseEvent, DiagnosisReport } from '../diagnose/report';
 import type { MonitorReport } from '../memory/monitor-report';
 import type { BundleExportEvent, BundleExportResult, BundlePreview } from '../bundle/bundle-export';
 import type { BundleView } from '../bundle/bundle-view';
+import type { CheckEvent, CheckReport } from '../check/check-model';
 import type { MemorySample, SampledProcess } from '../memory/samples';
 import type { Profile } from '../kernel-profile/profile';
 
@@ -215,6 +216,27 @@ export const channels = {
   },
   /** A kernel profile saved as JSON (`gpu-workbench profile --save file.json`): read and checked in a reader process, never run. */
   'profile.open': { request: z.object({ path }).strict(), response: response<Profile>() },
+  /**
+   * Check everything (issue 28), as `gpu-workbench check` does for one plan: the launch validator on this machine's
+   * device, a run with the determinism check, memcheck (leak check on), racecheck, initcheck and synccheck, and Nsight
+   * Compute's coalescing and occupancy; each check as it ends, then the report. The settings are those of the
+   * gpu-workbench-check.json beside the plan's file, or the defaults. It runs compute-sanitizer, so it takes the host's
+   * one run under the tool (a second is refused in words, as sanitize.plan is).
+   */
+  'check.plan': {
+    request: z
+      .object({
+        plan: z.unknown(),
+        planPath: path.nullable().default(null),
+        /** How the report names the plan: its file, or "the plan of broken.cu". */
+        label: z.string().min(1).max(4096).optional(),
+        /** The run's time limit (the Run section's); a gpu-workbench-check.json beside the plan may set its own. */
+        timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+      })
+      .strict(),
+    response: response<CheckReport>(),
+    events: events<CheckEvent>(),
+  },
   /**
    * Runs a program under compute-sanitizer (any program: a Python script, a binary), as `gpu-workbench sanitize --`
    * does. Refused unless the host was started to allow it (see AppInfo.runsPrograms): a request never chooses a
@@ -424,6 +446,11 @@ export function defaultCallTimeoutMs(channel: ChannelName, request: unknown): nu
   // Its compile, then ncu's run (slow: it replays the launch per section) and the export of its pages.
   if (channel === 'profile.run') return (typeof asked === 'number' ? asked : 600_000) + 300_000;
   if (channel === 'sanitize.plan') return (typeof asked === 'number' ? asked : 600_000) + 150_000;
+  // Each kernel's compile and profile, the run, and the four tools (at once) each within the default limits of core/check/check-config.ts.
+  if (channel === 'check.plan') {
+    const kernels = (request as { plan?: { kernels?: unknown[] } } | null)?.plan?.kernels;
+    return 1_200_000 + 450_000 * Math.max(1, Array.isArray(kernels) ? kernels.length : 1);
+  }
   if (channel === 'monitor.start') {
     // Without a duration it runs until stopped: the longest a timer can wait.
     const duration = (request as { durationS?: unknown } | null)?.durationS;

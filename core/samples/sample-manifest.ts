@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { CHECK_NAMES } from '../check/check-model';
 import type { Diagnosis, DiagnosisKind } from '../runner/diagnose';
 import type { DeterminismReport } from '../runner/run-result';
 
@@ -60,7 +61,13 @@ export const sampleManifestSchema = z
     /** The watchdog's limit for this sample's runs. */
     timeoutMs: z.number().int().min(100).max(600_000).optional(),
     variants: z.object({ broken: variantSchema, fixed: variantSchema }).strict(),
-    expect: z.object({ broken: expectedDiagnosisSchema, fixed: expectedDiagnosisSchema }).strict(),
+    expect: z
+      .object({
+        /** `check`: the one `gpu-workbench check` must fail on the broken variant, its own finding (the fixed one passes every check). */
+        broken: expectedDiagnosisSchema.extend({ check: z.enum(CHECK_NAMES) }).strict(),
+        fixed: expectedDiagnosisSchema,
+      })
+      .strict(),
   })
   .strict();
 export type SampleManifest = z.infer<typeof sampleManifestSchema>;

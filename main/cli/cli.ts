@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 
 import { registerBundleCommand } from './bundle-command';
+import { registerCheckCommand } from './check-command';
 import { UsageError } from './cli-support';
 import { registerCompileCommand } from './compile-command';
 import { registerDevicesCommand } from './devices-command';
@@ -40,6 +41,7 @@ function buildProgram(): Command {
   registerMemoryCommand(program);
   registerMonitorCommand(program);
   registerProfileCommand(program);
+  registerCheckCommand(program);
   registerDiagnoseCommand(program);
   return program;
 }

@@ -6,6 +6,7 @@ import type { WorkbenchStore } from '../store/store';
 import { OpenSanitizerReportDialog } from './OpenSanitizerReportDialog';
 import { SanitizeProgramDialog } from './SanitizeProgramDialog';
 import { ProfileView } from './ProfileView';
+import { CheckView } from './CheckView';
 import { RunResultView } from './RunResultView';
 import { SanitizerView } from './SanitizerView';
 
@@ -16,7 +17,7 @@ import { PtxView } from './PtxView';
 import { StaleNote } from './StaleNote';
 import { MemoryView } from './timeline/MemoryView';
 
-const VIEWS = ['Problems', 'Run', 'Profile', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
+const VIEWS = ['Problems', 'Run', 'Check', 'Profile', 'Memory', 'Sanitizer', 'Log', 'PTX', 'SASS', 'Command'] as const;
 
 export function OutputPanel({
   result,
@@ -54,6 +55,12 @@ export function OutputPanel({
   useEffect(() => {
     if (sanitizeSeq > 0) setView('Sanitizer');
   }, [sanitizeSeq]);
+  // Check everything starting, its report or its error brings the Check tab forward.
+  const checkSeq = useStore(store, (s) => s.checkSeq);
+  const checking = useStore(store, (s) => s.checkProgress !== null);
+  useEffect(() => {
+    if (checkSeq > 0) setView('Check');
+  }, [checkSeq]);
   // A memory file opened, or monitoring started, brings the Memory tab forward.
   const memorySeq = useStore(store, (s) => s.memorySeq);
   useEffect(() => {
@@ -95,12 +102,14 @@ export function OutputPanel({
             {v === 'Sanitizer' && (sanitizing ? ' …' : findings ? ` (${findings})` : '')}
             {v === 'Memory' && monitoring ? ' (live)' : ''}
             {v === 'Profile' && profiling ? ' …' : ''}
+            {v === 'Check' && checking ? ' …' : ''}
           </button>
         ))}
       </div>
       <div className="output-body">
         {view === 'Problems' && <ProblemsPanel result={result} store={store} />}
         {view === 'Run' && <RunResultView store={store} onOpenReport={() => setOpeningReport(true)} />}
+        {view === 'Check' && <CheckView store={store} />}
         {view === 'Profile' && <ProfileView store={store} />}
         {view === 'Memory' && <MemoryView store={store} onNeedHeight={onMemoryHeight} />}
         {view === 'Sanitizer' && (

@@ -5,10 +5,12 @@ import { ELEMENT_TYPE_NAMES, type ElementType } from '../../core/plan/element-ty
 import { defaultArgRows, type ArgRow } from '../../core/plan/form-plan';
 import { planWithDocumentSource } from '../../core/plan/plan-launch';
 import { blockerLines } from '../../core/plan/run-readiness';
+import { checkEverythingOff, checksUnavailable } from '../../core/check/availability';
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { getModel } from '../editor/models';
 import { useLaunchView, type LaunchView } from '../hooks/use-launch-view';
 import { useCommand } from '../layout/commands';
+import { gpuPresence } from '../store/devices-slice';
 import type { WorkbenchStore } from '../store/store';
 import { PlanTable } from './PlanTable';
 import { ProfileBlockers, ProfileButton } from './ProfileButton';
@@ -171,6 +173,54 @@ function AttachedPlan({ store, view }: { store: WorkbenchStore; view: LaunchView
 }
 
 /**
+ * Why Check everything is off, or null: it runs a plan the validator refuses too (the validator is one of its checks),
+ * so it is off only when there is no plan, or when no check could run on this machine.
+ */
+function useCheckOff(store: WorkbenchStore, view: LaunchView): string | null {
+  const s = useStore(store);
+  if (!view.doc || !view.plan.ok) return `There is nothing to check: ${view.plan.ok ? 'open a kernel first' : view.plan.error}`;
+  return checkEverythingOff(checksUnavailable(s.discovery, gpuPresence(s)));
+}
+
+/** Check everything, beside Run: every check on the plan on screen, its report in the Check tab. */
+function CheckEverythingButton({ store, view, planNow }: { store: WorkbenchStore; view: LaunchView; planNow: () => unknown }) {
+  const s = useStore(store);
+  const off = useCheckOff(store, view);
+  const { doc, run } = view;
+  const start = () => {
+    const plan = planNow();
+    if (!plan || !doc || off) return;
+    const label = run.plan?.planPath ?? run.plan?.label ?? `the plan of ${doc.name}`;
+    void s.checkEverything({ plan, planPath: run.plan?.planPath ?? null, label, timeoutMs: s.timeoutMs });
+  };
+  return (
+    <button
+      onClick={start}
+      disabled={!!off || s.running || s.checkProgress !== null}
+      title={
+        off ??
+        'The validator, a run with the determinism check, memcheck, racecheck, initcheck, synccheck, and the profile’s coalescing and occupancy: each passed, failed, or could not run, in the Check tab'
+      }
+      aria-describedby={off ? 'check-off' : undefined}
+      data-testid="check-button"
+    >
+      {s.checkProgress ? 'Checking…' : 'Check everything'}
+    </button>
+  );
+}
+
+/** Why Check everything is off, in words under the button (as Run's blockers are). */
+function CheckOffNote({ store, view }: { store: WorkbenchStore; view: LaunchView }) {
+  const off = useCheckOff(store, view);
+  if (!off) return null;
+  return (
+    <p className="muted" id="check-off" data-testid="check-off">
+      <strong>Check everything is off:</strong> {off}
+    </p>
+  );
+}
+
+/**
  * The Run section of the file on screen: its attached plan (from the gallery or a plan file) or the run
  * form (one row per kernel parameter), with the launch from the Launch panel above. Run starts only a
  * plan the validator passes on the chosen device, on a machine with a GPU; otherwise it says why not.
@@ -266,6 +316,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
           </button>
         )}
         <ProfileButton store={store} view={view} plan={currentPlan} />
+        <CheckEverythingButton store={store} view={view} planNow={currentPlan} />
       </div>
       {blocked && (
         <div className="run-blockers" id="run-blockers" data-testid="run-blockers">
@@ -274,6 +325,7 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
         </div>
       )}
       <ProfileBlockers view={view} />
+      <CheckOffNote store={store} view={view} />
       <div className="run-actions">
         <input aria-label="Plan file" placeholder="plan.json or /path/to/plan.json" value={planPathText} onChange={(e) => setPlanPathText(e.target.value)} />
         <button onClick={() => void savePlan()}>Save plan</button>

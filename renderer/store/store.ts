@@ -3,6 +3,7 @@ import { create } from 'zustand';
 import type { WorkbenchApi } from '../../core/api/channels';
 import { createAppSlice, type AppSlice } from './app-slice';
 import { createBundleSlice, type BundleSlice } from './bundle-slice';
+import { createCheckSlice, type CheckSlice } from './check-slice';
 import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createDiagnoseSlice, type DiagnoseSlice } from './diagnose-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
@@ -21,7 +22,8 @@ export type WorkbenchState = AppSlice &
   MemorySlice &
   BundleSlice &
   DiagnoseSlice &
-  KernelProfileSlice;
+  KernelProfileSlice &
+  CheckSlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -36,6 +38,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createBundleSlice(...a),
     ...createDiagnoseSlice(...a),
     ...createKernelProfileSlice(...a),
+    ...createCheckSlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

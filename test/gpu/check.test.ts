@@ -60,6 +60,13 @@ test('check --gallery: every fixed variant passes every check, every broken one 
 
 test('after the check: no tool, runner or ncu left behind', async () => {
   await workbench.dispose();
-  const left = listProcesses().filter((p) => /compute-sanitizer|\bncu\b|dist\/main\/runner\.js/.test(p.cmdline) && p.pid !== process.pid);
+  // By what each process runs (its program, or node's script), not by words anywhere in its command line: a shell
+  // whose script merely mentions ncu (the command that started this suite) is not one of ours.
+  const ours = (cmdline: string) => {
+    const [program = '', script = ''] = cmdline.split(' ');
+    const name = program.split('/').pop() ?? '';
+    return name === 'compute-sanitizer' || name === 'ncu' || (name.startsWith('node') && script.endsWith('dist/main/runner.js'));
+  };
+  const left = listProcesses().filter((p) => ours(p.cmdline) && p.pid !== process.pid);
   assert.deepEqual(left, []);
 });

@@ -1,8 +1,7 @@
-import { useState } from 'react';
 import { useStore } from 'zustand';
 
 import { sanitizerRerunUnavailable } from '../../core/availability';
-import { formatBytes, formatMs, formatNumber as fmt, partOf, plural, thousands } from '../../core/format';
+import { formatBytes } from '../../core/format';
 import { formatDim3 } from '../../core/dims';
 import { formFromLaunch } from '../../core/plan/plan-launch';
 import type { Diagnosis } from '../../core/runner/diagnose';
@@ -10,19 +9,16 @@ import { recordedLaunch } from '../../core/runner/recorded-launch';
 import { specificsBeyondDiagnostics } from '../../core/runner/compile-failure';
 import type { CompileRecord } from '../../core/runner/run-outcome';
 import { PLAN_PLACEHOLDER, sanitizerCommand } from '../../core/runner/sanitizer-command';
-import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import { EMPTY_SOURCE_CONTEXT } from '../../core/workspace/source-link';
 import type { OutcomeOrigin } from '../store/run-slice';
 import { gpuPresence } from '../store/devices-slice';
 import { rerunSource } from '../store/sanitizer-slice';
-import { rememberFolderOf, startFolder, workFolder } from '../store/open-file';
 import type { WorkbenchStore } from '../store/store';
-import { FileBrowserDialog } from './FileBrowserDialog';
 import { Prose } from './Prose';
+import { ResultFileActions } from './ResultFileActions';
+import { RunResultDetails } from './RunResultDetails';
 import { SourceLink } from './SourceLink';
 import { RunBlockers } from './RunBlockers';
-
-const PAGE = 256;
 
 /** What a failed compile recorded: its errors and warnings, each on its file and line. */
 function CompileProblems({ records, store, origin }: { records: CompileRecord[]; store: WorkbenchStore; origin: OutcomeOrigin | null }) {
@@ -221,99 +217,34 @@ export function DiagnosisCard({ d, store, origin, compile }: { d: Diagnosis; sto
   );
 }
 
-/** Browse… for a result: the same file browser as every open dialog, starting where the last file was found. */
-function BrowseResult({ store }: { store: WorkbenchStore }) {
-  const [browsing, setBrowsing] = useState(false);
+/** A recorded result's launch, with the button that loads it into the launch panel of the file that defines its kernel. */
+function RecordedLaunch({ recorded, store }: { recorded: NonNullable<ReturnType<typeof recordedLaunch>>; store: WorkbenchStore }) {
   return (
-    <>
-      <button onClick={() => setBrowsing(true)} aria-label="Browse… for a saved result">
-        Browse…
+    <p className="recorded-launch" data-testid="recorded-launch">
+      Recorded launch:{' '}
+      <span className="mono">
+        {recorded.entry}&lt;&lt;&lt;{formatDim3(recorded.grid)}, {formatDim3(recorded.block)}
+        {recorded.sharedBytes ? `, ${recorded.sharedBytes}` : ''}&gt;&gt;&gt;
+      </span>
+      {recorded.deviceName ? ` on ${recorded.deviceName}` : ''}{' '}
+      <button onClick={() => store.getState().locateLaunch(recorded.entry, formFromLaunch(recorded), recorded.deviceName)} data-testid="load-recorded-launch">
+        Check this launch in the editor…
       </button>
-      {browsing && (
-        <FileBrowserDialog
-          store={store}
-          title="Open a run result"
-          mode="file"
-          start={startFolder(store)}
-          accept={/\.json$/i}
-          chooseLabel="Open result"
-          onChoose={(p) =>
-            store
-              .getState()
-              .openOutcome(p)
-              .then(() => store.getState().runError)
-          }
-          onClose={() => setBrowsing(false)}
-          testId="result-open-dialog"
-        />
-      )}
-    </>
+    </p>
   );
 }
 
 /** The last run (or an opened result file): diagnosis first, then steps, launches, buffers with paging. */
 export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; onOpenReport: () => void }) {
   const s = useStore(store);
-  const [path, setPath] = useState('');
-  const [saved, setSaved] = useState<string | null>(null);
   const o = s.outcome;
   const r = o?.result ?? null;
   const origin = s.outcomeOrigin;
-  // Typed names are shown against a folder, and the full path is what is read or written.
-  // Before any result, a relative name is where the host resolves it: the folder serve runs in.
-  const folder = origin?.file ? dirnameOf(origin.file) : workFolder(store);
-  const target = resolveShownPath(folder, path);
   // A bundle's launch is already in its file's launch panel.
   const recorded = o && origin?.file && !origin.bundle ? recordedLaunch(o) : null;
-  const save = () => {
-    setSaved(null);
-    if (!target) return store.setState({ runError: 'Give a file name or a full path to save the result to.' });
-    s.api.invoke('run.save', { path: target, outcome: o }).then(
-      (done) => {
-        setSaved(done.path);
-        store.setState({ runError: null });
-      },
-      (e: Error) => store.setState({ runError: e.message }),
-    );
-  };
   return (
     <div className="run-result" data-testid="run-result">
-      <div className="run-actions">
-        <input aria-label="Result file" placeholder="result.json or /path/to/result.json" value={path} onChange={(e) => setPath(e.target.value)} />
-        <button onClick={() => target && void s.openOutcome(target).then(() => !store.getState().runError && rememberFolderOf(target))}>Open result</button>
-        <BrowseResult store={store} />
-        <button disabled={!o} onClick={save}>
-          Save result
-        </button>
-        <button onClick={onOpenReport}>Open sanitizer report…</button>
-        <button
-          disabled={!o}
-          onClick={() => s.showBundleDialog('export')}
-          data-testid="run-export-bundle"
-          title="This result, its plan and what explains it, as one .zip"
-        >
-          Export bundle…
-        </button>
-        <button onClick={() => s.showBundleDialog('open')} data-testid="open-bundle">
-          Open bundle…
-        </button>
-        {origin?.file && (
-          <span className="muted">
-            {origin.bundle ? 'from the bundle' : 'opened from'} {origin.file}
-          </span>
-        )}
-        {origin?.profiled && <span className="muted">The run Profile made (its launch under Nsight Compute when the counters could be read).</span>}
-      </div>
-      {target && path.trim() && target !== path.trim() && (
-        <p className="muted shown-path" data-testid="result-path-shown">
-          {target}
-        </p>
-      )}
-      {saved && (
-        <p className="status-ok" role="status" data-testid="result-saved">
-          Result saved to {saved}
-        </p>
-      )}
+      <ResultFileActions store={store} outcome={o} origin={origin} onOpenReport={onOpenReport} />
       {s.runError && (
         <p className="status-fail" role="alert" data-testid="run-error">
           <Prose text={s.runError} />
@@ -326,130 +257,16 @@ export function RunResultView({ store, onOpenReport }: { store: WorkbenchStore; 
         </section>
       )}
       {!o && !s.runRefused && <p className="muted">Run a kernel (the Run section on the right), or open a saved result.</p>}
-      {recorded && (
-        <p className="recorded-launch" data-testid="recorded-launch">
-          Recorded launch:{' '}
-          <span className="mono">
-            {recorded.entry}&lt;&lt;&lt;{formatDim3(recorded.grid)}, {formatDim3(recorded.block)}
-            {recorded.sharedBytes ? `, ${recorded.sharedBytes}` : ''}&gt;&gt;&gt;
-          </span>
-          {recorded.deviceName ? ` on ${recorded.deviceName}` : ''}{' '}
-          <button onClick={() => s.locateLaunch(recorded.entry, formFromLaunch(recorded), recorded.deviceName)} data-testid="load-recorded-launch">
-            Check this launch in the editor…
-          </button>
-        </p>
-      )}
+      {recorded && <RecordedLaunch recorded={recorded} store={store} />}
       {o && <DiagnosisCard d={o.diagnosis} store={store} origin={origin} compile={o.compile} />}
-      {r && (
-        <>
-          <h4>Steps</h4>
-          <table data-testid="run-steps">
-            <tbody>
-              {r.steps.map((step) => {
-                const launch = r.launches.find((l) => l.stepIndex === step.index);
-                return (
-                  <tr key={step.index} className={r.failure?.stepIndex === step.index ? 'failed-step' : ''}>
-                    <td>{step.index + 1}</td>
-                    <td className="mono">{step.label}</td>
-                    <td>
-                      {step.ms === null ? '—' : formatMs(step.ms)}
-                      {launch && launch.timesMs.length > 1
-                        ? ` median (min ${formatMs(launch.minMs)}, max ${formatMs(launch.maxMs)}, ${launch.timesMs.length} runs)`
-                        : ''}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          {r.checks?.determinism && (
-            <p
-              className={r.checks.determinism.differences.length ? 'status-fail' : r.checks.determinism.status === 'compared' ? 'status-ok' : 'muted'}
-              data-testid="determinism"
-            >
-              {r.checks.determinism.status === 'compared'
-                ? r.checks.determinism.differences.length
-                  ? `A second run on the same inputs gave different results: ${r.checks.determinism.differences
-                      .map((d) => `${d.buffer} (${partOf(d.differing, d.count, 'element')}, first [${d.firstIndex}]: ${fmt(d.first)} then ${fmt(d.second)})`)
-                      .join('; ')}`
-                  : `${r.checks.determinism.runs === 1 ? 'A second run' : `${r.checks.determinism.runs} more runs`} on the same inputs gave bit-identical results (${formatMs(r.checks.determinism.ms)}).`
-                : `Not compared with a second run: ${r.checks.determinism.reason ?? 'turned off'}.`}
-            </p>
-          )}
-          {r.buffers.map((b) => {
-            const page = s.pages[b.name];
-            const offset = page?.offset ?? 0;
-            const comparison = r.checks?.comparisons.find((c) => c.buffer === b.name);
-            const pageable = r.pageable?.includes(b.name) && !origin?.file;
-            return (
-              <div key={b.name} className="buffer" data-testid={`buffer-${b.name}`}>
-                <h4>
-                  {b.name}: {b.type}[{b.count}] · min {fmt(b.min)} · max {fmt(b.max)} · mean {fmt(b.mean)} · NaN {thousands(b.nanCount)} · Inf{' '}
-                  {thousands(b.infCount)}
-                </h4>
-                {b.poison && b.poison.poisonCount > 0 && (
-                  <p className="status-fail" data-testid={`poison-${b.name}`}>
-                    {plural(b.poison.poisonCount, 'element')} still {b.poison.poisonCount === 1 ? 'holds' : 'hold'} the poison pattern (never written), the
-                    first at [{b.poison.firstPoisonIndex}]
-                  </p>
-                )}
-                {comparison && (
-                  <p className={comparison.mismatches ? 'status-fail' : 'status-ok'} data-testid={`compare-${b.name}`}>
-                    {comparison.mismatches
-                      ? `${partOf(comparison.mismatches, comparison.checked, 'element')} ${comparison.mismatches === 1 ? 'differs' : 'differ'} from ${comparison.against}; first at [${comparison.first[0]?.index}]: ${fmt(comparison.first[0]?.actual ?? null)}, expected ${fmt(comparison.first[0]?.expected ?? null)}`
-                      : `all ${plural(comparison.checked, 'element')} match ${comparison.against}`}
-                  </p>
-                )}
-                <p className="mono values">
-                  {page
-                    ? page.values.map((v, i) => `[${offset + i}] ${fmt(v)}`).join('  ')
-                    : `${b.head.map(fmt).join(', ')}${b.tail.length ? ', …, ' + b.tail.map(fmt).join(', ') : ''}`}
-                </p>
-                {pageable && b.count > 32 && (
-                  <div className="pager">
-                    <button
-                      disabled={!page || offset === 0}
-                      aria-label={`Previous page of ${b.name}`}
-                      onClick={() => void s.page(b.name, Math.max(0, offset - PAGE), PAGE)}
-                    >
-                      ◀ Previous
-                    </button>
-                    <button
-                      disabled={!!page && offset + PAGE >= b.count}
-                      aria-label={page ? `Next page of ${b.name}` : `Page through all ${b.count} of ${b.name}`}
-                      onClick={() => void s.page(b.name, page ? offset + PAGE : 0, PAGE)}
-                    >
-                      {page ? 'Next ▶' : `Page through all ${b.count}`}
-                    </button>
-                    {page && (
-                      <span className="muted">
-                        elements {offset}–{Math.min(b.count, offset + PAGE) - 1} of {b.count}
-                      </span>
-                    )}
-                  </div>
-                )}
-              </div>
-            );
-          })}
-          {(r.deviceOutput ?? []).length > 0 && (
-            <div data-testid="device-output">
-              <h4>Device output (printf and assert messages)</h4>
-              {r.deviceOutput!.map((o) => (
-                <div key={o.stepIndex}>
-                  <p className="muted">after step {o.stepIndex + 1}</p>
-                  <pre className="mono device-output">
-                    {o.text}
-                    {o.droppedBytes ? `\n… ${formatBytes(o.droppedBytes)} more not kept` : ''}
-                  </pre>
-                </div>
-              ))}
-            </div>
-          )}
-          {r.leaks.length > 0 && <p className="status-warn">Never freed: {r.leaks.map((l) => `${l.name} (${formatBytes(l.bytes)})`).join(', ')}</p>}
-          <p className="muted">
-            Runner {formatMs(r.executeMs)} · host total {formatMs(o!.timing.totalMs)} · pid {r.runnerPid}
-          </p>
-        </>
+      {o && r && (
+        <RunResultDetails
+          outcome={o}
+          r={r}
+          pages={s.pages}
+          pageable={(name) => !!r.pageable?.includes(name) && !origin?.file}
+          onPage={(buffer, offset, count) => void s.page(buffer, offset, count)}
+        />
       )}
     </div>
   );

@@ -4,15 +4,15 @@ import type { RunEvent } from '../../core/api/channels';
 import { planMatchesOutcome } from '../../core/plan/recorded-plan';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import { recordedLaunch } from '../../core/runner/recorded-launch';
-import { documentForPlace, foldersOf, placeCandidates, type FindingPlace, type PlaceHints } from '../../core/sanitizer/finding-places';
+import type { FindingPlace } from '../../core/sanitizer/finding-places';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
-import { SANITIZER_BUSY, sanitizerBusyMessage } from '../../core/sanitizer/sanitizer-busy';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
-import { basenameOf, dirnameOf } from '../../core/workspace/paths';
-import { EMPTY_SOURCE_CONTEXT, type SourceContext } from '../../core/workspace/source-link';
-import { getModel } from '../editor/models';
+import { dirnameOf } from '../../core/workspace/paths';
+import type { SourceContext } from '../../core/workspace/source-link';
 import { showSanitizerMarks } from '../editor/sanitizer-markers';
 import { documentRun } from './run-slice';
+import { findingDocuments, findingHints, sanitizerFindingActions } from './sanitizer-findings';
+import { sanitizerRunActions } from './sanitizer-runs';
 import type { WorkbenchState, WorkbenchStore } from './store';
 
 /** Where the report on screen came from: a file someone saved, or a re-run of a plan made here. */
@@ -126,33 +126,10 @@ export function rerunSource(s: WorkbenchState): RerunSource {
   };
 }
 
-/** The re-run under way, to cancel it. */
-let sanitizeAbort: AbortController | null = null;
+/** Which file a finding means, and which documents its marks go on: in sanitizer-findings.ts, exported here as before. */
+export { findingDocuments, findingHints };
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const codeOf = (error: unknown) => (error as { code?: unknown } | null)?.code;
-
-/** What tells which file the report on screen means: the files pointed out, the run's documents, the report's and the plan's folders. */
-export function findingHints(s: Pick<WorkbenchState, 'sanitizeOrigin' | 'sanitizeFiles'>): PlaceHints {
-  const origin = s.sanitizeOrigin;
-  const folders =
-    origin === null
-      ? []
-      : origin.kind === 'file'
-        ? foldersOf([origin.xmlPath, origin.textPath])
-        : origin.kind === 'program'
-          ? [origin.cwd]
-          : [...new Set([...origin.sources.folders, ...foldersOf(origin.sources.paths)])];
-  return { chosen: s.sanitizeFiles, documents: origin?.kind === 'run' || origin?.kind === 'bundle' ? origin.sources.documents : {}, folders };
-}
-
-/** The documents a report's findings may be marked on: a bundle's own files only, else every open file. */
-export function findingDocuments<D extends { id: string }>(s: Pick<WorkbenchState, 'sanitizeOrigin'>, documents: readonly D[]): D[] {
-  const origin = s.sanitizeOrigin;
-  if (origin?.kind !== 'bundle') return [...documents];
-  const own = new Set(Object.values(origin.sources.documents));
-  return documents.filter((d) => own.has(d.id));
-}
 
 /** Keeps the editor's marks in step with the store: a new report, a dismissed one, a file opened or closed. Returns the unsubscribe. */
 export function followSanitizerReport(store: WorkbenchStore): () => void {
@@ -169,154 +146,46 @@ export function followSanitizerReport(store: WorkbenchStore): () => void {
   });
 }
 
-/** Where the run on screen is cancelled, as a refusal in this window says it. */
-const CANCEL_HERE = 'the Cancel button beside its progress, in the Sanitizer tab';
+/**
+ * The findings view's report and the runs under compute-sanitizer that make one. Runs are in sanitizer-runs.ts,
+ * showing a finding's line in sanitizer-findings.ts; opening a saved report and the settings are here.
+ */
+export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], SanitizerSlice> = (set, get) => ({
+  sanitizeReport: null,
+  sanitizeOrigin: null,
+  sanitizeProgress: null,
+  sanitizeError: null,
+  sanitizeRefused: null,
+  sanitizeFiles: {},
+  sanitizeSeq: 0,
 
-export const createSanitizerSlice: StateCreator<WorkbenchState, [], [], SanitizerSlice> = (set, get) => {
-  type Progress = (change: Partial<NonNullable<SanitizerSlice['sanitizeProgress']>>) => void;
-  const refuse = (text: string) => set((s) => ({ sanitizeRefused: { message: text, seq: (s.sanitizeRefused?.seq ?? 0) + 1 }, sanitizeSeq: s.sanitizeSeq + 1 }));
-  /**
-   * One run under a tool, whatever it runs: the report on screen (and its marks) goes, progress shows, Cancel
-   * reaches it, and it ends in a report or in the reason there is none.
-   */
-  const underTool = async (
-    tool: SanitizerTool,
-    label: string,
-    stopped: string,
-    work: (signal: AbortSignal, progress: Progress) => Promise<{ report: SanitizeReport; origin: SanitizeOrigin }>,
-  ): Promise<void> => {
-    const running = get().sanitizeProgress;
-    // Silence is a verdict: a second run while one is under way is refused in words, and the view comes forward to say so.
-    if (running) return refuse(sanitizerBusyMessage({ tool: running.tool, what: running.label, startedAtMs: running.startedAtMs }, Date.now(), CANCEL_HERE));
-    const controller = new AbortController();
-    sanitizeAbort = controller;
-    const shown = {
-      sanitizeReport: get().sanitizeReport,
-      sanitizeOrigin: get().sanitizeOrigin,
-      sanitizeError: get().sanitizeError,
-      sanitizeFiles: get().sanitizeFiles,
-    };
-    set((s) => ({
-      sanitizeReport: null,
-      sanitizeOrigin: null,
-      sanitizeError: null,
-      sanitizeRefused: null,
-      sanitizeFiles: {},
-      sanitizeProgress: { tool, label, phase: null, findings: 0, startedAtMs: Date.now() },
-      sanitizeSeq: s.sanitizeSeq + 1,
-    }));
-    const progress: Progress = (change) =>
-      set((s) => (s.sanitizeProgress && sanitizeAbort === controller ? { sanitizeProgress: { ...s.sanitizeProgress, ...change } } : {}));
+  openSanitizerReport: async (xmlPath, textPath) => {
     try {
-      const { report, origin } = await work(controller.signal, progress);
-      set((s) => ({ sanitizeReport: report, sanitizeOrigin: origin, sanitizeSeq: s.sanitizeSeq + 1 }));
-    } catch (error) {
-      const code = controller.signal.aborted ? 'CANCELLED' : String(codeOf(error) ?? 'HOST_ERROR');
-      // The host runs another window's: nothing of this one ran, so what was on screen comes back, with why.
-      if (code === SANITIZER_BUSY) {
-        set(shown);
-        refuse(message(error));
-        return;
-      }
+      const report = await get().api.invoke('sanitize.open', { xmlPath, textPath, tool: null });
       set((s) => ({
-        sanitizeError: {
-          code,
-          message:
-            code === 'CANCELLED'
-              ? `Cancelled: ${tool} was stopped, with ${stopped}. Nothing was kept from it.`
-              : `${tool} could not run ${label}: ${message(error)}`,
-        },
+        sanitizeReport: report,
+        sanitizeOrigin: { kind: 'file', xmlPath, textPath },
+        sanitizeError: null,
+        sanitizeFiles: {},
         sanitizeSeq: s.sanitizeSeq + 1,
       }));
-    } finally {
-      if (sanitizeAbort === controller) sanitizeAbort = null;
-      set({ sanitizeProgress: null });
+      return null;
+    } catch (error) {
+      return message(error);
     }
-  };
-  return {
-    sanitizeReport: null,
-    sanitizeOrigin: null,
-    sanitizeProgress: null,
-    sanitizeError: null,
-    sanitizeRefused: null,
-    sanitizeFiles: {},
-    sanitizeSeq: 0,
+  },
 
-    openSanitizerReport: async (xmlPath, textPath) => {
-      try {
-        const report = await get().api.invoke('sanitize.open', { xmlPath, textPath, tool: null });
-        set((s) => ({
-          sanitizeReport: report,
-          sanitizeOrigin: { kind: 'file', xmlPath, textPath },
-          sanitizeError: null,
-          sanitizeFiles: {},
-          sanitizeSeq: s.sanitizeSeq + 1,
-        }));
-        return null;
-      } catch (error) {
-        return message(error);
-      }
-    },
+  ...sanitizerRunActions(set, get),
 
-    sanitizeRun: (request) =>
-      underTool(request.tool, request.label, 'the program it ran', async (signal, progress) => {
-        const { report, run } = await get().api.invoke(
-          'sanitize.plan',
-          { plan: request.plan, planPath: request.planPath, tool: request.tool },
-          { signal, onEvent: (event) => (event.kind === 'phase' ? progress({ phase: event.phase }) : progress({ findings: event.count })) },
-        );
-        return { report, origin: { kind: 'run', label: request.label, planPath: request.planPath, sources: request.sources, run } };
-      }),
+  autoSanitize: false,
+  setAutoSanitize: (on) => {
+    set({ autoSanitize: on });
+    get()
+      .api.invoke('workspace.set', { autoSanitize: on })
+      .catch((error) => set({ notice: { kind: 'error', text: `The setting could not be kept for next time: ${message(error)}` } }));
+  },
 
-    sanitizeProgram: (request) => {
-      const label = request.command.join(' ');
-      return underTool(request.tool, label, `${label} and what it started`, async (signal, progress) => {
-        progress({ phase: 'run' });
-        const report = await get().api.invoke(
-          'sanitize.program',
-          { command: request.command, cwd: request.cwd, env: request.env, tool: request.tool },
-          { signal, onEvent: (event) => event.kind === 'findings' && progress({ findings: event.count }) },
-        );
-        return { report, origin: { kind: 'program', command: request.command, cwd: request.cwd } };
-      });
-    },
+  dismissSanitizer: () => set({ sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeRefused: null, sanitizeFiles: {} }),
 
-    autoSanitize: false,
-    setAutoSanitize: (on) => {
-      set({ autoSanitize: on });
-      get()
-        .api.invoke('workspace.set', { autoSanitize: on })
-        .catch((error) => set({ notice: { kind: 'error', text: `The setting could not be kept for next time: ${message(error)}` } }));
-    },
-
-    cancelSanitize: () => sanitizeAbort?.abort(),
-
-    dismissSanitizer: () => set({ sanitizeReport: null, sanitizeOrigin: null, sanitizeError: null, sanitizeRefused: null, sanitizeFiles: {} }),
-
-    revealFinding: async (place) => {
-      const s = get();
-      const hints = findingHints(s);
-      const remember = (docId: string) => set((st) => ({ sanitizeFiles: { ...st.sanitizeFiles, [place.file]: docId } }));
-      const docId = documentForPlace(place.file, findingDocuments(s, s.documents), hints);
-      if (docId && getModel(docId)) {
-        remember(docId);
-        return s.revealInDocument(docId, place.line, firstColumn(docId, place.line));
-      }
-      // A bundle's finding is in the bundle's files or nowhere: no file of this machine is read for it.
-      if (s.sanitizeOrigin?.kind === 'bundle') return s.revealSource({ file: basenameOf(place.file), line: place.line }, s.sanitizeOrigin.sources, remember);
-      const paths = placeCandidates(place.file, hints.folders);
-      await s.revealSource(
-        { file: place.file.startsWith('/') ? place.file : basenameOf(place.file), line: place.line, ...(place.kernel ? { kernel: place.kernel } : {}) },
-        { ...EMPTY_SOURCE_CONTEXT, paths, folders: hints.folders },
-        remember,
-      );
-    },
-  };
-};
-
-/** The line's first character that is not white space: where the cursor goes, so the status bar reads the code's column. */
-function firstColumn(docId: string, line: number): number {
-  const model = getModel(docId);
-  if (!model || line < 1 || line > model.getLineCount()) return 1;
-  return model.getLineFirstNonWhitespaceColumn(line) || 1;
-}
+  ...sanitizerFindingActions(set, get),
+});

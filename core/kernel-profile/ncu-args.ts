@@ -23,3 +23,25 @@ export function ncuArguments(entry: string, skip: number, reportBase: string, so
     ...['--csv', '--page', 'source', '--print-source', 'cuda,sass', '--log-file', sourceLog],
   ];
 }
+
+/**
+ * ncu's arguments for a program the user runs: every process it starts followed, the first `count` kernel launches
+ * after `skip` (of those whose function name matches `kernel`, a regular expression, when given), each profiled with
+ * the same sections and metrics as a plan's launch, into a report; then the program and its arguments, after `--`.
+ */
+export function ncuProgramArguments(options: { kernel: string | null; skip: number; count: number; reportBase: string; command: string[] }): string[] {
+  return [
+    ...['--target-processes', 'all', '--kernel-name-base', 'function'],
+    ...(options.kernel ? ['--kernel-name', `regex:${options.kernel}`] : []),
+    ...['--launch-skip', String(options.skip), '--launch-count', String(options.count)],
+    ...NCU_SECTIONS.flatMap((s) => ['--section', s]),
+    ...['--metrics', NCU_METRICS.join(','), '--import-source', 'no', '--force-overwrite', '--export', options.reportBase],
+    '--',
+    ...options.command,
+  ];
+}
+
+/** ncu's arguments to print one result's source page from a report (the `index`-th profiled launch). */
+export function ncuSourcePageArguments(report: string, index: number): string[] {
+  return ['--import', report, '--launch-skip', String(index), '--launch-count', '1', '--csv', '--page', 'source', '--print-source', 'cuda,sass'];
+}

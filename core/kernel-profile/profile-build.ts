@@ -121,3 +121,19 @@ export function buildCounters(kernel: RawKernel, pages: SourcePage[], sourceFile
     sourceFile: own[0]?.file ?? null,
   };
 }
+
+/** The file a kernel's own code is in: the source page with the most of its samples (a header's inlined code is less). */
+export function mainSourceFile(pages: SourcePage[]): string | null {
+  let best: { file: string | null; samples: number } = { file: null, samples: -1 };
+  for (const page of pages) {
+    const samples = page.lines.reduce((a, l) => a + l.samples, 0);
+    if (samples > best.samples) best = { file: page.file, samples };
+  }
+  return best.file;
+}
+
+/** ncu's "(64, 256, 1)" as three numbers; null when it is not that. */
+export function parseDims(text: string): [number, number, number] | null {
+  const m = /^\((\d+),\s*(\d+),\s*(\d+)\)$/.exec(text.trim());
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+}

@@ -135,3 +135,24 @@ export function parseProfile(value: unknown): { ok: true; profile: Profile } | {
   const issue = parsed.error.issues[0];
   return { ok: false, error: issue ? `${issue.path.join('.') || 'the file'}: ${issue.message}` : 'not a profile' };
 }
+
+/** A program's kernels as Nsight Compute profiled them: one profile per launch it took, in launch order. */
+export const programProfileSchema = z
+  .object({
+    kind: z.literal('gpu-workbench-program-profile'),
+    version: z.literal(1),
+    recordedAt: text(64),
+    command: z.array(text(4096)).max(1000),
+    cwd: text(4096),
+    exit: z.object({ code: z.number().int().nullable(), signal: text(32).nullable(), timedOut: z.boolean(), cancelled: z.boolean() }).strict(),
+    kernels: z.array(profileSchema).max(1000),
+    /** Why nothing was profiled, when nothing was. */
+    noCounters: z
+      .object({ reason: z.enum(NO_COUNTERS_REASONS), detail: text(4000) })
+      .strict()
+      .nullable(),
+    /** The program's own output (and ncu's), its head and tail. */
+    output: text(2_000_000),
+  })
+  .strict();
+export type ProgramProfile = z.infer<typeof programProfileSchema>;

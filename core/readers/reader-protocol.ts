@@ -21,6 +21,8 @@ export type ReaderJob =
   | { kind: 'run-outcome'; path: string }
   /** The raw and source pages ncu exported from a profile's report: the kernel's counters, its lines in `sourceFile`. */
   | { kind: 'ncu-pages'; rawPath: string; sourcePath: string; sourceFile: string; entry: string }
+  /** The pages of a program's report: the raw page (a row per profiled launch) and one source page per launch. */
+  | { kind: 'ncu-program-pages'; rawPath: string; sourcePaths: string[] }
   /** A profile saved by `gpu-workbench profile --save` (or exported from the app). */
   | { kind: 'profile'; path: string; maxBytes: number };
 

@@ -10,7 +10,8 @@ import type { Workbench } from '../workbench';
 import type { DeviceInfo } from '../../core/devices';
 import type { Command } from 'commander';
 
-import { intOption, withWorkbench } from './cli-support';
+import { intOption, repeatable, UsageError, withWorkbench } from './cli-support';
+import { profileProgramCommand, type ProgramProfileOptions } from './profile-program-command';
 import { EXIT } from './exit-codes';
 import { gatherPlan, withPlanOptions, type PlanOptions } from './plan-options';
 import { renderComparison, renderProfile } from './render-profile';
@@ -35,17 +36,33 @@ export function registerProfileCommand(program: Command): void {
       .description(
         'Profile one launch of a kernel (a .cu file with --kernel, --plan or --sample) under Nsight Compute, and say what its numbers mean: sectors per request per source line, memory- or compute- or latency-bound, occupancy, where the warps wait. Without ncu or its counters: why, and the effective bandwidth. Exit 2 without a GPU.',
       )
-      .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME)')
-      .argument('[file.cu]', 'CUDA C++ source file'),
+      .usage('[options] (<file.cu> --kernel NAME … | --plan plan.json | --sample NAME | -- <command> [args...])')
+      .argument('[args...]', 'a .cu file, or after --: the program and its arguments (python3 train.py, ./app, …)'),
   )
     .option('--step <n>', 'the plan step (1-based) whose launch to profile (default: the first launch)', intOption('--step', 1, 1_000_000))
     .option('--no-counters', 'do not run Nsight Compute: only the time and the effective bandwidth')
     .option('--save <profile.json>', 'save the profile (to compare with later, or to open in the app)')
     .option('--compare <profile.json>', 'a saved profile to compare with: each figure before and after')
     .option('--timeout <s>', 'seconds the profiled run may take', intOption('--timeout', 1, 86_400), 600)
+    .option(
+      '--launch-count <n>',
+      'a program: the kernel launches to profile (with --kernel: a regular expression for their names)',
+      intOption('--launch-count', 1, 1000),
+      5,
+    )
+    .option('--launch-skip <n>', 'a program: the launches to let pass first', intOption('--launch-skip', 0, 1_000_000), 0)
+    .option('--cwd <dir>', 'a program: the folder to run it in', '.')
+    .option('--env <NAME=value>', 'a program: set a variable for it (repeat for more)', repeatable, [] as string[])
     .option('--json', 'machine-readable output')
-    .action(async (file: string | undefined, opts: PlanOptions & ProfileCommandOptions) => {
-      const { plan, planPath } = await gatherPlan(file, opts);
+    .action(async (args: string[], opts: PlanOptions & ProfileCommandOptions & ProgramProfileOptions, command: Command) => {
+      const rawArgs = (command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? [];
+      if (rawArgs.includes('--')) {
+        if (opts.plan || opts.sample) throw new UsageError('Give a program after --, or a kernel (a .cu file, --plan or --sample), not both.');
+        process.exitCode = await profileProgramCommand(args, opts);
+        return;
+      }
+      if (args.length > 1) throw new UsageError(`One .cu file at most (got ${args.join(' ')}); a program goes after --.`);
+      const { plan, planPath } = await gatherPlan(args[0], opts);
       process.exitCode = await profileCommand(plan, planPath, opts);
     });
 }

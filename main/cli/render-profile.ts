@@ -1,7 +1,8 @@
 import { formatBytes } from '../../core/format';
 import type { ComparedFigure } from '../../core/kernel-profile/profile-compare';
 import { profileFindings, sectorsPerRequest, STALL_WORDS, type ProfileThresholds } from '../../core/kernel-profile/profile-findings';
-import type { AccessFigures, Profile, StallReason } from '../../core/kernel-profile/profile';
+import type { AccessFigures, Profile, ProgramProfile, StallReason } from '../../core/kernel-profile/profile';
+import { noCountersMessage } from '../../core/kernel-profile/no-counters';
 
 const access = (a: AccessFigures | null) => (a && a.requests ? `${sectorsPerRequest(a)} (ideal ${(a.idealSectors / a.requests).toFixed(1)})` : '—');
 
@@ -60,4 +61,23 @@ function wrap(text: string, width = 110): string[] {
   }
   if (line) lines.push(line);
   return lines;
+}
+
+/** A program's profiled launches: how it ended, then each launch as one kernel's profile. */
+export function renderProgramProfile(profile: ProgramProfile): string {
+  const e = profile.exit;
+  const ended = e.timedOut
+    ? 'was stopped at the time limit'
+    : e.cancelled
+      ? 'was cancelled'
+      : e.signal
+        ? `was killed by ${e.signal}`
+        : `exited with code ${e.code}`;
+  const out = [`${profile.command.join(' ')} ${ended}; ${profile.kernels.length} kernel launch${profile.kernels.length === 1 ? '' : 'es'} profiled.`];
+  if (profile.noCounters) {
+    const m = noCountersMessage(profile.noCounters.reason, profile.noCounters.detail, 'the program’s kernels');
+    out.push(`✗ ${m.headline}`, ...wrap(m.body.replace(/ Still given below:.*$/, '')).map((l) => `    ${l}`));
+  }
+  profile.kernels.forEach((k, i) => out.push('', `Launch ${i + 1}:`, renderProfile(k)));
+  return out.join('\n');
 }

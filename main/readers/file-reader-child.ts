@@ -11,7 +11,7 @@ import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
 import { NcuCsvError, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
 import { parseProfile } from '../../core/kernel-profile/profile';
-import { buildCounters } from '../../core/kernel-profile/profile-build';
+import { buildCounters, mainSourceFile, parseDims } from '../../core/kernel-profile/profile-build';
 import { FRAME, frameBytes, READER_MEMORY_ENV, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
 import { loadAddon } from '../native/addon';
 import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
@@ -54,6 +54,29 @@ async function ncuPages(job: Extract<ReaderJob, { kind: 'ncu-pages' }>): Promise
     const kernel = kernels.find((k) => k.kernelName === job.entry || k.kernelName.startsWith(`${job.entry}(`)) ?? kernels[0];
     if (!kernel) return refuse('not-profiled', 'ncu profiled no kernel');
     return { ok: true, value: buildCounters(kernel, parseSourcePage(source.bytes.toString('utf8')), job.sourceFile) };
+  } catch (error) {
+    if (error instanceof NcuCsvError) return refuse('refused', `ncu's pages could not be read: ${error.message}`);
+    throw error;
+  }
+}
+
+/** A program's launches: each raw row with its own source page, its lines in the file holding most of its samples. */
+async function ncuProgramPages(job: Extract<ReaderJob, { kind: 'ncu-program-pages' }>): Promise<ReaderAnswer> {
+  try {
+    const kernels = parseRawPage((await readRegularFile(job.rawPath, NCU_PAGE_BYTES)).bytes.toString('utf8'));
+    const out = [];
+    for (const [i, kernel] of kernels.entries()) {
+      const sourcePath = job.sourcePaths[i];
+      const pages = sourcePath ? parseSourcePage((await readRegularFile(sourcePath, NCU_PAGE_BYTES)).bytes.toString('utf8')) : [];
+      const sourceFile = mainSourceFile(pages) ?? '';
+      out.push({
+        name: kernel.kernelName,
+        grid: parseDims(kernel.gridSize),
+        block: parseDims(kernel.blockSize),
+        counters: buildCounters(kernel, pages, sourceFile),
+      });
+    }
+    return { ok: true, value: out };
   } catch (error) {
     if (error instanceof NcuCsvError) return refuse('refused', `ncu's pages could not be read: ${error.message}`);
     throw error;
@@ -110,6 +133,7 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
   },
   'sanitizer-reports': async (job) => ({ ok: true, value: await readReports(job.dir, job.tool) }),
   'ncu-pages': ncuPages,
+  'ncu-program-pages': ncuProgramPages,
   profile: (job) => savedProfile(job.path, job.maxBytes),
   'run-outcome': async (job) => {
     try {

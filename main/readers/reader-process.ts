@@ -28,6 +28,7 @@ export const READER_LIMITS: Record<ReaderJobKind, ReaderLimits> = {
   'sanitizer-report': { heapMb: 2048, memoryMb: 3072, timeoutMs: 120_000, answerBytes: 256 * MiB },
   'sanitizer-reports': { heapMb: 2048, memoryMb: 3072, timeoutMs: 120_000, answerBytes: 256 * MiB },
   'run-outcome': { heapMb: 1024, memoryMb: 2048, timeoutMs: 30_000, answerBytes: 256 * MiB },
+  'ncu-program-pages': { heapMb: 1024, memoryMb: 2048, timeoutMs: 120_000, answerBytes: 128 * MiB },
   'ncu-pages': { heapMb: 1024, memoryMb: 2048, timeoutMs: 60_000, answerBytes: 64 * MiB },
   profile: { heapMb: 512, memoryMb: 1024, timeoutMs: 20_000, answerBytes: 64 * MiB },
 };

@@ -5,11 +5,11 @@ import { test } from 'node:test';
 
 import { doctorChecks } from '../../core/discovery';
 import { counterAccess, parseProfilingAdminOnly } from '../../core/kernel-profile/counter-permission';
-import { ncuArguments } from '../../core/kernel-profile/ncu-args';
+import { ncuArguments, ncuProgramArguments, ncuSourcePageArguments } from '../../core/kernel-profile/ncu-args';
 import { inBaseUnit, ncuNumber, parseMetricRows, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
 import { classifyNcuFailure, noCountersMessage } from '../../core/kernel-profile/no-counters';
 import { parseProfile, type Profile } from '../../core/kernel-profile/profile';
-import { buildCounters, REQUIRED_METRICS, sameSourceFile } from '../../core/kernel-profile/profile-build';
+import { buildCounters, mainSourceFile, parseDims, REQUIRED_METRICS, sameSourceFile } from '../../core/kernel-profile/profile-build';
 import { compareProfiles } from '../../core/kernel-profile/profile-compare';
 import { effectiveBandwidth, profileFindings } from '../../core/kernel-profile/profile-findings';
 import { ROOT } from '../helpers/cli';
@@ -215,4 +215,25 @@ test('the doctor: ncu found or how to get it, and the counters restricted with h
   assert.match(denied.remedy!, /NVreg_RestrictProfilingToAdminUsers=0/);
   assert.equal(byId(checks(true, true, true), 'profiling-counters').status, 'ok');
   assert.equal(byId(checks(true, null), 'profiling-counters').status, 'not-run');
+});
+
+test("a program's arguments: every process followed, the launches asked, the program after --; one launch's source page", () => {
+  const args = ncuProgramArguments({ kernel: 'gemm|conv', skip: 2, count: 3, reportBase: '/tmp/p/profile', command: ['python3', 'train.py', '--epochs', '1'] });
+  assert.deepEqual(args.slice(0, 4), ['--target-processes', 'all', '--kernel-name-base', 'function']);
+  assert.deepEqual(args.slice(4, 6), ['--kernel-name', 'regex:gemm|conv']);
+  assert.deepEqual(args.slice(6, 10), ['--launch-skip', '2', '--launch-count', '3']);
+  assert.deepEqual(args.slice(args.indexOf('--')), ['--', 'python3', 'train.py', '--epochs', '1']);
+  assert.ok(!ncuProgramArguments({ kernel: null, skip: 0, count: 5, reportBase: 'r', command: ['./a'] }).includes('--kernel-name'));
+  assert.deepEqual(ncuSourcePageArguments('/tmp/p/profile.ncu-rep', 4).slice(0, 6), [
+    '--import',
+    '/tmp/p/profile.ncu-rep',
+    '--launch-skip',
+    '4',
+    '--launch-count',
+    '1',
+  ]);
+  assert.deepEqual(parseDims('(64, 256, 1)'), [64, 256, 1]);
+  assert.equal(parseDims('64x256'), null);
+  assert.equal(mainSourceFile(parseSourcePage(text('full-broken-source-cudasass.csv'))), '/work/main/samples/uncoalesced-access/broken.cu');
+  assert.equal(mainSourceFile([]), null);
 });

@@ -34,17 +34,7 @@ export function App({ store }: { store: WorkbenchStore }) {
     if (view !== 'diagnose') setDiagnoseToShow(false);
   }, [view]);
   const state = useStore(store);
-  const { loadDevices, loadInfo, loadProfiles } = state;
-  useEffect(() => {
-    void loadInfo();
-    void loadDevices();
-    void loadProfiles();
-  }, [loadDevices, loadInfo, loadProfiles]);
-  useEffect(installShortcuts, []);
-  // The editor marks the findings of the sanitizer report on screen, and only those.
-  useEffect(() => followSanitizerReport(store), [store]);
-  // And the kernel profile on screen, on its own file's lines only.
-  useEffect(() => followKernelProfile(store), [store]);
+  useAppStart(store);
   useCommand('showShortcuts', () => setShortcutsOpen(true));
   useCommand('nextRegion', () => focusNextRegion(1));
   useCommand('previousRegion', () => focusNextRegion(-1));
@@ -79,7 +69,7 @@ export function App({ store }: { store: WorkbenchStore }) {
         extra={
           <>
             {view === 'devices' && (
-              <button onClick={() => void loadDevices()} disabled={state.loading}>
+              <button onClick={() => void state.loadDevices()} disabled={state.loading}>
                 {state.loading ? 'Refreshing…' : 'Refresh'}
               </button>
             )}
@@ -142,4 +132,19 @@ export function App({ store }: { store: WorkbenchStore }) {
       {state.bundleDialog === 'export' && <ExportBundleDialog store={store} />}
     </div>
   );
+}
+
+/** What the app does once it starts: the host's facts, devices and profiles asked for; shortcuts; the editor's marks following what is on screen. */
+function useAppStart(store: WorkbenchStore): void {
+  const { loadDevices, loadInfo, loadProfiles } = store.getState();
+  useEffect(() => {
+    void loadInfo();
+    void loadDevices();
+    void loadProfiles();
+  }, [loadDevices, loadInfo, loadProfiles]);
+  useEffect(installShortcuts, []);
+  // The editor marks the findings of the sanitizer report on screen, and only those.
+  useEffect(() => followSanitizerReport(store), [store]);
+  // And the kernel profile on screen, on its own file's lines only.
+  useEffect(() => followKernelProfile(store), [store]);
 }

@@ -28,24 +28,44 @@ const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, ki
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const pathOf = (job: ReaderJob) => ('path' in job ? job.path : 'dir' in job ? job.dir : 'rawPath' in job ? job.rawPath : (job.xmlPath ?? job.textPath ?? ''));
 
-async function diagnosis(path: string, maxBytes: number): Promise<ReaderAnswer> {
+/**
+ * A JSON file the workbench wrote (a diagnosis, a kernel profile): read bounded, parsed within its role's limits,
+ * checked against its schema; each failure a refusal that says which file to open instead.
+ */
+async function workbenchJson(
+  path: string,
+  maxBytes: number,
+  kind: { refusal: string; role: 'diagnosis' | 'profile'; what: string; writer: string },
+  check: (value: unknown) => { ok: true; value: unknown } | { ok: false; error: string },
+): Promise<ReaderAnswer> {
   let bytes: Buffer;
   try {
     bytes = (await readRegularFile(path, maxBytes)).bytes;
   } catch (error) {
     return refuse('unreadable', `${path} could not be read: ${messageOf(error)}`);
   }
+  const hint = `open a file that \`${kind.writer}\` wrote.`;
   let value: unknown;
   try {
-    value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.diagnosis, basename(path));
+    value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS[kind.role], basename(path));
   } catch (error) {
-    return refuse('not-a-diagnosis', `${messageOf(error)}: open a file that \`gpu-workbench diagnose --json\` wrote.`);
+    return refuse(kind.refusal, `${messageOf(error)}: ${hint}`);
   }
-  const parsed = parseDiagnosisReport(value);
-  return parsed.ok
-    ? { ok: true, value: parsed.report }
-    : refuse('not-a-diagnosis', `${basename(path)} is not a diagnosis report (${parsed.error}): open a file that \`gpu-workbench diagnose --json\` wrote.`);
+  const parsed = check(value);
+  return parsed.ok ? { ok: true, value: parsed.value } : refuse(kind.refusal, `${basename(path)} is not ${kind.what} (${parsed.error}): ${hint}`);
 }
+
+const diagnosis = (path: string, maxBytes: number) =>
+  workbenchJson(path, maxBytes, { refusal: 'not-a-diagnosis', role: 'diagnosis', what: 'a diagnosis report', writer: 'gpu-workbench diagnose --json' }, (v) => {
+    const r = parseDiagnosisReport(v);
+    return r.ok ? { ok: true, value: r.report } : r;
+  });
+
+const savedProfile = (path: string, maxBytes: number) =>
+  workbenchJson(path, maxBytes, { refusal: 'not-a-profile', role: 'profile', what: 'a profile', writer: 'gpu-workbench profile --save' }, (v) => {
+    const r = parseProfile(v);
+    return r.ok ? { ok: true, value: r.profile } : r;
+  });
 
 async function ncuPages(job: Extract<ReaderJob, { kind: 'ncu-pages' }>): Promise<ReaderAnswer> {
   try {
@@ -81,25 +101,6 @@ async function ncuProgramPages(job: Extract<ReaderJob, { kind: 'ncu-program-page
     if (error instanceof NcuCsvError) return refuse('refused', `ncu's pages could not be read: ${error.message}`);
     throw error;
   }
-}
-
-async function savedProfile(path: string, maxBytes: number): Promise<ReaderAnswer> {
-  let bytes: Buffer;
-  try {
-    bytes = (await readRegularFile(path, maxBytes)).bytes;
-  } catch (error) {
-    return refuse('unreadable', `${path} could not be read: ${messageOf(error)}`);
-  }
-  let value: unknown;
-  try {
-    value = parseJsonWithin(bytes, BUNDLE_JSON_LIMITS.profile, basename(path));
-  } catch (error) {
-    return refuse('not-a-profile', `${messageOf(error)}: open a file that \`gpu-workbench profile --save\` wrote.`);
-  }
-  const parsed = parseProfile(value);
-  return parsed.ok
-    ? { ok: true, value: parsed.profile }
-    : refuse('not-a-profile', `${basename(path)} is not a profile (${parsed.error}): open a file that \`gpu-workbench profile --save\` wrote.`);
 }
 
 /** Each job's reading; an error the reader knows becomes a refusal of its kind, anything else a crash in words. */

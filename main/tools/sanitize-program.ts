@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -13,10 +12,9 @@ import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-find
 import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizeProgramArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
-import { groupLeaderHandle } from '../process/launcher';
-import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
 import { runReader } from '../readers/reader-process';
+import { runToolProgram } from './tool-program';
 import { BoundedOutput } from './bounded-output';
 import { findingCounter } from './finding-counter';
 import { streamRegularFile } from '../services/safe-fs';
@@ -40,9 +38,7 @@ export interface SanitizeProgramRequest {
 }
 
 /** When the tool was asked to stop: SIGTERM to its group, then SIGKILL this long after. */
-export const SANITIZER_STOP_GRACE_MS = 2_000;
-/** How long the output pipes may stay open after the tool exits (held by a process that left its group). */
-export const PIPES_AFTER_EXIT_MS = 2_000;
+const SANITIZER_STOP_GRACE_MS = 2_000;
 /** All of a run's XML together is read up to this size; past it, what was read is kept and the rest is said. */
 export const MAX_XML_BYTES = 512 * 2 ** 20;
 
@@ -77,63 +73,20 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     const programEnv = { ...process.env, ...request.env };
     // A CuPy program's kernels are compiled into a cache of the run's own, their sources saved, to find their lines in its .py.
     const cupyCache = await cupyKernelCache(programEnv, request.cwd, dir);
-    const child = spawn('/bin/sh', ['-c', GROUP_REAPER, 'gpu-workbench-sanitize', sanitizer.path, ...args], {
+    const count = request.onFindings ? findingCounter(request.tool, request.onFindings) : null;
+    const exit = await runToolProgram(sanitizer.path, args, {
+      name: 'gpu-workbench-sanitize',
       cwd: request.cwd,
       env: { ...programEnv, ...cupyCache.env },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-      detached: true,
+      timeoutMs: request.timeoutMs ?? 600_000,
+      stopGraceMs: SANITIZER_STOP_GRACE_MS,
+      signal: request.signal,
+      onOutput: request.onOutput,
+      onChunk: count ?? undefined,
+    }).catch((error: Error) => {
+      throw new Error(error.message.replace('gpu-workbench-sanitize could not be started', 'compute-sanitizer could not be started'));
     });
-    // The one handle of a child that leads its group: after its exit only the group is signalled, never a reused pid.
-    const handle = groupLeaderHandle(child, child.stdio[3]);
-    const output = new BoundedOutput();
-    const count = request.onFindings ? findingCounter(request.tool, request.onFindings) : null;
-    const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-      request.onOutput?.(chunk.toString('utf8'), stream);
-      output.push(chunk);
-      count?.(chunk);
-    };
-    child.stdout!.on('data', onData('stdout'));
-    child.stderr!.on('data', onData('stderr'));
-
-    let timedOut: { afterMs: number } | null = null;
-    let cancelled = false;
-    const stop = () => {
-      handle.kill('SIGTERM');
-      setTimeout(() => handle.kill('SIGKILL'), SANITIZER_STOP_GRACE_MS).unref();
-    };
-    const timeoutMs = request.timeoutMs ?? 600_000;
-    const watchdog = setTimeout(() => {
-      timedOut = { afterMs: timeoutMs };
-      stop();
-    }, timeoutMs);
-    let exited = false;
-    const onAbort = () => {
-      if (exited) return;
-      cancelled = true;
-      stop();
-    };
-    if (request.signal?.aborted) onAbort();
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    const exit = await new Promise<{ code: number | null; signal: string | null; spawnError: Error | null }>((resolve) => {
-      child.on('error', (error) => resolve({ code: null, signal: null, spawnError: error }));
-      child.on('exit', (code, signal) => {
-        exited = true;
-        clearTimeout(watchdog);
-        // The pipes close once all that holds them is gone; a process that left the group (a daemon it started)
-        // may hold them for ever: what came by then is what there is.
-        const late = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          resolve({ code, signal, spawnError: null });
-        }, PIPES_AFTER_EXIT_MS);
-        child.once('close', () => {
-          clearTimeout(late);
-          resolve({ code, signal, spawnError: null });
-        });
-      });
-    });
-    clearTimeout(watchdog);
-    if (exit.spawnError) throw new Error(`compute-sanitizer could not be started: ${exit.spawnError.message}`);
+    const { output, timedOut, cancelled } = exit;
 
     const report = await collectReport({
       tool: request.tool,

@@ -19,7 +19,7 @@ const STOP_GRACE_MS = 5_000;
 const PIPES_AFTER_EXIT_MS = 2_000;
 
 /**
- * Runs a CUDA tool (ncu) leading a program the user gave: the tool leads a process group of its own with a reaper in
+ * Runs a CUDA tool (compute-sanitizer, ncu) leading a program the user gave: the tool leads a process group of its own with a reaper in
  * it tied to the host, so the program dies with the host; a timeout or an abort stops the whole group (SIGTERM, then
  * SIGKILL after a grace). The output is kept bounded and streamed as it comes.
  */
@@ -31,10 +31,15 @@ export function runToolProgram(
     cwd: string;
     env: NodeJS.ProcessEnv;
     timeoutMs: number;
+    /** How long the tool may take to write its report after a stop before it is killed. */
+    stopGraceMs?: number;
     signal?: AbortLike;
     onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+    /** Each chunk as it came (a counter of findings reads them). */
+    onChunk?: (chunk: Buffer) => void;
   },
 ): Promise<ToolProgramRun> {
+  // The one handle of a child that leads its group: after its exit only the group is signalled, never a reused pid.
   const child = spawn('/bin/sh', ['-c', GROUP_REAPER, options.name, toolPath, ...args], {
     cwd: options.cwd,
     env: options.env,
@@ -44,8 +49,9 @@ export function runToolProgram(
   const handle = groupLeaderHandle(child, child.stdio[3]);
   const output = new BoundedOutput();
   const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-    output.push(chunk);
     options.onOutput?.(chunk.toString('utf8'), stream);
+    output.push(chunk);
+    options.onChunk?.(chunk);
   };
   child.stdout!.on('data', onData('stdout'));
   child.stderr!.on('data', onData('stderr'));
@@ -54,7 +60,7 @@ export function runToolProgram(
   let exited = false;
   const stop = () => {
     handle.kill('SIGTERM');
-    setTimeout(() => handle.kill('SIGKILL'), STOP_GRACE_MS).unref();
+    setTimeout(() => handle.kill('SIGKILL'), options.stopGraceMs ?? STOP_GRACE_MS).unref();
   };
   const watchdog = setTimeout(() => {
     timedOut = { afterMs: options.timeoutMs };
@@ -75,6 +81,8 @@ export function runToolProgram(
     child.on('exit', (code, signal) => {
       exited = true;
       clearTimeout(watchdog);
+      // The pipes close once all that holds them is gone; a process that left the group (a daemon it started) may hold
+      // them for ever: what came by then is what there is.
       const done = () => resolve({ code, signal, timedOut, cancelled, output });
       const late = setTimeout(() => {
         child.stdout?.destroy();

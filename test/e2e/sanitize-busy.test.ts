@@ -96,11 +96,19 @@ describe('two windows of one host, one compute-sanitizer', () => {
     await rerunNote.filter({ hasText: idle.note }).waitFor();
     assert.equal(await a.getByTestId('sanitizer-rerun').isDisabled(), idle.disabled, 'the button is as it was before the run');
 
-    // The second window asks again: it runs, and its refusal gives way to the findings.
-    await sanitizeProgram(b, 'python3 quick.py');
+    // The second window asks again: it runs, and its refusal gives way to the findings. The cancelled run lets the
+    // tool go once its group is stopped and its report read, which a loaded machine may take a few seconds over:
+    // until then the host refuses in the same words (asserted above), and the window asks again.
     const view = b.getByTestId('sanitizer-view');
-    // The API error the fault left behind is folded under it: 4 findings, 3 places.
-    await view.getByText(/memcheck found 4 findings in 3 places/).waitFor({ timeout: 30_000 });
+    const found = view.getByText(/memcheck found 4 findings in 3 places/);
+    for (let attempt = 0; ; attempt++) {
+      await sanitizeProgram(b, 'python3 quick.py');
+      // The API error the fault left behind is folded under it: 4 findings, 3 places.
+      await found.or(refused).first().waitFor({ timeout: 30_000 });
+      if (await found.count()) break;
+      assert.ok(attempt < 10, 'the tool was never free again after the first run was cancelled');
+      await b.waitForTimeout(1_000);
+    }
     assert.equal(await refused.count(), 0);
     assert.deepEqual(first.errors, []);
     assert.deepEqual(second.errors, []);

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { findNvcc } from '../../main/compile/nvcc';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
+import { openByPath } from '../helpers/ui';
 import { assertInsideWindow } from '../helpers/viewports';
 
 // The README's pictures, taken from the real app, in both themes. They go to test-results/ on every
@@ -94,6 +95,19 @@ test('light, 1024×700: an OOM snapshot in the Memory tab beside the side panel,
   await assertInsideWindow(page, page.getByTestId('memory-timeline').getByRole('application'), 'the timeline');
   await page.mouse.move(0, 0);
   await page.screenshot({ path: join(folder, 'screenshot-memory-1024-light.png') });
+  await context.close();
+});
+
+test('dark: a kernel profile recorded on an H100 on its own lines: the heat margin, line 7 uncoalesced, the Profile tab', async () => {
+  const context = await app.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
+  const page = await context.newPage();
+  await page.goto(app.serve.url);
+  await page.getByTestId('tab').first().waitFor();
+  await openByPath(page, join(ROOT, 'samples/uncoalesced-access/broken.cu'));
+  await openByPath(page, join(ROOT, 'test/fixtures/ncu/profile-broken.json'));
+  await page.getByTestId('profile-view').getByTestId('profile-finding').first().waitFor();
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(folder, 'screenshot-profile-dark.png') });
   await context.close();
 });
 

@@ -6,12 +6,11 @@ import { test } from 'node:test';
 
 import type { Page } from 'playwright-core';
 
-import { timelineFromRun } from '../../core/memory/run-timeline';
 import { timelineTraceChunks } from '../../core/memory/timeline-trace';
 import { seriousViolations, unnamedOrDuplicateControls } from '../helpers/a11y';
 import { openWorkbenchPage } from '../helpers/browser';
 import { ROOT } from '../helpers/cli';
-import { MiB, recordedRun, samplesAround, withEventLog } from '../helpers/run-log';
+import { neverFreesTimeline } from '../helpers/run-log';
 import { serveWithBrowser } from '../helpers/serve';
 import { VIEWPORTS } from '../helpers/ui';
 import { assertInsideWindow } from '../helpers/viewports';
@@ -28,20 +27,7 @@ copyFileSync(join(ROOT, 'test/fixtures/sanitizer/h100/memcheck-oob.txt'), SANITI
 // A Chrome trace as `gpu-workbench run --trace` writes it: the recorded never-frees run's event log with the device's
 // memory sampled around it (written the same way, by timelineTraceChunks).
 const TRACE = join(work, 'never-frees.trace.json');
-{
-  const run = recordedRun('never-frees');
-  const logged = withEventLog(run, [
-    { op: 'alloc', buffer: 'a', address: '0x7f3a01e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'b', address: '0x7f3a02e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'c', address: '0x7f3a03e00100', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'a', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'b', bytes: 4 * MiB },
-    { op: 'launch' },
-    { op: 'download', buffer: 'c', bytes: 4 * MiB },
-  ]);
-  const timeline = timelineFromRun(logged, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB, foreignBytes: MiB, untilMs: 50 }));
-  writeFileSync(TRACE, [...timelineTraceChunks([timeline], { source: 'gpu-workbench run --trace' })].join(''));
-}
+writeFileSync(TRACE, [...timelineTraceChunks([neverFreesTimeline()], { source: 'gpu-workbench run --trace' })].join(''));
 
 const newPage = (viewport: (typeof VIEWPORTS)[number]) => openWorkbenchPage(app.browser, app.serve.url, { viewport });
 

@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { timelineFromRun } from '../../core/memory/run-timeline';
 import type { SampleSeries } from '../../core/memory/samples';
+import type { Timeline } from '../../core/memory/timeline';
 import type { RunLogEvent } from '../../core/runner/event-log';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { RunResult } from '../../core/runner/run-result';
@@ -112,4 +114,22 @@ export function samplesAround(opts: { runnerPid: number; runnerBytes: (ms: numbe
     samples,
     dropped: 0,
   };
+}
+
+/**
+ * The recorded never-frees run as the Memory tab draws it: its three 4 MiB buffers allocated, two uploaded, the launch
+ * and the read-back in its event log, with the device's memory sampled around it (the runner and a foreign process).
+ */
+export function neverFreesTimeline(): Timeline {
+  const run = recordedRun('never-frees');
+  const logged = withEventLog(run, [
+    { op: 'alloc', buffer: 'a', address: '0x7f3a01e00100', bytes: 4 * MiB },
+    { op: 'alloc', buffer: 'b', address: '0x7f3a02e00100', bytes: 4 * MiB },
+    { op: 'alloc', buffer: 'c', address: '0x7f3a03e00100', bytes: 4 * MiB },
+    { op: 'upload', buffer: 'a', bytes: 4 * MiB },
+    { op: 'upload', buffer: 'b', bytes: 4 * MiB },
+    { op: 'launch' },
+    { op: 'download', buffer: 'c', bytes: 4 * MiB },
+  ]);
+  return timelineFromRun(logged, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB, foreignBytes: MiB, untilMs: 50 }));
 }

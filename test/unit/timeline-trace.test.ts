@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { chromeTraceChunks, TraceTooLargeError } from '../../core/memory/chrome-trace';
-import { timelineFromRun } from '../../core/memory/run-timeline';
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { snapshotTimelines } from '../../core/memory/memory-open';
 import { timelineFromSamples } from '../../core/memory/samples-timeline';
@@ -14,24 +13,12 @@ import { countTimelineTraceEvents, estimateTimelineTraceBytes, timelineTraceChun
 import { unpickle } from '../../core/memory/unpickle';
 import { validateChromeTrace } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
-import { MiB, recordedRun, samplesAround, withEventLog } from '../helpers/run-log';
+import { MiB, neverFreesTimeline, samplesAround } from '../helpers/run-log';
 
 const H100 = join(ROOT, 'test/fixtures/snapshots/h100');
 const model = (name: string) => buildSnapshotModel(unpickle(new Uint8Array(readFileSync(join(H100, name)))));
 
-function runTimeline(): Timeline {
-  const run = recordedRun('never-frees');
-  const logged = withEventLog(run, [
-    { op: 'alloc', buffer: 'a', address: '0x7f3a01e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'b', address: '0x7f3a02e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'c', address: '0x7f3a03e00100', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'a', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'b', bytes: 4 * MiB },
-    { op: 'launch' },
-    { op: 'download', buffer: 'c', bytes: 4 * MiB },
-  ]);
-  return timelineFromRun(logged, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB, foreignBytes: MiB, untilMs: 50 }));
-}
+const runTimeline = neverFreesTimeline;
 
 test('a run’s timeline as a Chrome trace: counters, spans and allocations as complete events, markers as instants, names', () => {
   const t = runTimeline();

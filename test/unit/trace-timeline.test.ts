@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { timelineFromRun } from '../../core/memory/run-timeline';
 import { SPAN_LANES, type Timeline } from '../../core/memory/timeline';
 import { summarizeTimeline } from '../../core/memory/timeline-model';
 import { timelineTraceChunks } from '../../core/memory/timeline-trace';
 import { isChromeTrace, timelinesFromChromeTrace, TRACE_TABLE_ROWS, TraceFormatError } from '../../core/memory/trace-timeline';
-import { MiB, recordedRun, samplesAround, withEventLog } from '../helpers/run-log';
+import { neverFreesTimeline } from '../helpers/run-log';
 
 // Issue 26: a Chrome trace opened (as `run --trace` or the Memory tab's Export trace writes it) is drawn by the memory
 // timeline, not only pointed to Perfetto; any trace's events with a duration are also listed, by name, with their times.
 
-function runTimeline(): Timeline {
-  const run = recordedRun('never-frees');
-  const logged = withEventLog(run, [
-    { op: 'alloc', buffer: 'a', address: '0x7f3a01e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'b', address: '0x7f3a02e00100', bytes: 4 * MiB },
-    { op: 'alloc', buffer: 'c', address: '0x7f3a03e00100', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'a', bytes: 4 * MiB },
-    { op: 'upload', buffer: 'b', bytes: 4 * MiB },
-    { op: 'launch' },
-    { op: 'download', buffer: 'c', bytes: 4 * MiB },
-  ]);
-  return timelineFromRun(logged, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB, foreignBytes: MiB, untilMs: 50 }));
-}
+const runTimeline = neverFreesTimeline;
 
 const lanesOf = (t: Timeline) => [...t.spans.lane].map((l) => SPAN_LANES[l]).sort();
 

@@ -87,7 +87,10 @@ async function ncuProgramPages(job: Extract<ReaderJob, { kind: 'ncu-program-page
     const out = [];
     for (const [i, kernel] of kernels.entries()) {
       const sourcePath = job.sourcePaths[i];
-      const pages = sourcePath ? parseSourcePage((await readRegularFile(sourcePath, NCU_PAGE_BYTES)).bytes.toString('utf8')) : [];
+      const all = sourcePath ? parseSourcePage((await readRegularFile(sourcePath, NCU_PAGE_BYTES)).bytes.toString('utf8')) : [];
+      // The page exported for this launch; should ncu print other launches' too, only this kernel's function is its.
+      const own = all.filter((page) => page.functionName === kernel.kernelName);
+      const pages = own.length ? own : all;
       const sourceFile = mainSourceFile(pages) ?? '';
       out.push({
         name: kernel.kernelName,

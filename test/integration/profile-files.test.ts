@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +44,13 @@ test('not a profile, a figure out of range, too large, or deeply nested: refused
   const deep = join(dir, 'deep.json');
   writeFileSync(deep, '['.repeat(100_000) + ']'.repeat(100_000));
   assert.equal((await refusal(deep, 1 << 20)).kind, 'not-a-profile');
+  // Not a regular file: a FIFO named like a profile, and a device, are refused at once, never read.
+  const fifo = join(dir, 'fifo.json');
+  execFileSync('mkfifo', [fifo]);
+  const started = Date.now();
+  assert.equal((await refusal(fifo)).kind, 'unreadable');
+  assert.equal((await refusal('/dev/zero')).kind, 'unreadable');
+  assert.ok(Date.now() - started < 5_000, 'refused without waiting on the FIFO');
 });
 
 test('profile --compare with a file that is not a profile: exit 64 and the reason, no stack trace', async () => {

@@ -190,6 +190,23 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     'sanitize.open': () => ({ xmlPath: inside(), textPath: rand() < 0.5 ? inside() : '/dev/zero', tool: null }),
     // serve runs no program the browser names (it was not started with --allow-programs): the marker never appears.
     'sanitize.program': () => ({ command: ['/bin/sh', '-c', `touch ${join(dir, 'ran')}`], cwd: dir, tool: 'memcheck' }),
+    // The profile and the check gate: a plan whose kernel names an include folder that is a command, a plan path and a
+    // saved profile anywhere; nothing runs without a GPU, nothing outside the workspace is read.
+    'profile.open': () => ({ path: rand() < 0.5 ? inside() : pick(['/etc/shadow', '/dev/zero', '/proc/self/mem']) }),
+    'profile.run': () => ({
+      plan: {
+        version: 1,
+        kernels: [{ id: 'k', entry: 'k', source: '__global__ void k(){}', options: { includePaths: [`$(touch ${join(dir, 'ran')})`] } }],
+        buffers: [],
+        steps: [{ op: 'launch', kernel: 'k', grid: [1, 1, 1], block: [1, 1, 1], args: [] }],
+      },
+      planPath: rand() < 0.5 ? inside() : '/etc/passwd',
+      step: pick([0, -1, 1e9, 'x']),
+    }),
+    'check.plan': () => ({
+      plan: { version: 1, kernels: [{ id: 'k', entry: 'k', source: '__global__ void k(){}' }], buffers: [], steps: [{ op: 'sync' }] },
+      planPath: rand() < 0.5 ? inside() : '/etc/passwd',
+    }),
     'sanitize.plan': () => ({
       plan: {
         version: 1,

@@ -8,10 +8,11 @@ import { counterAccess, parseProfilingAdminOnly } from '../../core/kernel-profil
 import { ncuArguments, ncuProgramArguments, ncuSourcePageArguments } from '../../core/kernel-profile/ncu-args';
 import { inBaseUnit, ncuNumber, parseMetricRows, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
 import { classifyNcuFailure, noCountersMessage } from '../../core/kernel-profile/no-counters';
-import { parseProfile, type Profile } from '../../core/kernel-profile/profile';
+import { parseProfile, programProfileSchema, type Profile } from '../../core/kernel-profile/profile';
 import { buildCounters, mainSourceFile, parseDims, REQUIRED_METRICS, sameSourceFile } from '../../core/kernel-profile/profile-build';
 import { compareProfiles } from '../../core/kernel-profile/profile-compare';
 import { effectiveBandwidth, profileFindings } from '../../core/kernel-profile/profile-findings';
+import { renderProfile, renderProgramProfile } from '../../main/cli/render-profile';
 import { ROOT } from '../helpers/cli';
 
 /** Nsight Compute 2025.3.1 on an H100, recorded by scripts/gpu-record-ncu.sh (samples/uncoalesced-access, vector-add). */
@@ -236,4 +237,27 @@ test("a program's arguments: every process followed, the launches asked, the pro
   assert.equal(parseDims('64x256'), null);
   assert.equal(mainSourceFile(parseSourcePage(text('full-broken-source-cudasass.csv'))), '/work/main/samples/uncoalesced-access/broken.cu');
   assert.equal(mainSourceFile([]), null);
+});
+
+test("a program's profile recorded on an H200: checked by its schema, its uncoalesced line named, PyTorch's vector stores not blamed", () => {
+  const program = (name: string) => {
+    const parsed = programProfileSchema.safeParse(JSON.parse(readFileSync(join(DIR, name), 'utf8')));
+    assert.ok(parsed.success, parsed.success ? '' : parsed.error.message);
+    return parsed.data;
+  };
+  const transpose = program('program-transpose-h200.json');
+  assert.equal(transpose.kernels.length, 1);
+  const text = renderProgramProfile(transpose);
+  assert.match(text, /exited with code 0; 1 kernel launch profiled/);
+  assert.match(text, /broken\.cu:7 .*stores 32\.0 \(ideal 4\.0\)/);
+  assert.ok(profileFindings(transpose.kernels[0]!).some((f) => f.severity === 'problem' && /^Line 7: each store request moves 32\.0 sectors/.test(f.headline)));
+  const torch = program('program-pytorch-h200.json');
+  assert.deepEqual(
+    torch.kernels.map((k) => k.kernel.entry.match(/<4, (\w+)/)?.[1]),
+    ['FillFunctor', 'AUnaryFunctor'],
+  );
+  for (const k of torch.kernels) {
+    assert.equal(k.kernel.sourceFile, '', 'PyTorch ships no -lineinfo: no lines');
+    assert.ok(!profileFindings(k).some((f) => f.severity === 'problem' && /coalesc/i.test(f.headline)), renderProfile(k));
+  }
 });

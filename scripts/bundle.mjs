@@ -63,6 +63,7 @@ await Promise.all([
       { in: r('bench/timeline-fps.ts'), out: 'bench/timeline-fps' },
       { in: r('bench/nvml-sampling.ts'), out: 'bench/nvml-sampling' },
       { in: r('bench/diagnose-bench.ts'), out: 'bench/diagnose-bench' },
+      { in: r('bench/diagnose-steps.ts'), out: 'bench/diagnose-steps' },
       { in: r('bench/profile-bench.ts'), out: 'bench/profile-bench' },
       // The readers' mutation fuzz, one process per reader (test/integration/reader-fuzz.test.ts starts it).
       { in: r('test/fuzz/fuzz-child.ts'), out: 'test/fuzz/fuzz-child' },

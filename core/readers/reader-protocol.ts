@@ -30,6 +30,8 @@ export type ReaderJobKind = ReaderJob['kind'];
 
 /** Set for a reader started without `ulimit` (a utility process): it caps its own writable memory before it reads. */
 export const READER_MEMORY_ENV = 'GPU_WORKBENCH_READER_MEMORY_MB';
+/** After the job: the reader waits to be told to go (its standard input closing, or a message in the desktop app). */
+export const READER_WAIT_ARG = '--wait';
 
 /** A refusal's kind: the file's fault (refused, not-*), or the reader's limits (too-large, out-of-memory, timed-out). */
 export type ReaderRefusal = { ok: false; kind: string; message: string };

@@ -1,6 +1,6 @@
 import { app, utilityProcess, type UtilityProcess } from 'electron';
 
-import { READER_MEMORY_ENV } from '../../core/readers/reader-protocol';
+import { READER_MEMORY_ENV, READER_WAIT_ARG } from '../../core/readers/reader-protocol';
 import { signalGroup, type ChildHandle, type ProcessLauncher } from '../process/launcher';
 import type { ReaderLauncher } from '../readers/reader-process';
 import { GoneRouter, watchUtilityExit, type ExitStatus } from './utility-exit';
@@ -67,7 +67,7 @@ export const utilityLauncher: ProcessLauncher = {
  * The desktop app starts file readers as utility processes too (its packaged binary does not run as Node). The
  * heap limit is V8's; the reader caps its own writable memory, leads a group and dies with the app before it reads.
  */
-export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits) => {
+export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits, waits) => {
   const closers: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
   let status: ExitStatus | undefined;
   let outputEnded = false;
@@ -80,7 +80,7 @@ export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits) => {
   let pid: number | undefined;
   const child = forkWatched(
     entry,
-    [job],
+    waits ? [job, READER_WAIT_ARG] : [job],
     {
       serviceName: router.serviceName('reader'),
       stdio: ['ignore', 'pipe', 'ignore'],
@@ -108,5 +108,6 @@ export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits) => {
     onClose: (handler) => closers.push(handler),
     // A utility process that cannot start ends with an exit code (or a launch-failed gone): its close says so.
     onError: () => undefined,
+    go: () => child.postMessage('go'),
   };
 };

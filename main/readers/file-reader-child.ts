@@ -2,7 +2,7 @@
  * A reader process: reads one file from outside, as the host asked (core/readers/reader-protocol.ts), and answers in
  * frames on its standard output. It runs under a heap limit, a memory limit and a time limit set by the host
  * (main/readers/reader-process.ts): a file that makes V8 abort ends this process, and the host says so in words.
- *   node file-reader.js '<job as JSON>'
+ *   node file-reader.js '<job as JSON>' [--wait]
  */
 import { basename } from 'node:path';
 
@@ -12,7 +12,7 @@ import { parseJsonWithin } from '../../core/json-limits';
 import { NcuCsvError, parseRawPage, parseSourcePage } from '../../core/kernel-profile/ncu-csv';
 import { parseProfile } from '../../core/kernel-profile/profile';
 import { buildCounters, mainSourceFile, parseDims } from '../../core/kernel-profile/profile-build';
-import { FRAME, frameBytes, READER_MEMORY_ENV, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
+import { FRAME, frameBytes, READER_MEMORY_ENV, READER_WAIT_ARG, type FrameType, type ReaderAnswer, type ReaderJob } from '../../core/readers/reader-protocol';
 import { loadAddon } from '../native/addon';
 import { BundleRefusedError, openBundleView } from '../bundle/read-bundle';
 import { PlanFileError, readRunOutcome } from '../services/plan-files';
@@ -164,6 +164,17 @@ function limitSelf(): string | null {
   return null;
 }
 
+/** A reader started before its files were whole waits for the host's word: its standard input closing, or a message. */
+function toldToGo(): Promise<void> {
+  const port = (process as { parentPort?: { once(event: 'message', listener: () => void): void } }).parentPort;
+  return new Promise((go) => {
+    if (port) return port.once('message', () => go());
+    process.stdin.on('data', () => undefined);
+    process.stdin.once('end', () => go());
+    process.stdin.once('error', () => go());
+  });
+}
+
 async function main(): Promise<void> {
   let job: ReaderJob;
   try {
@@ -175,6 +186,7 @@ async function main(): Promise<void> {
   }
   const unlimited = limitSelf();
   if (unlimited) return void write(FRAME.answer, refuse('crashed', `${pathOf(job)} was not opened: ${unlimited}.`));
+  if (process.argv[3] === READER_WAIT_ARG) await toldToGo();
   let answer: ReaderAnswer;
   try {
     answer = await (JOBS[job.kind] as (j: ReaderJob) => Promise<ReaderAnswer>)(job);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 import type { AbortLike } from '../../core/api/channels';
-import { FRAME, FrameReader, type ReaderAnswer, type ReaderJob, type ReaderJobKind } from '../../core/readers/reader-protocol';
+import { FRAME, FrameReader, READER_WAIT_ARG, type ReaderAnswer, type ReaderJob, type ReaderJobKind } from '../../core/readers/reader-protocol';
 import { distEntry } from '../paths';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
@@ -65,16 +65,21 @@ export interface ReaderChild {
   kill(): void;
   onClose(handler: (code: number | null, signal: NodeJS.Signals | null) => void): void;
   onError(handler: (error: Error) => void): void;
+  /** A reader started to wait (`waits`): it reads now. */
+  go(): void;
 }
 
-/** How a reader is started: a plain Node child here (serve, the CLI); a utility process in the desktop app. */
-export type ReaderLauncher = (entry: string, job: string, limits: ReaderLimits) => ReaderChild;
+/**
+ * How a reader is started: a plain Node child here (serve, the CLI); a utility process in the desktop app. One that
+ * `waits` is started before its file is complete (a tool still writing it) and reads when told to go.
+ */
+export type ReaderLauncher = (entry: string, job: string, limits: ReaderLimits, waits: boolean) => ReaderChild;
 
 /**
  * A reader under /bin/sh: `ulimit -d` caps all its writable memory before Node starts, and it leads a process group
  * beside a reaper that reads the host's end of fd 3 (main/process/sanitizer-launcher.ts), so it dies with the host.
  */
-export const defaultReaderLauncher: ReaderLauncher = (entry, job, limits) => {
+export const defaultReaderLauncher: ReaderLauncher = (entry, job, limits, waits) => {
   const child = spawn(
     '/bin/sh',
     [
@@ -86,15 +91,19 @@ export const defaultReaderLauncher: ReaderLauncher = (entry, job, limits) => {
       '--stack-size=2048',
       entry,
       job,
+      ...(waits ? [READER_WAIT_ARG] : []),
     ],
-    { stdio: ['ignore', 'pipe', 'ignore', 'pipe'], detached: true },
+    // A waiting reader reads once its standard input closes.
+    { stdio: [waits ? 'pipe' : 'ignore', 'pipe', 'ignore', 'pipe'], detached: true },
   );
+  child.stdin?.on('error', () => undefined);
   const handle = groupLeaderHandle(child, child.stdio[3]);
   return {
     stdout: child.stdout!,
     kill: () => handle.kill('SIGKILL'),
     onClose: (handler) => child.once('close', handler),
     onError: (handler) => child.once('error', handler),
+    go: () => child.stdin?.end(),
   };
 };
 
@@ -116,6 +125,11 @@ async function slot(signal?: AbortLike): Promise<() => void> {
       signal?.addEventListener('abort', () => resolve(), { once: true });
     });
   }
+  return taken();
+}
+
+/** A slot taken now (the caller saw one free). */
+function taken(): () => void {
   running++;
   let released = false;
   return () => {
@@ -138,6 +152,74 @@ function endedWithout(what: string, limits: ReaderLimits, code: number | null, s
 }
 
 /**
+ * A reader's answer, once it ends: its frames read within its limits. `begin` names what it reads, and starts its time
+ * limit and its cancel; what it said before then (an early crash) is kept for when it is asked.
+ */
+function answerOf<T>(child: ReaderChild, limits: ReaderLimits): { answer: Promise<ReaderResult<T>>; begin(what: string, options: ReaderOptions): void } {
+  let what = 'a file';
+  let options: ReaderOptions = {};
+  let begin: (name: string, asked: ReaderOptions) => void = () => undefined;
+  const answer = new Promise<ReaderResult<T>>((resolve, reject) => {
+    let failure: ReaderError | null = null;
+    let said: ReaderAnswer | null = null;
+    let body: Uint8Array | null = null;
+    let closed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = (error: () => ReaderError) => {
+      failure ??= error();
+      child.kill();
+    };
+    const json = (payload: Uint8Array): unknown => {
+      try {
+        return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8'));
+      } catch {
+        stop(() => new ReaderError('crashed', `${what} was not opened: its reader's answer was not readable.`));
+        return null;
+      }
+    };
+    const frames = new FrameReader(limits.answerBytes, (type, payload) => {
+      if (failure) return;
+      if (type === FRAME.progress) options.onProgress?.(json(payload));
+      else if (type === FRAME.body) body = payload;
+      else if (type === FRAME.answer) said = json(payload) as ReaderAnswer | null;
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (failure) return;
+      try {
+        frames.push(chunk);
+      } catch (error) {
+        stop(() => new ReaderError('too-large', `${what} was not opened: ${error instanceof Error ? error.message : String(error)}.`));
+      }
+    });
+    begin = (name, asked) => {
+      what = name;
+      options = asked;
+      timer = setTimeout(
+        () =>
+          stop(
+            () => new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${limits.timeoutMs / 1000} s, so its reader was stopped.`),
+          ),
+        limits.timeoutMs,
+      );
+      const cancel = () => !closed && stop(() => new ReaderError('cancelled', `Reading ${what} was cancelled.`));
+      if (asked.signal?.aborted) cancel();
+      asked.signal?.addEventListener('abort', cancel, { once: true });
+    };
+    child.onError((error) => stop(() => new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
+    child.onClose((code, signal) => {
+      closed = true;
+      clearTimeout(timer);
+      if (failure) return reject(failure);
+      const a = said as ReaderAnswer | null;
+      if (!a || frames.partial) return reject(endedWithout(what, limits, code, signal));
+      if (!a.ok) return reject(new ReaderError(a.kind, a.message));
+      resolve({ value: a.value as T, body });
+    });
+  });
+  return { answer, begin: (name, asked) => begin(name, asked) };
+}
+
+/**
  * Reads one file from outside in a reader process of its own (dist/main/file-reader.js): its heap limited by V8, all
  * its writable memory by RLIMIT_DATA, its time by a SIGKILL, its answer by a byte count. It dies with the host even
  * when the host is SIGKILLed, and a cancel kills it at once. A reader that aborts, is killed or answers too much is a ReaderError in words; the host goes on.
@@ -146,57 +228,58 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
   const limits = { ...READER_LIMITS[job.kind], ...options.limits };
   const release = await slot(options.signal);
   try {
-    return await new Promise<ReaderResult<T>>((resolve, reject) => {
-      if (options.signal?.aborted) return reject(new ReaderError('cancelled', `Reading ${what} was cancelled.`));
-      const child = launcher(distEntry('file-reader.js'), JSON.stringify(job), limits);
-      let failure: ReaderError | null = null;
-      let answer: ReaderAnswer | null = null;
-      let body: Uint8Array | null = null;
-      const stop = (error: ReaderError) => {
-        failure ??= error;
-        child.kill();
-      };
-      const json = (payload: Uint8Array): unknown => {
-        try {
-          return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8'));
-        } catch {
-          stop(new ReaderError('crashed', `${what} was not opened: its reader's answer was not readable.`));
-          return null;
-        }
-      };
-      const frames = new FrameReader(limits.answerBytes, (type, payload) => {
-        if (failure) return;
-        if (type === FRAME.progress) options.onProgress?.(json(payload));
-        else if (type === FRAME.body) body = payload;
-        else if (type === FRAME.answer) answer = json(payload) as ReaderAnswer | null;
-      });
-      child.stdout.on('data', (chunk: Buffer) => {
-        if (failure) return;
-        try {
-          frames.push(chunk);
-        } catch (error) {
-          stop(new ReaderError('too-large', `${what} was not opened: ${error instanceof Error ? error.message : String(error)}.`));
-        }
-      });
-      const timer = setTimeout(
-        () =>
-          stop(new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${limits.timeoutMs / 1000} s, so its reader was stopped.`)),
-        limits.timeoutMs,
-      );
-      let closed = false;
-      options.signal?.addEventListener('abort', () => !closed && stop(new ReaderError('cancelled', `Reading ${what} was cancelled.`)), { once: true });
-      child.onError((error) => stop(new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
-      child.onClose((code, signal) => {
-        closed = true;
-        clearTimeout(timer);
-        if (failure) return reject(failure);
-        const a = answer as ReaderAnswer | null;
-        if (!a || frames.partial) return reject(endedWithout(what, limits, code, signal));
-        if (!a.ok) return reject(new ReaderError(a.kind, a.message));
-        resolve({ value: a.value as T, body });
-      });
-    });
+    if (options.signal?.aborted) throw new ReaderError('cancelled', `Reading ${what} was cancelled.`);
+    const read = answerOf<T>(launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, false), limits);
+    read.begin(what, options);
+    return await read.answer;
   } finally {
     release();
   }
+}
+
+/** A reader started before its files are whole: `read` lets it read them now; `dispose` ends it unread. */
+export interface WaitingReader {
+  read<T>(what: string, options?: ReaderOptions): Promise<ReaderResult<T>>;
+  dispose(): void;
+}
+
+/** Readers started early at once, beside the read slots: each idles until its tool ends, and then reads a tool's report. */
+export const MAX_WAITING_READERS = 2;
+let waitingReaders = 0;
+
+/**
+ * A reader for files a tool is still writing (compute-sanitizer's XML, while the program runs): its process starts now
+ * and waits, so its start-up (a Node process, its bundle) is spent beside the tool instead of after it. It takes no
+ * read slot (a long tool run would hold it from files a person opens meanwhile), but at most MAX_WAITING_READERS
+ * wait at once: past that, `read` starts one as runReader does.
+ */
+export function startWaitingReader(job: ReaderJob): WaitingReader {
+  if (waitingReaders >= MAX_WAITING_READERS) return { read: (what, options) => runReader(job, what, options), dispose: () => undefined };
+  waitingReaders++;
+  let released = false;
+  const release = () => {
+    if (!released) waitingReaders--;
+    released = true;
+  };
+  const limits = READER_LIMITS[job.kind];
+  const child = launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, true);
+  let used = false;
+  // Its end is awaited from the start, so an early exit (a reader that could not start) is not lost before `read`.
+  const ending = answerOf<unknown>(child, limits);
+  ending.answer.catch(() => undefined).finally(release);
+  return {
+    read: <T>(what: string, options: ReaderOptions = {}) => {
+      if (used) return Promise.reject(new Error('a waiting reader reads once'));
+      used = true;
+      ending.begin(what, options);
+      child.go();
+      return ending.answer as Promise<ReaderResult<T>>;
+    },
+    dispose: () => {
+      if (used) return;
+      used = true;
+      child.kill();
+      release();
+    },
+  };
 }

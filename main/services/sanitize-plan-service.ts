@@ -12,7 +12,7 @@ import { sanitizerLauncher } from '../process/sanitizer-launcher';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
-import { collectReport, requireSanitizer } from '../tools/sanitize-program';
+import { collectReport, requireSanitizer, startReportsReader } from '../tools/sanitize-program';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { runPlan, type RunOutcome } from './run-service';
@@ -50,6 +50,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
   let pool: RunnerPool | null = null;
   let toolExit: { code: number | null; signal: string | null } = { code: null, signal: null };
+  const reader = startReportsReader(dir, request.tool);
   try {
     pool = new RunnerPool({
       launcher: sanitizerLauncher(
@@ -93,11 +94,13 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
       output,
       dir,
       runner: true,
+      reader,
     });
     const memory = outcome.result?.memory ?? [];
     report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));
     return { outcome, report };
   } finally {
+    reader.dispose();
     await pool?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }

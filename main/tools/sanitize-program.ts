@@ -13,7 +13,7 @@ import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sani
 import { DEFAULT_SANITIZER_OPTIONS, sanitizeProgramArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
-import { runReader } from '../readers/reader-process';
+import { runReader, startWaitingReader, type WaitingReader } from '../readers/reader-process';
 import { runToolProgram } from './tool-program';
 import { BoundedOutput } from './bounded-output';
 import { findingCounter } from './finding-counter';
@@ -68,6 +68,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
+  const reader = startReportsReader(dir, request.tool);
   try {
     const args = sanitizeProgramArguments(options, join(dir, 'report-%p.xml'), request.command);
     const programEnv = { ...process.env, ...request.env };
@@ -100,10 +101,12 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
       started,
       output,
       dir,
+      reader,
     });
     const placed = await placeCupyKernels(report.groups, { cache: cupyCache, command: request.command, cwd: request.cwd });
     return { ...report, groups: placed.groups, problems: [...report.problems, ...placed.problems] };
   } finally {
+    reader.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -123,7 +126,12 @@ export interface CollectedRun {
   dir: string;
   /** The program under the tool was the workbench's runner (a plan re-run): what it left allocated is its own (arrangeFindings). */
   runner?: boolean;
+  /** A reader started for `dir` beside the tool (startReportsReader), so its start-up is not paid after the tool. */
+  reader?: WaitingReader;
 }
+
+/** The reader of a run's XML, started while the tool runs; the caller disposes of it should the run never be read. */
+export const startReportsReader = (dir: string, tool: SanitizerTool): WaitingReader => startWaitingReader({ kind: 'sanitizer-reports', dir, tool });
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -132,9 +140,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * name, a record of any size), so they are files from outside too. A reader that fails is a problem in words, and
  * the run's findings then come from the tool's text.
  */
-async function readReportsInReader(dir: string, tool: SanitizerTool): Promise<ReportsRead> {
+async function readReportsInReader(dir: string, tool: SanitizerTool, waiting?: WaitingReader): Promise<ReportsRead> {
   try {
-    const { value } = await runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, `compute-sanitizer's reports in ${dir}`);
+    const what = `compute-sanitizer's reports in ${dir}`;
+    const { value } = await (waiting ? waiting.read<ReportsRead>(what) : runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, what));
     const lists = [value.findings, value.xmlFiles, value.problems, value.rawXml];
     if (!lists.every((l) => Array.isArray(l) && l.every((x) => isRecord(x) || typeof x === 'string'))) throw new Error('its answer is not a list of reports');
     return value;
@@ -157,7 +166,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   const text = run.output.text();
   const { tool: toolLines, program: programLines } = splitOutput(text);
   const textInfo = parseSanitizerText(text);
-  const fromXml = await readReportsInReader(run.dir, run.tool);
+  const fromXml = await readReportsInReader(run.dir, run.tool, run.reader);
   const { xmlFiles } = fromXml;
   const fromText = parseSanitizerTextFindings(run.tool, text);
   const findingsFrom = fromText.findings.length > fromXml.findings.length ? 'text' : 'xml';

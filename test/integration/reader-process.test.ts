@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { READER_MEMORY_ENV } from '../../core/readers/reader-protocol';
-import { defaultReaderLauncher, MAX_READERS, ReaderError, runReader, useReaderLauncher, type ReaderLauncher } from '../../main/readers/reader-process';
+import {
+  defaultReaderLauncher,
+  MAX_READERS,
+  MAX_WAITING_READERS,
+  ReaderError,
+  runReader,
+  startWaitingReader,
+  useReaderLauncher,
+  type ReaderLauncher,
+} from '../../main/readers/reader-process';
 import { ROOT } from '../helpers/cli';
 
 // A file from outside is read in a reader process of its own. Its stops are tested through the real kill paths: the
@@ -131,7 +140,13 @@ test('a reader started without ulimit, as the desktop app starts one, caps its o
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
     });
-    return { stdout: child.stdout, kill: () => child.kill('SIGKILL'), onClose: (h) => child.once('close', h), onError: (h) => child.once('error', h) };
+    return {
+      stdout: child.stdout,
+      kill: () => child.kill('SIGKILL'),
+      onClose: (h) => child.once('close', h),
+      onError: (h) => child.once('error', h),
+      go: () => undefined,
+    };
   };
   useReaderLauncher(direct);
   t.after(() => useReaderLauncher(defaultReaderLauncher));
@@ -142,4 +157,71 @@ test('a reader started without ulimit, as the desktop app starts one, caps its o
     runReader({ kind: 'bundle-view', path: BUNDLE }, 'The bundle', { limits: { memoryMb: 8 } }),
     (e: unknown) => e instanceof ReaderError && /The bundle was not opened/.test(e.message),
   );
+});
+
+/** A folder compute-sanitizer would write into, named so its reader can be found; the XML is a real memcheck report. */
+const XML = join(ROOT, 'test/fixtures/sanitizer/h100/memcheck-null.xml');
+function reportsFolder(name: string): string {
+  const folder = join(dir, `${name}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(folder);
+  return folder;
+}
+type Reports = { findings: { kind: string }[]; xmlFiles: { name: string }[] };
+
+test('a waiting reader starts before the tool has written its report, and reads the report written after it started', async () => {
+  const folder = reportsFolder('waiting');
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  // Started, and waiting: the process is there before there is anything to read.
+  await until('the waiting reader to start', () => processesNaming(folder, `${process.execPath}\0--max-old-space-size`).length > 0);
+  await new Promise((r) => setTimeout(r, 300));
+  copyFileSync(XML, join(folder, 'report-1855.xml'));
+  const { value } = await reader.read<Reports>('the reports');
+  assert.deepEqual(
+    value.xmlFiles.map((f) => f.name),
+    ['report-1855.xml'],
+  );
+  assert.ok(value.findings.length > 0);
+  await until('the reader to be gone', () => processesNaming(folder).length === 0, 2_000);
+});
+
+test('a waiting reader never told to go is ended by dispose, and frees its place', async () => {
+  const folders = Array.from({ length: MAX_WAITING_READERS }, (_, i) => reportsFolder(`disposed-${i}`));
+  const readers = folders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }));
+  for (const folder of folders) await until('the waiting readers to start', () => processesNaming(folder).length > 0);
+  for (const reader of readers) reader.dispose();
+  for (const folder of folders) await until('the disposed readers to be gone', () => processesNaming(folder).length === 0, 2_000);
+  // Their places are free again: the next waiting reader starts early.
+  const folder = reportsFolder('after-dispose');
+  const next = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  await until('the next waiting reader to start', () => processesNaming(folder).length > 0);
+  next.dispose();
+  await until('it to be gone', () => processesNaming(folder).length === 0, 2_000);
+});
+
+test(`waiting readers take no read slot; past ${MAX_WAITING_READERS} of them one is not started early, and its read still answers`, async (t) => {
+  const waitingFolders = Array.from({ length: MAX_WAITING_READERS }, (_, i) => reportsFolder(`waiting-${i}`));
+  const waiting = waitingFolders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }));
+  t.after(() => waiting.forEach((reader) => reader.dispose()));
+  for (const folder of waitingFolders) await until('the waiting readers to start', () => processesNaming(folder).length > 0);
+  // Every read slot is still free: as many files as there are slots open at once, while those wait.
+  const paths = Array.from({ length: MAX_READERS + 1 }, (_, i) => uniqueBundle(`beside-waiting-${i}`));
+  const opened = await Promise.all(paths.map((path) => runReader<{ notes: unknown }>({ kind: 'bundle-view', path }, 'the bundle')));
+  assert.ok(opened.every((o) => Array.isArray(o.value.notes)));
+  const folder = reportsFolder('no-place');
+  copyFileSync(XML, join(folder, 'report-7.xml'));
+  const late = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(processesNaming(folder), [], 'no waiting reader started beyond the limit');
+  assert.ok((await late.read<Reports>('the reports')).value.findings.length > 0);
+});
+
+test('a waiting reader cancelled while it reads is killed, and the refusal says so', async () => {
+  const folder = reportsFolder('cancel-waiting');
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  await freezeReader(folder);
+  const controller = new AbortController();
+  const reading = reader.read('The reports', { signal: controller.signal });
+  controller.abort();
+  await assert.rejects(reading, (e: unknown) => e instanceof ReaderError && e.kind === 'cancelled' && /Reading The reports was cancelled/.test(e.message));
+  await until('the reader to be gone', () => processesNaming(folder).length === 0, 2_000);
 });

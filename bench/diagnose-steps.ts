@@ -1,0 +1,110 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { SanitizerTool } from '../core/sanitizer/findings';
+import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, sanitizeProgramArguments } from '../core/sanitizer/sanitizer-args';
+import { diagnoseProgram } from '../main/diagnose/diagnose-service';
+import { projectRoot } from '../main/paths';
+import { BoundedOutput } from '../main/tools/bounded-output';
+import { locateComputeSanitizer } from '../main/tools/compute-sanitizer';
+import { collectReport, sanitizeProgram } from '../main/tools/sanitize-program';
+import { runToolProgram } from '../main/tools/tool-program';
+
+/**
+ * `node dist/bench/diagnose-steps.js [rounds]` (GPU machine): where a diagnosis's compute-sanitizer step spends the
+ * time its by-hand counterpart does not. For one step of two samples, alternating: the bare tool (spawnSync, the
+ * options a person would type), the tool through the workbench's spawn path alone, the report read after it, the
+ * whole sanitize service (what `gpu-workbench sanitize` costs in a running host), and the same step inside a whole
+ * diagnosis (its own duration as the report gives it).
+ */
+const ROUNDS = Number(process.argv[2] ?? 5);
+const root = projectRoot();
+const sanitizer = locateComputeSanitizer().path;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+const cases: { name: string; script: string; tool: SanitizerTool; thorough: boolean }[] = [
+  { name: 'ctypes-segfault', script: 'peek.py', tool: 'memcheck', thorough: false },
+  { name: 'cupy-race', script: 'reduce.py', tool: 'memcheck', thorough: true },
+  { name: 'cupy-race', script: 'reduce.py', tool: 'racecheck', thorough: true },
+];
+
+async function main(): Promise<void> {
+  if (!sanitizer) {
+    console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
+    process.exit(2);
+  }
+  const work = mkdtempSync(join(tmpdir(), 'diagnose-steps-'));
+  const warmCache = join(work, 'cupy-cache');
+  console.log(`Where a diagnosis's sanitizer step spends its time (${ROUNDS} rounds, alternating, medians, ms)`);
+  console.log(
+    'case | bare tool | tool via the workbench spawn | + report read | sanitize service | the service, its CuPy cache warm | the step in a diagnosis',
+  );
+  for (const c of cases) {
+    const cwd = join(root, 'samples/programs', c.name);
+    const argv = ['python3', c.script];
+    const options = { ...DEFAULT_SANITIZER_OPTIONS, tool: c.tool, printLimit: 1000, leakCheck: c.tool === 'memcheck' };
+    const rows = { bare: [] as number[], spawn: [] as number[], read: [] as number[], service: [] as number[], warm: [] as number[], step: [] as number[] };
+    for (let i = 0; i < ROUNDS; i++) {
+      const dir = join(work, `${c.name}-${c.tool}-${i}`);
+      mkdirSync(dir);
+      let t = performance.now();
+      spawnSync(sanitizer, [...sanitizerArguments(options, join(dir, 'hand-%p.xml')), ...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 2 ** 28 });
+      rows.bare.push(performance.now() - t);
+
+      const ours = join(dir, 'ours');
+      mkdirSync(ours);
+      t = performance.now();
+      const exit = await runToolProgram(sanitizer, sanitizeProgramArguments(options, join(ours, 'report-%p.xml'), argv), {
+        name: 'bench-sanitize',
+        cwd,
+        env: process.env,
+        timeoutMs: 600_000,
+      });
+      rows.spawn.push(performance.now() - t);
+      t = performance.now();
+      await collectReport({
+        tool: c.tool,
+        command: argv,
+        cwd,
+        sanitizer: { path: sanitizer, version: null },
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut: exit.timedOut,
+        cancelled: exit.cancelled,
+        started: t,
+        output: exit.output ?? new BoundedOutput(),
+        dir: ours,
+      });
+      rows.read.push(performance.now() - t);
+
+      t = performance.now();
+      await sanitizeProgram({ tool: c.tool, command: argv, cwd, options: { leakCheck: c.tool === 'memcheck', printLimit: 1000 } });
+      rows.service.push(performance.now() - t);
+
+      t = performance.now();
+      await sanitizeProgram({
+        tool: c.tool,
+        command: argv,
+        cwd,
+        env: { CUPY_CACHE_DIR: warmCache },
+        options: { leakCheck: c.tool === 'memcheck', printLimit: 1000 },
+      });
+      rows.warm.push(performance.now() - t);
+
+      const report = await diagnoseProgram({ argv, cwd, thorough: c.thorough, budgetMs: 900_000 });
+      rows.step.push(report.steps.find((s) => s.kind === c.tool)?.durationMs ?? NaN);
+      console.log(`# ${c.name} ${c.tool} round ${i + 1}: steps ${report.steps.map((s) => `${s.kind} ${(s.durationMs ?? 0).toFixed(0)}`).join(', ')}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const m = (xs: number[]) => median(xs).toFixed(0);
+    console.log(`${c.name} ${c.tool} | ${m(rows.bare)} | ${m(rows.spawn)} | ${m(rows.read)} | ${m(rows.service)} | ${m(rows.warm)} | ${m(rows.step)}`);
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

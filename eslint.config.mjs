@@ -60,6 +60,24 @@ export default tseslint.config(
     },
   },
   {
+    // Every renderer call goes through the store (renderer/store/*-slice.ts): a component calls store actions and reads
+    // store state, so what a call does, its errors in words and what it leaves behind live in one place per feature.
+    files: ['renderer/components/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='invoke']",
+          message: 'Components do not call the host: add an action to the feature’s slice in renderer/store/ and call that.',
+        },
+        {
+          selector: "MemberExpression[property.name='api'][object.type='Identifier'][object.name=/^(s|state|store)$/]",
+          message: 'Components do not reach the host’s API: add an action to the feature’s slice in renderer/store/ and call that.',
+        },
+      ],
+    },
+  },
+  {
     // Electron's checklist, item 14: nothing the app shows may open outside content in the user's browser.
     files: ['main/**/*.ts', 'preload/**/*.ts', 'renderer/**/*.{ts,tsx}'],
     rules: {

@@ -21,6 +21,7 @@ import { runDoctor } from './doctor/gather';
 import type { Workbench } from './workbench';
 import { SanitizerGate } from './services/sanitizer-gate';
 import { MonitorSessions } from './memory/monitor-sessions';
+import { HeldResults } from './services/held-results';
 import { diagnoseHandlers } from './diagnose/diagnose-handlers';
 import { bundleHandlers } from './handlers/bundle-handlers';
 import { compileHandlers } from './handlers/compile-handlers';
@@ -62,7 +63,9 @@ function appInfo(transport: AppInfo['transport'], runsPrograms: boolean, paths: 
 export function createHandlers(workbench: Workbench, transport: 'electron' | 'serve', options: HostOptions = {}): Handlers {
   const runsPrograms = options.runsPrograms ?? transport === 'electron';
   const paths = options.paths ?? openPaths;
-  const monitors = new MonitorSessions();
+  // What this host made or read for the UI (outcomes, timelines, a monitor's samples), named by id in save and export calls.
+  const held = new HeldResults();
+  const monitors = new MonitorSessions(held);
   // One run under compute-sanitizer for this host, whichever window asks: a second is refused in words.
   const sanitizer = new SanitizerGate();
   const handlers: Handlers = {
@@ -72,12 +75,12 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     // Every driver and NVML query in it is time-limited (main/doctor/time-limit.ts): a wedged GPU gives a finding, not a hung view.
     'doctor.get': async () => ({ checks: (await runDoctor()).checks }),
     ...compileHandlers(workbench),
-    ...fileHandlers(paths),
-    ...runHandlers(workbench, monitors),
+    ...fileHandlers(paths, held),
+    ...runHandlers(workbench, monitors, held),
     ...sanitizeHandlers(workbench, { runsPrograms, paths, sanitizer }),
-    ...kernelProfileHandlers(workbench),
+    ...kernelProfileHandlers(workbench, held),
     ...diagnoseHandlers(runsPrograms),
-    ...bundleHandlers(workbench),
+    ...bundleHandlers(workbench, held),
     ...stateHandlers(workbench),
   };
   return confinePaths(handlers, paths);

@@ -102,12 +102,25 @@ export interface RunnerPoolStatus {
 }
 
 /**
- * What bundle.preview and bundle.export are asked: the run on screen, the plan it ran, and what was seen with it
- * (the sanitizer's report, NVML samples). The host checks each as data from outside (main/bundle/bundle-service.ts).
+ * The name the host holds a result it made or read under, for this session (main/services/held-results.ts): a run's
+ * outcome, an opened timeline, a monitoring session's samples. Calls name it instead of sending the data back.
+ */
+const heldId = z.string().regex(/^[A-Za-z0-9_:-]{1,80}$/);
+
+/** A run's outcome as the host answers it: with the id it holds it under (run.save, bundle.export, memory.export). */
+export type HeldOutcome = RunOutcome & { outcomeId: string };
+
+/** The id memory.export takes for a monitoring session's samples (monitor.start's id): the host keeps them as they stream. */
+export const monitorTimelineId = (id: string): string => `monitor:${id}`;
+
+/**
+ * What bundle.preview and bundle.export are asked: the run on screen (by the id the host holds it under), the plan
+ * it ran, and what was seen with it (the sanitizer's report, NVML samples). The host checks what the renderer sends as
+ * data from outside (main/bundle/bundle-service.ts).
  */
 const bundleRequestFields = {
   plan: z.unknown(),
-  outcome: z.unknown(),
+  outcomeId: heldId,
   /** Where the plan came from, in words, for repro.cu's header. */
   origin: z.string().max(4096),
   sanitizer: z.unknown().nullable().default(null),
@@ -177,7 +190,7 @@ export const channels = {
         sampleIntervalMs: z.number().int().min(10).max(1000).optional(),
       })
       .strict(),
-    response: response<RunOutcome>(),
+    response: response<HeldOutcome>(),
     events: events<RunEvent>(),
   },
   /**
@@ -211,7 +224,7 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
       })
       .strict(),
-    response: response<{ outcome: RunOutcome; profile: Profile | null }>(),
+    response: response<{ outcome: HeldOutcome; profile: Profile | null }>(),
     events: events<ProfileEvent>(),
   },
   /** A kernel profile saved as JSON (`gpu-workbench profile --save file.json`): read and checked in a reader process, never run. */
@@ -337,25 +350,30 @@ export const channels = {
   /** Ends the monitor.start call of that id, which then answers its report. */
   'monitor.stop': { request: z.object({ id: monitorId }).strict(), response: response<{ stopped: boolean }>() },
   /** A saved run result (a colleague's, or one the GPU suite recorded). */
-  'run.open': { request: z.object({ path }).strict(), response: response<RunOutcome>() },
+  'run.open': { request: z.object({ path }).strict(), response: response<HeldOutcome>() },
   /**
    * The memory timelines of a file the user chose: a PyTorch memory snapshot pickle (one timeline per device with
    * data) or a saved run result. Read in a reader process (nothing in a pickle runs); decode each with decodeTimeline.
    * Two opened files are compared in the renderer with compareTimelines.
    */
-  'memory.open': { request: z.object({ path }).strict(), response: response<MemoryOpenResult>(), events: events<MemoryOpenEvent>() },
+  'memory.open': {
+    request: z.object({ path }).strict(),
+    /** timelineIds: the id the host holds each timeline under (memory.export), in the same order. */
+    response: response<MemoryOpenResult & { timelineIds: string[] }>(),
+    events: events<MemoryOpenEvent>(),
+  },
   /**
    * The timeline shown, written where the user chose: as a Chrome trace (Perfetto, chrome://tracing; refused past
-   * what they open), or — a monitoring session's — its samples as CSV. Both are data: decoded and checked first.
+   * what they open), or — a run's or a monitoring session's — its samples as CSV. Named by the id the host holds it
+   * under: a timeline memory.open or bundle.open gave, a run's outcomeId (its timeline; `monitorId`: drawn with that
+   * monitoring session's samples, as the Memory tab draws a run that took none of its own), or monitorTimelineId(id).
    */
   'memory.export': {
-    request: z.discriminatedUnion('format', [
-      z.object({ format: z.literal('trace'), path, timeline: z.unknown() }).strict(),
-      z.object({ format: z.literal('csv'), path, series: z.unknown() }).strict(),
-    ]),
+    request: z.object({ format: z.enum(['trace', 'csv']), path, timelineId: heldId, monitorId: monitorId.optional() }).strict(),
     response: response<{ path: string; bytes: number; events: number | null }>(),
   },
-  'run.save': { request: z.object({ path, outcome: z.unknown() }).strict(), response: response<{ path: string }>() },
+  /** The outcome the host holds under that id (run.plan, run.open, profile.run, bundle.open gave it), written as a result file. */
+  'run.save': { request: z.object({ path, outcomeId: heldId }).strict(), response: response<{ path: string }>() },
   'plans.read': { request: z.object({ path }).strict(), response: response<{ plan: unknown; path: string }>() },
   'plans.write': { request: z.object({ path, plan: z.unknown() }).strict(), response: response<{ path: string }>() },
   /** Exactly what a bundle of this run would hold (files and sizes, the environment as it goes in, what it lacks); writes nothing. */
@@ -373,7 +391,7 @@ export const channels = {
    * A bundle someone sent, opened read-only into memory within limits (nothing extracted, compiled or run): what
    * every view needs, from the bundle alone. A hostile one is refused with its reason.
    */
-  'bundle.open': { request: z.object({ path }).strict(), response: response<BundleView>() },
+  'bundle.open': { request: z.object({ path }).strict(), response: response<HeldBundleView>() },
   'gallery.list': { request: z.object({}).strict(), response: response<({ name: string } & SampleManifest)[]>() },
   'gallery.load': {
     request: z.object({ name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), variant: z.enum(['broken', 'fixed']) }).strict(),
@@ -387,6 +405,9 @@ export const channels = {
   'workspace.get': { request: z.object({}).strict(), response: response<WorkspaceSettings>() },
   'workspace.set': { request: workspaceSettingsSchema.partial(), response: response<WorkspaceSettings>() },
 } as const;
+
+/** An opened bundle as the host answers it: its outcome and its timelines with the ids the host holds them under. */
+export type HeldBundleView = Omit<BundleView, 'outcome'> & { outcome: HeldOutcome | null; timelineIds: string[] };
 
 export type Channels = typeof channels;
 export type ChannelName = keyof Channels;

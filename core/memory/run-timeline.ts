@@ -33,6 +33,23 @@ export interface RunTimelineOptions {
   sourceFile?: string | null;
 }
 
+/**
+ * The samples a run's timeline is drawn with when the run took none of its own: the monitor's, when it was
+ * sampling while the run ran (from its start to its end, with a sample either side); else null. The Memory tab
+ * draws with these, and memory.export writes the same timeline on the host.
+ */
+export function samplesDuring(series: SampleSeries | null, result: RunResult): SampleSeries | null {
+  const startedAtMs = result.startedAtMs;
+  if (!series || startedAtMs === undefined || series.samples.length === 0) return null;
+  const durationMs = (result.events ?? []).reduce((m, e) => Math.max(m, e.t + e.dur), 0);
+  const from = startedAtMs * 1000;
+  const to = from + durationMs * 1000;
+  const first = series.samples[0]!.timeUs;
+  const last = series.samples[series.samples.length - 1]!.timeUs;
+  if (first > to || last < from) return null;
+  return series;
+}
+
 /** Time per step in a timeline built without an event log (steps in order, not to time). */
 export const STEP_ORDER_US = 1000;
 

@@ -11,7 +11,6 @@ import { shareableFacts, type DoctorFacts } from '../../core/doctor/facts';
 import { profileSchema, type Profile } from '../../core/kernel-profile/profile';
 import type { SampleSeries } from '../../core/memory/samples';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
-import { checkSavedOutcome } from '../../core/runner/result-file';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import type { DeviceProfile } from '../../core/validate/device-limits';
@@ -29,11 +28,14 @@ import type { DoctorMachine } from '../../core/bundle/bundle-view';
  * run's own compile left it, else compiled again off the event loop) — then the entries, then the zip.
  */
 
-/** What the caller gives: the run, its plan, and what was seen; checked here whatever sent it. */
+/**
+ * What the caller gives: the run, its plan, and what was seen. The outcome is the host's own (a result file it read
+ * and checked, or one it holds by id for the UI); the rest is checked here whatever sent it.
+ */
 export interface BundleRequest {
   /** Null for a recorded result whose plan is not at hand: the bundle holds what there is and says what it lacks. */
   plan: unknown;
-  outcome: unknown;
+  outcome: RunOutcome;
   /** Where the plan came from, in words (a file, "sample oob-off-by-one (broken)"). */
   origin: string;
   sanitizer?: unknown;
@@ -125,8 +127,6 @@ interface CheckedRequest {
 export function checkBundleRequest(request: BundleRequest): CheckedRequest {
   const plan = request.plan === null || request.plan === undefined ? null : launchPlanSchema.safeParse(request.plan);
   if (plan && !plan.success) throw new BundleInputError(`The plan is not valid:\n${describeIssues(plan.error).split('\n').slice(0, 5).join('\n')}`);
-  const outcome = checkSavedOutcome(request.outcome);
-  if (!outcome.ok) throw new BundleInputError(`The run result is not one the workbench can bundle: ${outcome.problems.slice(0, 3).join('; ')}`);
   let sanitizer: SanitizeReport | null = null;
   if (request.sanitizer !== undefined && request.sanitizer !== null) {
     const parsed = sanitizeReportSchema.safeParse(request.sanitizer);
@@ -148,7 +148,7 @@ export function checkBundleRequest(request: BundleRequest): CheckedRequest {
       throw new BundleInputError(`The kernel profile is not one the workbench wrote: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
     profile = parsed.data;
   }
-  return { plan: plan?.data ?? null, outcome: outcome.outcome, sanitizer, samples, profile };
+  return { plan: plan?.data ?? null, outcome: request.outcome, sanitizer, samples, profile };
 }
 
 /**

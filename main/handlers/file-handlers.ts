@@ -3,6 +3,7 @@ import { listFolder, readTextFile, sniffFile, writeTextFile } from '../services/
 import { readPlanFile, writeJsonFile, writeResultFile } from '../services/plan-files';
 import { listProfiles } from '../services/profile-service';
 import { listGallery, loadSample } from '../services/sample-service';
+import type { HeldResults } from '../services/held-results';
 import type { PathPolicy } from '../services/workspace-paths';
 import { fullPathToWrite } from '../services/write-path';
 import { type HandlerGroup, listSamples, userFile } from './handler-support';
@@ -10,6 +11,7 @@ import { type HandlerGroup, listSamples, userFile } from './handler-support';
 /** Files the user names: sources, plans, results, the samples and the saved device profiles. The paths were confined to the host's policy before a handler sees them (main/request-paths.ts). */
 export function fileHandlers(
   paths: PathPolicy,
+  held: HeldResults,
 ): HandlerGroup<
   | 'files.read'
   | 'files.sniff'
@@ -31,8 +33,8 @@ export function fileHandlers(
     'files.list': ({ dir }) => listFolder(dir, paths),
     'samples.list': () => listSamples(),
     'profiles.list': () => listProfiles(),
-    'run.open': ({ path }) => userFile(() => readRunOutcomeInReader(path)),
-    'run.save': ({ path, outcome }) => userFile(() => writeResultFile(fullPathToWrite(path), outcome)),
+    'run.open': ({ path }) => userFile(async () => held.holdOutcome(await readRunOutcomeInReader(path))),
+    'run.save': ({ path, outcomeId }) => userFile(() => writeResultFile(fullPathToWrite(path), held.outcome(outcomeId, 'save it'))),
     'plans.read': ({ path }) => userFile(async () => ({ plan: (await readPlanFile(path, {}, paths)).plan, path })),
     'plans.write': ({ path, plan }) => userFile(() => writeJsonFile(fullPathToWrite(path), plan)),
     'gallery.list': () => userFile(async () => (await listGallery()).map((s) => ({ name: s.name, ...s.manifest }))),

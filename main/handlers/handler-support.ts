@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { readdir } from 'node:fs/promises';
 
 import { ApiError, type CallContext, type ChannelEvent, type ChannelName, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 import { BundleInputError, type BundleRequest } from '../bundle/bundle-service';
 import { BundleRefusedError } from '../bundle/read-bundle';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
@@ -13,11 +14,11 @@ export type Handler<C extends ChannelName> = (request: ChannelRequest<C>, contex
 /** A feature's channels and their handlers: the host's table is made of these (main/host-api.ts). */
 export type HandlerGroup<C extends ChannelName> = { [K in C]: Handler<K> };
 
-/** What a bundle request from the UI asks for, as the bundle service takes it. */
-export function bundleRequest(r: ChannelRequest<'bundle.preview'>): BundleRequest {
+/** What a bundle request from the UI asks for, as the bundle service takes it: with the outcome the host holds under its id. */
+export function bundleRequest(r: ChannelRequest<'bundle.preview'>, outcome: RunOutcome): BundleRequest {
   return {
     plan: r.plan,
-    outcome: r.outcome,
+    outcome,
     origin: r.origin,
     sanitizer: r.sanitizer ?? null,
     samples: r.samples ?? null,

@@ -2,6 +2,7 @@ import { ApiError } from '../../core/api/channels';
 import { exportMemory } from '../memory/export-memory';
 import type { MonitorSessions } from '../memory/monitor-sessions';
 import { SnapshotImportError, openMemoryTimelines } from '../memory/snapshot-client';
+import type { HeldResults } from '../services/held-results';
 import { fullPathToWrite } from '../services/write-path';
 import type { Workbench } from '../workbench';
 import { type HandlerGroup, userFile } from './handler-support';
@@ -10,10 +11,11 @@ import { type HandlerGroup, userFile } from './handler-support';
 export function runHandlers(
   workbench: Workbench,
   monitors: MonitorSessions,
+  held: HeldResults,
 ): HandlerGroup<'run.plan' | 'run.page' | 'runners.status' | 'monitor.start' | 'monitor.stop' | 'memory.open' | 'memory.export'> {
   return {
-    'run.plan': ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) =>
-      workbench.runPlan(plan, {
+    'run.plan': async ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) => {
+      const outcome = await workbench.runPlan(plan, {
         timeoutMs: timeoutMs ?? 30_000,
         planPath: planPath ?? null,
         ...(determinismRuns !== undefined ? { determinismRuns } : {}),
@@ -22,7 +24,9 @@ export function runHandlers(
         validate: true,
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
-      }),
+      });
+      return held.holdOutcome(outcome);
+    },
     'run.page': async (request) => {
       try {
         return await workbench.pool.page(request);
@@ -35,7 +39,8 @@ export function runHandlers(
     'monitor.stop': async ({ id }) => ({ stopped: monitors.stop(id) }),
     'memory.open': async ({ path }, { signal, emit }) => {
       try {
-        return await openMemoryTimelines(path, { signal: signal as AbortSignal, onPhase: (phase) => emit({ kind: 'phase', phase }) });
+        const opened = await openMemoryTimelines(path, { signal: signal as AbortSignal, onPhase: (phase) => emit({ kind: 'phase', phase }) });
+        return { ...opened, timelineIds: held.holdTimelines(opened.timelines) };
       } catch (error) {
         if (error instanceof SnapshotImportError)
           throw new ApiError(
@@ -45,6 +50,6 @@ export function runHandlers(
         throw error;
       }
     },
-    'memory.export': (request) => userFile(() => exportMemory(request, fullPathToWrite(request.path))),
+    'memory.export': ({ path, ...request }) => userFile(() => exportMemory(request, fullPathToWrite(path), held)),
   };
 }

@@ -1,36 +1,75 @@
-import { ApiError } from '../../core/api/channels';
-import { sampleSeriesSchema } from '../../core/memory/sample-series-schema';
+import { ApiError, monitorTimelineId, type ChannelRequest } from '../../core/api/channels';
+import { NoEventLogError, samplesDuring, timelineFromRun } from '../../core/memory/run-timeline';
+import type { SampleSeries } from '../../core/memory/samples';
 import { samplesToCsv } from '../../core/memory/samples-csv';
+import { timelineFromSamples } from '../../core/memory/samples-timeline';
+import type { Timeline } from '../../core/memory/timeline';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
+import type { HeldResults } from '../services/held-results';
 import { writeFileAtomic } from '../services/safe-fs';
 import { TraceTooLargeError, writeTimelineTrace } from './write-trace';
 
-export type MemoryExportRequest = { format: 'trace'; timeline: unknown } | { format: 'csv'; series: unknown };
+type MemoryExportRequest = Omit<ChannelRequest<'memory.export'>, 'path'>;
+
+const DOING = 'export';
+
+/** The samples a monitoring session has streamed so far, when the host holds them; null otherwise (the run is drawn without). */
+function monitorSamples(held: HeldResults, monitorId: string | undefined): SampleSeries | null {
+  if (monitorId === undefined) return null;
+  try {
+    const entry = held.entry(monitorTimelineId(monitorId), DOING);
+    return entry.kind === 'samples' ? entry.live.series : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
- * What the Memory tab exports, written to `path` (already a full path the user chose). The timeline or the series
- * comes from the renderer, so it is decoded and checked as any outside data is before a byte is written.
+ * The timeline or the samples the id names, as the Memory tab draws them: an opened file's timeline, a run's (from
+ * its event log, with its own samples or the monitor's taken while it ran), or a monitoring session's.
  */
-export async function exportMemory(request: MemoryExportRequest, path: string): Promise<{ path: string; bytes: number; events: number | null }> {
-  if (request.format === 'trace') {
-    let timeline;
-    try {
-      timeline = decodeTimeline(request.timeline);
-    } catch (error) {
-      throw new ApiError(`The timeline to export is not one the workbench can write: ${(error as Error).message}`, 'MEMORY_EXPORT_INVALID');
-    }
-    try {
-      const written = await writeTimelineTrace([timeline], path, { source: `gpu-workbench: ${timeline.title}` });
-      return { path, ...written };
-    } catch (error) {
-      if (error instanceof TraceTooLargeError) throw new ApiError(error.message, 'MEMORY_TRACE_TOO_LARGE');
-      throw error;
-    }
+function exported(request: MemoryExportRequest, held: HeldResults): { timeline: Timeline } | { series: SampleSeries } {
+  const entry = held.entry(request.timelineId, DOING);
+  if (entry.kind === 'timeline') {
+    if (request.format === 'csv') throw new ApiError('A file’s timeline has no samples to export as CSV: export it as a trace.', 'MEMORY_EXPORT_INVALID');
+    return { timeline: decodeTimeline(entry.wire) };
   }
-  const parsed = sampleSeriesSchema.safeParse(request.series);
-  if (!parsed.success)
-    throw new ApiError(`The samples to export are not a sample series: ${parsed.error.issues[0]?.message ?? 'malformed'}`, 'MEMORY_EXPORT_INVALID');
-  const text = samplesToCsv(parsed.data);
-  await writeFileAtomic(path, text);
-  return { path, bytes: Buffer.byteLength(text), events: null };
+  if (entry.kind === 'samples')
+    return request.format === 'csv' ? { series: entry.live.series } : { timeline: timelineFromSamples(entry.live.series, 'Monitor') };
+  const { result, samples } = entry.outcome;
+  if (request.format === 'csv') {
+    if (!samples) throw new ApiError('This run did not sample device memory: there are no samples to export.', 'MEMORY_EXPORT_INVALID');
+    return { series: samples };
+  }
+  if (!result) throw new ApiError('This run has no result from the device: there is no memory timeline to export.', 'MEMORY_EXPORT_INVALID');
+  try {
+    return { timeline: timelineFromRun(result, samples ?? samplesDuring(monitorSamples(held, request.monitorId), result)) };
+  } catch (error) {
+    if (error instanceof NoEventLogError) throw new ApiError(error.message, 'MEMORY_EXPORT_INVALID');
+    throw error;
+  }
+}
+
+/**
+ * What the Memory tab exports, written to `path` (already a full path the user chose): the timeline or the samples
+ * the host holds under the request's id — its own data, never sent back to it by the renderer.
+ */
+export async function exportMemory(
+  request: MemoryExportRequest,
+  path: string,
+  held: HeldResults,
+): Promise<{ path: string; bytes: number; events: number | null }> {
+  const what = exported(request, held);
+  if ('series' in what) {
+    const text = samplesToCsv(what.series);
+    await writeFileAtomic(path, text);
+    return { path, bytes: Buffer.byteLength(text), events: null };
+  }
+  try {
+    const written = await writeTimelineTrace([what.timeline], path, { source: `gpu-workbench: ${what.timeline.title}` });
+    return { path, ...written };
+  } catch (error) {
+    if (error instanceof TraceTooLargeError) throw new ApiError(error.message, 'MEMORY_TRACE_TOO_LARGE');
+    throw error;
+  }
 }

@@ -1,6 +1,8 @@
-import { ApiError, type CallContext, type ChannelRequest, type MonitorEvent } from '../../core/api/channels';
+import { ApiError, monitorTimelineId, type CallContext, type ChannelRequest, type MonitorEvent } from '../../core/api/channels';
+import { addSamples } from '../../core/memory/sample-batches';
 import type { MonitorReport } from '../../core/memory/monitor-report';
 import { processRuns } from '../process/process-state';
+import type { HeldResults, LiveSeries } from '../services/held-results';
 import { runMonitorSession } from './monitor-session';
 import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from './nvml-source';
 
@@ -10,12 +12,15 @@ export const MAX_MONITOR_SESSIONS = 4;
 /**
  * The host's monitoring sessions for the UI (monitor.start / monitor.stop): at most MAX_MONITOR_SESSIONS,
  * each named by its caller for Stop; NVML opened once and shared. A session follows a process or the whole
- * device: a request never starts a program.
+ * device: a request never starts a program. A named session's samples are kept as the UI keeps them (its series,
+ * batch by batch), held for memory.export under monitorTimelineId(id).
  */
 export class MonitorSessions {
   private readonly running = new Map<string, AbortController>();
   private unnamed = 0;
   private source: Promise<NvmlSource> | null = null;
+
+  constructor(private readonly held: HeldResults | null = null) {}
 
   async start(request: ChannelRequest<'monitor.start'>, context: CallContext<MonitorEvent>): Promise<MonitorReport> {
     if (this.running.size + this.unnamed >= MAX_MONITOR_SESSIONS)
@@ -30,8 +35,13 @@ export class MonitorSessions {
     if (context.signal.aborted) stop.abort();
     if (request.id !== undefined) this.running.set(request.id, stop);
     else this.unnamed++;
+    const heldId = request.id !== undefined && this.held ? monitorTimelineId(request.id) : null;
+    let live: LiveSeries | null = null;
     try {
       const source = await this.openSource();
+      const kept: LiveSeries = { series: { intervalMs: request.intervalMs ?? 100, devices: source.devices, processes: [], samples: [], dropped: 0 } };
+      live = kept;
+      if (heldId) this.held!.holdSamples(heldId, kept);
       const { report } = await runMonitorSession(source, {
         target: request.pid !== undefined ? { kind: 'pid', pid: request.pid } : { kind: 'device' },
         intervalMs: request.intervalMs ?? 100,
@@ -39,12 +49,16 @@ export class MonitorSessions {
         durationS: request.durationS ?? null,
         signal: stop.signal,
         onEvent: (event) => {
-          if (event.kind === 'batch') context.emit({ kind: 'samples', samples: event.batch.samples, processes: event.batch.processes });
-          else context.emit({ kind: 'problem', text: event.kind === 'problem' ? event.text : event.message });
+          if (event.kind === 'batch') {
+            kept.series = addSamples(kept.series, event.batch.samples, event.batch.processes);
+            context.emit({ kind: 'samples', samples: event.batch.samples, processes: event.batch.processes });
+          } else context.emit({ kind: 'problem', text: event.kind === 'problem' ? event.text : event.message });
         },
       });
       return report;
     } finally {
+      // Held again at its final size, so the bound counts it.
+      if (heldId && live) this.held!.holdSamples(heldId, live);
       if (request.id !== undefined) this.running.delete(request.id);
       else this.unnamed--;
     }

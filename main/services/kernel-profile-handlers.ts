@@ -2,6 +2,7 @@ import { ApiError, type CallContext, type ChannelEvent, type ChannelRequest, typ
 import { PlanFileError } from './plan-files';
 import { openKernelProfileInReader } from '../readers/open-in-reader';
 import type { Workbench } from '../workbench';
+import type { HeldResults } from './held-results';
 import { listDevices } from './device-service';
 import { profilePlan } from './kernel-profile-service';
 
@@ -18,7 +19,7 @@ const deviceOrdinal = (plan: unknown): number => {
  * The kernel profile's channels, registered by feature: the same service `gpu-workbench profile` calls. One profile
  * at a time on this host, whichever window asks: ncu takes the GPU's counters for itself while it profiles.
  */
-export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'pool'>): { [C in ProfileChannel]: Handler<C> } {
+export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'pool'>, held: HeldResults): { [C in ProfileChannel]: Handler<C> } {
   let busy: { since: number; what: string } | null = null;
   return {
     'profile.run': async ({ plan, planPath, step, timeoutMs }, { signal, emit }) => {
@@ -31,7 +32,7 @@ export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'p
       try {
         const devices = await listDevices().catch(() => null);
         const device = devices?.ok ? (devices.devices.find((d) => d.ordinal === deviceOrdinal(plan)) ?? null) : null;
-        return await profilePlan(
+        const { outcome, profile } = await profilePlan(
           {
             plan,
             planPath: planPath ?? null,
@@ -45,6 +46,7 @@ export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'p
           },
           workbench,
         );
+        return { outcome: held.holdOutcome(outcome), profile };
       } catch (error) {
         if (error instanceof Error && /^Nothing to profile/.test(error.message)) throw new ApiError(error.message, 'NOTHING_TO_PROFILE');
         throw error;

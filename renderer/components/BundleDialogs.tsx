@@ -1,12 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
-import type { ChannelRequest } from '../../core/api/channels';
 import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, type BundlePreview } from '../../core/bundle/bundle-export';
 import { formatBytes } from '../../core/format';
 import type { Profile } from '../../core/kernel-profile/profile';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
-import { exportSource } from '../store/bundle-slice';
+import { exportSource, profileWithRun, type BundleChoices } from '../store/bundle-slice';
 import { startFolder } from '../store/open-file';
 import type { WorkbenchState, WorkbenchStore } from '../store/store';
 import { FileBrowserDialog } from './FileBrowserDialog';
@@ -104,7 +103,7 @@ type PreviewState = { value: BundlePreview | null; error: string | null; busy: b
 type Progress = { phase: string; written: number };
 
 /** The export under way: its progress, its result or failure, and a Cancel that leaves nothing behind. */
-function useBundleExport(state: WorkbenchState, request: () => ChannelRequest<'bundle.preview'>) {
+function useBundleExport(store: WorkbenchStore, choices: BundleChoices) {
   const [progress, setProgress] = useState<Progress | null>(null);
   const [done, setDone] = useState<BundleExportResult | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -120,15 +119,9 @@ function useBundleExport(state: WorkbenchState, request: () => ChannelRequest<'b
       setProgress((p) =>
         e.kind === 'phase' ? { phase: BUNDLE_PHASE_WORDS[e.phase], written: p?.written ?? 0 } : { phase: p?.phase ?? '', written: e.written },
       );
-    state.api
-      .invoke(
-        'bundle.export',
-        { ...request(), path: target },
-        {
-          signal: controller.signal,
-          onEvent,
-        },
-      )
+    store
+      .getState()
+      .exportBundle(choices, target, { signal: controller.signal, onEvent })
       .then(
         (result) => setDone(result),
         (error: unknown) =>
@@ -248,9 +241,7 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const [sources, setSources] = useState(true);
   const [redact, setRedact] = useState(true);
   const [withSanitizer, setWithSanitizer] = useState(report !== null && state.sanitizeOrigin?.kind !== 'program');
-  // The profile on screen goes with the run it was made with, and with no other.
-  const shownProfile = state.kernelProfile;
-  const kernelProfile = shownProfile?.origin.kind === 'run' && shownProfile.origin.outcome === state.outcome ? shownProfile.profile : null;
+  const kernelProfile = profileWithRun(state);
   const [withProfile, setWithProfile] = useState(true);
   const [preview, setPreview] = useState<PreviewState>({ value: null, error: null, busy: false });
   const folder = state.outcomeOrigin?.file && !state.outcomeOrigin.bundle ? dirnameOf(state.outcomeOrigin.file) : (state.info?.startDir ?? '/');
@@ -258,27 +249,21 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const [path, setPath] = useState(`gpu-workbench-bundle-${label}-${stamp()}.zip`);
   const target = resolveShownPath(folder, path);
 
-  const request = () => ({
-    plan: source.ok ? source.plan : null,
-    outcome: state.outcome,
-    origin: source.ok ? source.origin : '',
-    sanitizer: withSanitizer ? report : null,
-    profile: withProfile ? kernelProfile : null,
-    includeSources: sources,
-    redact,
-    recordedHere: source.ok && source.recordedHere,
-  });
-  const { progress, done, failure, exporting, start } = useBundleExport(state, request);
+  const choices: BundleChoices = { includeSources: sources, redact, sanitizer: withSanitizer, profile: withProfile };
+  const { progress, done, failure, exporting, start } = useBundleExport(store, choices);
 
   // The preview follows the choices: each change asks again, and a late answer to an earlier choice is dropped.
   useEffect(() => {
     if (!source.ok) return;
     const controller = new AbortController();
     setPreview((p) => ({ ...p, busy: true, error: null }));
-    state.api.invoke('bundle.preview', request(), { signal: controller.signal }).then(
-      (value) => !controller.signal.aborted && setPreview({ value, error: null, busy: false }),
-      (error: unknown) => !controller.signal.aborted && setPreview({ value: null, error: message(error), busy: false }),
-    );
+    store
+      .getState()
+      .previewBundle(choices, { signal: controller.signal })
+      .then(
+        (value) => !controller.signal.aborted && setPreview({ value, error: null, busy: false }),
+        (error: unknown) => !controller.signal.aborted && setPreview({ value: null, error: message(error), busy: false }),
+      );
     return () => controller.abort();
   }, [sources, redact, withSanitizer, withProfile, source.ok]);
 

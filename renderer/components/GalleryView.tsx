@@ -1,27 +1,21 @@
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 
-import type { ChannelResponse } from '../../core/api/channels';
+import type { Gallery } from '../store/gallery-slice';
 import type { WorkbenchStore } from '../store/store';
 import { focusEditorSoon } from './EditorPane';
 
-type Gallery = ChannelResponse<'gallery.list'>;
-
 /** The failure gallery: each class of failure with its expected diagnosis; opens into the editor and the run form. */
 export function GalleryView({ store, onOpened }: { store: WorkbenchStore; onOpened: () => void }) {
-  const api = useStore(store, (s) => s.api);
+  const listGallery = useStore(store, (s) => s.listGallery);
   const [gallery, setGallery] = useState<Gallery | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api.invoke('gallery.list', {}).then(setGallery, (e: Error) => setError(e.message));
-  }, [api]);
+    listGallery().then(setGallery, (e: Error) => setError(e.message));
+  }, [listGallery]);
   const open = async (name: string, variant: 'broken' | 'fixed') => {
     try {
-      const loaded = await api.invoke('gallery.load', { name, variant });
-      const docId = await store.getState().openPath(loaded.sourcePath);
-      if (!docId) return;
-      // The plan belongs to the sample's kernel file: its launch fills that file's launch panel.
-      store.getState().attachPlan(docId, { label: `${name} (${variant})`, plan: loaded.plan, planPath: loaded.planPath, sourcePaths: [loaded.sourcePath] });
+      if (!(await store.getState().openGallerySample(name, variant))) return;
       // The view this button was in goes away: the focus goes where the person works next, the sample's file.
       focusEditorSoon();
       onOpened();

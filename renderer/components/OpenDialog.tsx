@@ -25,7 +25,7 @@ export function OpenDialog({
   onBundleOpened?: () => void;
   onDiagnosisOpened?: () => void;
 }) {
-  const api = useStore(store, (s) => s.api);
+  const listSamples = useStore(store, (s) => s.listSamples);
   const work = useStore(store, (s) => s.info?.workDir ?? s.info?.startDir ?? '/');
   const [samples, setSamples] = useState<{ name: string; path: string }[]>([]);
   const [recent, setRecent] = useState<RecentFile[]>([]);
@@ -36,9 +36,9 @@ export function OpenDialog({
   const target = resolveShownPath(work, path);
 
   useEffect(() => {
-    void api.invoke('samples.list', {}).then(setSamples, (e: Error) => setError(e.message));
+    void listSamples().then(setSamples, (e: Error) => setError(e.message));
     void recentFiles(store).then(setRecent);
-  }, [api]);
+  }, [listSamples]);
 
   const open = async (p: string): Promise<string | null> => {
     setBusy(true);

@@ -61,14 +61,7 @@ export function ResultFileActions({
   const target = resolveShownPath(folder, path);
   const save = () => {
     setSaved(null);
-    if (!target) return store.setState({ runError: 'Give a file name or a full path to save the result to.' });
-    s.api.invoke('run.save', { path: target, outcome: o }).then(
-      (done) => {
-        setSaved(done.path);
-        store.setState({ runError: null });
-      },
-      (e: Error) => store.setState({ runError: e.message }),
-    );
+    void s.saveResult(target).then(setSaved);
   };
   return (
     <>

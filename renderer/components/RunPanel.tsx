@@ -265,8 +265,8 @@ export function RunPanel({ store }: { store: WorkbenchStore }) {
     if (!plan) return setNote({ kind: 'fail', text: view.plan.ok ? 'Open a file to save its plan.' : view.plan.error });
     if (!planTarget) return setNote({ kind: 'fail', text: 'Give a file name or a full path for the plan.' });
     try {
-      const saved = await s.api.invoke('plans.write', { path: planTarget, plan });
-      setNote({ kind: 'ok', text: `Plan saved to ${saved.path}` });
+      const saved = await s.savePlanFile(planTarget, plan);
+      setNote({ kind: 'ok', text: `Plan saved to ${saved}` });
     } catch (error) {
       setNote({ kind: 'fail', text: (error as Error).message });
     }

@@ -1,6 +1,7 @@
 import type { StateCreator } from 'zustand';
 
 import { compileResultFromBundle } from '../../core/bundle/bundle-compile';
+import type { HeldBundleView } from '../../core/api/channels';
 import type { BundleView } from '../../core/bundle/bundle-view';
 import type { Timeline } from '../../core/memory/timeline';
 import { basenameOf } from '../../core/workspace/paths';
@@ -39,7 +40,7 @@ function openBundleDocuments(get: () => WorkbenchState, view: BundleView): Recor
 }
 
 /** What the bundle's outcome, sanitizer report and memory timeline put in the Run, Sanitizer and Memory tabs. */
-function bundleViews(view: BundleView, sources: SourceContext, timelines: Timeline[]): Partial<WorkbenchState> {
+function bundleViews(view: HeldBundleView, sources: SourceContext, timelines: Timeline[]): Partial<WorkbenchState> {
   const plan = view.plan;
   return {
     ...(view.outcome
@@ -59,7 +60,15 @@ function bundleViews(view: BundleView, sources: SourceContext, timelines: Timeli
     // this machine's monitor. Marked as seen, so the tab does not swap it for the run source.
     ...(timelines.length
       ? {
-          memoryFile: { path: view.path, kind: 'run' as const, timelines, summaries: view.timelineSummary, notes: view.notes, index: 0 },
+          memoryFile: {
+            path: view.path,
+            kind: 'run' as const,
+            timelines,
+            timelineIds: view.timelineIds,
+            summaries: view.timelineSummary,
+            notes: view.notes,
+            index: 0,
+          },
           memoryCompare: null,
           memorySource: 'file' as const,
           memorySelection: null,
@@ -77,7 +86,7 @@ function bundleViews(view: BundleView, sources: SourceContext, timelines: Timeli
 export function showBundle(
   set: Parameters<StateCreator<WorkbenchState, [], [], BundleSlice>>[0],
   get: () => WorkbenchState,
-  view: BundleView,
+  view: HeldBundleView,
   timelines: Timeline[],
 ): void {
   const before = shownNow(get());

@@ -1,6 +1,8 @@
 import type { StateCreator } from 'zustand';
 
-import type { BundleView } from '../../core/bundle/bundle-view';
+import type { CallOptions, ChannelRequest, HeldBundleView } from '../../core/api/channels';
+import type { BundleExportResult, BundlePreview } from '../../core/bundle/bundle-export';
+import type { Profile } from '../../core/kernel-profile/profile';
 import type { Timeline } from '../../core/memory/timeline';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
 import { planMatchesOutcome } from '../../core/plan/recorded-plan';
@@ -9,6 +11,7 @@ import { dropBundle } from './bundle-drop';
 import { mainKernel } from './bundle-main-kernel';
 import { bundleSources, showBundle } from './bundle-show';
 import type { ProfileEntry } from './devices-slice';
+import { heldOutcomeId, NOT_HELD } from './run-slice';
 import type { WorkbenchState } from './store';
 
 /**
@@ -20,7 +23,7 @@ import type { WorkbenchState } from './store';
  * One bundle at a time: opening another, or closing it, takes every view of the last one away.
  */
 export interface OpenedBundle {
-  view: BundleView;
+  view: HeldBundleView;
   /** The file's name, for the banner. */
   name: string;
   /** Its sources' documents, by the name the plan gives them. */
@@ -67,6 +70,20 @@ export interface BundleSlice {
    */
   runBundlePlanAgain(): string | null;
   clearPendingRun(): void;
+  /** Exactly what Export bundle… would write with these choices (nothing is written). Rejects with the host's words. */
+  previewBundle(choices: BundleChoices, options: CallOptions<'bundle.preview'>): Promise<BundlePreview>;
+  /** Writes the bundle of the run on screen to `path` (a full path), streaming its phases. Rejects with the host's words. */
+  exportBundle(choices: BundleChoices, path: string, options: CallOptions<'bundle.export'>): Promise<BundleExportResult>;
+}
+
+/** What the person chose to put in the bundle (Export bundle…'s boxes). */
+export interface BundleChoices {
+  includeSources: boolean;
+  redact: boolean;
+  /** The sanitizer report on screen. */
+  sanitizer: boolean;
+  /** The kernel profile made with this run (profileWithRun). */
+  profile: boolean;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -85,7 +102,7 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
 
   openBundle: async (path) => {
     set({ bundleOpening: path });
-    let view: BundleView;
+    let view: HeldBundleView;
     let timelines: Timeline[];
     try {
       view = await get().api.invoke('bundle.open', { path });
@@ -120,7 +137,33 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
   },
 
   clearPendingRun: () => set({ pendingRun: null }),
+
+  previewBundle: (choices, options) => get().api.invoke('bundle.preview', bundleRequest(get(), choices), options),
+  exportBundle: (choices, path, options) => get().api.invoke('bundle.export', { ...bundleRequest(get(), choices), path }, options),
 });
+
+/** The kernel profile on screen when it was made with the run on screen (it goes with that run, and with no other). */
+export function profileWithRun(s: WorkbenchState): Profile | null {
+  const shown = s.kernelProfile;
+  return shown?.origin.kind === 'run' && shown.origin.outcome === s.outcome ? shown.profile : null;
+}
+
+/** What bundle.preview and bundle.export are asked for the run on screen: its outcome by the id the host holds it under. */
+function bundleRequest(s: WorkbenchState, choices: BundleChoices): ChannelRequest<'bundle.preview'> {
+  const outcomeId = heldOutcomeId(s.outcome);
+  if (!outcomeId) throw new Error(NOT_HELD('export the bundle'));
+  const source = exportSource(s);
+  return {
+    plan: source.ok ? source.plan : null,
+    outcomeId,
+    origin: source.ok ? source.origin : '',
+    sanitizer: choices.sanitizer ? s.sanitizeReport : null,
+    profile: choices.profile ? profileWithRun(s) : null,
+    includeSources: choices.includeSources,
+    redact: choices.redact,
+    recordedHere: source.ok && source.recordedHere,
+  };
+}
 
 /**
  * What Export bundle… would bundle: the outcome on screen, the plan that produced it (null when a recorded result's

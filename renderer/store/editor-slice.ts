@@ -95,6 +95,8 @@ export interface EditorSlice {
   compileNow(id: string): Promise<void>;
   cancelCompile(): Promise<void>;
   setCompileOptions(options: Partial<EditorOptions>): void;
+  /** The SASS of a compile the host's cache holds (by its key); null when no disassembler was found. Rejects with the host's words. */
+  disassemble(key: string): Promise<string | null>;
   dismissNotice(): void;
 }
 
@@ -119,6 +121,7 @@ export const createEditorSlice: StateCreator<WorkbenchState, [], [], EditorSlice
     ...editorSaveActions(set, get, persistDraft),
     ...editorLocateActions(set, get, opener),
     ...editorCompileActions(set, get, persistDraft),
+    disassemble: async (key) => (await get().api.invoke('compile.sass', { key })).sass,
     dismissNotice: () => set({ notice: null }),
   };
 };

@@ -1,5 +1,7 @@
 import type { StateCreator } from 'zustand';
 
+import { monitorTimelineId, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
+import { fail, ok, type Result } from '../../core/result';
 import type { MemoryFileKind, MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
 import { addSamples } from '../../core/memory/sample-batches';
 import type { SampleSeries } from '../../core/memory/samples';
@@ -9,6 +11,7 @@ import type { TimelineTarget } from '../../core/memory/timeline-describe';
 import type { TimelineSummary } from '../../core/memory/timeline-model';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
+import { heldOutcomeId, NOT_HELD } from './run-slice';
 import type { WorkbenchState } from './store';
 
 /** Which timeline the Memory tab shows: the run result's, a file opened (a snapshot, a saved result, a Chrome trace), or the monitor's. */
@@ -19,6 +22,8 @@ export interface OpenedMemory {
   kind: MemoryFileKind;
   /** One per device that has data (a snapshot), or the run's one. */
   timelines: Timeline[];
+  /** The id the host holds each under (memory.export), in the same order. */
+  timelineIds: string[];
   summaries: TimelineSummary[];
   notes: string[];
   /** The one shown. */
@@ -31,6 +36,8 @@ export interface OpenedMemory {
 
 export interface MonitorState {
   running: boolean;
+  /** The session's id on the host (monitor.start): what memory.export names its samples by. Null before the first. */
+  id: string | null;
   intervalMs: number;
   /** The samples so far (the oldest dropped past MAX_MONITOR_SAMPLES). */
   series: SampleSeries | null;
@@ -76,6 +83,11 @@ export interface MemorySlice {
   setMemoryMode(mode: 'active' | 'address'): void;
   startMonitor(intervalMs: number): Promise<void>;
   stopMonitor(): void;
+  /**
+   * Writes the timeline the Memory tab shows (a trace), or its samples (CSV), to `path` (a full path): the host writes
+   * what it holds under the shown timeline's id. What it wrote, or the host's words.
+   */
+  exportMemory(format: 'trace' | 'csv', path: string): Promise<Result<ChannelResponse<'memory.export'>>>;
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -95,7 +107,7 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
   memoryAliveAt: null,
   memoryMode: 'active',
   memoryGaps: true,
-  monitor: { running: false, intervalMs: 100, series: null, timeline: null, problems: [], error: null },
+  monitor: { running: false, id: null, intervalMs: 100, series: null, timeline: null, problems: [], error: null },
   memorySeq: 0,
   memoryRunSeen: null,
 
@@ -117,7 +129,33 @@ export const createMemorySlice: StateCreator<WorkbenchState, [], [], MemorySlice
   setMemoryGaps: (on) => set({ memoryGaps: on }),
 
   ...monitorActions(set, get),
+
+  exportMemory: async (format, path) => {
+    const shown = shownTimelineId(get());
+    if (!shown.ok) return shown;
+    try {
+      return ok(await get().api.invoke('memory.export', { format, path, ...shown.value }));
+    } catch (error) {
+      return fail(message(error));
+    }
+  },
 });
+
+/**
+ * The id of what the Memory tab shows, as the host holds it: the file's timeline, the monitor's samples, or the run's
+ * outcome (with the monitor whose samples its timeline is drawn with, when the run took none of its own).
+ */
+function shownTimelineId(s: WorkbenchState): Result<Pick<ChannelRequest<'memory.export'>, 'timelineId' | 'monitorId'>> {
+  if (s.memorySource === 'file') {
+    const id = s.memoryFile?.timelineIds[s.memoryFile.index];
+    return id ? ok({ timelineId: id }) : fail('There is no timeline to export: open a file first.');
+  }
+  if (s.memorySource === 'monitor')
+    return s.monitor.id ? ok({ timelineId: monitorTimelineId(s.monitor.id) }) : fail('There is nothing to export: start monitoring first.');
+  const id = heldOutcomeId(s.outcome);
+  if (!id) return fail(NOT_HELD('export its memory'));
+  return ok({ timelineId: id, ...(s.monitor.id && !s.outcome?.samples ? { monitorId: s.monitor.id } : {}) });
+}
 
 /** Files opened into the Memory tab: read on the host (a snapshot, a saved result), one shown, a second to compare. */
 function fileActions(set: Set, get: Get): Pick<MemorySlice, 'openMemoryFile' | 'cancelMemoryOpen' | 'closeMemoryCompare' | 'chooseMemoryTimeline'> {
@@ -142,6 +180,7 @@ function fileActions(set: Set, get: Get): Pick<MemorySlice, 'openMemoryFile' | '
           path: result.path,
           kind: result.kind,
           timelines,
+          timelineIds: result.timelineIds,
           summaries: result.summary,
           notes: result.notes,
           index: 0,
@@ -193,15 +232,15 @@ function monitorActions(set: Set, get: Get): Pick<MemorySlice, 'startMonitor' | 
       const devices = get().devices;
       const known = devices?.ok ? devices.devices.map((d) => ({ index: d.ordinal, name: d.name, uuid: d.uuid, totalBytes: d.totalMemBytes })) : [];
       const series: SampleSeries = { intervalMs, devices: known, processes: [], samples: [], dropped: 0 };
+      const id = `ui-${Date.now().toString(36)}`;
       set((s) => ({
-        monitor: { running: true, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
+        monitor: { running: true, id, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
         memorySource: 'monitor',
         memorySelection: null,
         memoryAliveAt: null,
         memorySeq: s.memorySeq + 1,
         memoryRunSeen: s.outcome,
       }));
-      const id = `ui-${Date.now().toString(36)}`;
       try {
         await get().api.invoke(
           'monitor.start',

@@ -1,5 +1,6 @@
 import type { StateCreator } from 'zustand';
 
+import type { HeldOutcome } from '../../core/api/channels';
 import { sanitizerRerunUnavailable } from '../../core/availability';
 import type { BufferPage } from '../../core/runner/protocol';
 import type { RunOutcome } from '../../core/runner/run-outcome';
@@ -92,6 +93,10 @@ export interface RunSlice {
   cancelRun(): void;
   showOutcome(outcome: RunOutcome, origin: OutcomeOrigin): void;
   openOutcome(path: string): Promise<void>;
+  /** Saves the result on screen to the full path given (the host writes the outcome it holds): where, or null with runError saying why not. */
+  saveResult(path: string | null): Promise<string | null>;
+  /** Writes a plan to a file: where it went. Rejects with the host's words. */
+  savePlanFile(path: string, plan: unknown): Promise<string>;
   page(buffer: string, offset: number, count: number): Promise<void>;
 }
 
@@ -99,6 +104,16 @@ export const EMPTY_RUN: DocumentRun = { launch: DEFAULT_LAUNCH_FORM, plan: null,
 
 /** A document's Run section: what its launch panel and run form hold. */
 export const documentRun = (s: Pick<RunSlice, 'runs'>, docId: string | null): DocumentRun => (docId ? s.runs[docId] : undefined) ?? EMPTY_RUN;
+
+/**
+ * The id the host holds an outcome under (run.plan, run.open, profile.run and bundle.open answer it with one): what
+ * save and export name instead of sending the outcome back. Null for one the host never gave out.
+ */
+export const heldOutcomeId = (outcome: RunOutcome | null): string | null => (outcome as Partial<HeldOutcome> | null)?.outcomeId ?? null;
+
+/** What to do when the host no longer holds the outcome on screen, as the host says it for an id it has dropped. */
+export const NOT_HELD = (doing: string) =>
+  `The workbench no longer holds this run’s result (it keeps the newest it made or opened, only while it runs): run it again (or open its result file again), then ${doing}.`;
 
 /** The run under way, to cancel it. */
 let runAbort: AbortController | null = null;
@@ -154,6 +169,46 @@ function editedRun(run: DocumentRun, edit: PlanEdit, documentName: string): Resu
     plan: { ...attached, plan: edited.value, launchStep: kept ?? shown?.stepIndex ?? null },
     launch: shown ? formFromLaunch(shown) : run.launch,
   });
+}
+
+type Set = Parameters<StateCreator<WorkbenchState, [], [], RunSlice>>[0];
+
+/** Results and plans as files: a saved result opened (with its own sample's files found), the one on screen saved, a plan written. */
+function resultFileActions(set: Set, get: () => WorkbenchState): Pick<RunSlice, 'openOutcome' | 'saveResult' | 'savePlanFile'> {
+  return {
+    openOutcome: async (path) => {
+      try {
+        const outcome = await get().api.invoke('run.open', { path });
+        // Its links go to its own sample's files first (a result keeps no plan: the sample whose plan it ran).
+        const own = await findResultSample(get().api, path, outcome);
+        const ownPlan = own ? { ownPlan: { plan: own.plan, origin: `sample ${own.name} (${own.planPath})` } } : {};
+        get().showOutcome(outcome, { file: path, planPath: null, sources: resultSources(path, own), ...ownPlan });
+        set({ runError: null });
+      } catch (error) {
+        set({ runError: message(error) });
+      }
+    },
+    saveResult: async (path) => {
+      if (!path) {
+        set({ runError: 'Give a file name or a full path to save the result to.' });
+        return null;
+      }
+      const id = heldOutcomeId(get().outcome);
+      if (!id) {
+        set({ runError: NOT_HELD('save it') });
+        return null;
+      }
+      try {
+        const done = await get().api.invoke('run.save', { path, outcomeId: id });
+        set({ runError: null });
+        return done.path;
+      } catch (error) {
+        set({ runError: message(error) });
+        return null;
+      }
+    },
+    savePlanFile: async (path, plan) => (await get().api.invoke('plans.write', { path, plan })).path,
+  };
 }
 
 export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (set, get) => {
@@ -241,18 +296,7 @@ export const createRunSlice: StateCreator<WorkbenchState, [], [], RunSlice> = (s
     refuseRun: (reasons) => set((s) => ({ runRefused: { reasons, seq: (s.runRefused?.seq ?? 0) + 1 } })),
     cancelRun: () => runAbort?.abort(),
     showOutcome: (outcome, outcomeOrigin) => set({ outcome, outcomeOrigin, runRefused: null, pages: {} }),
-    openOutcome: async (path) => {
-      try {
-        const outcome = await get().api.invoke('run.open', { path });
-        // Its links go to its own sample's files first (a result keeps no plan: the sample whose plan it ran).
-        const own = await findResultSample(get().api, path, outcome);
-        const ownPlan = own ? { ownPlan: { plan: own.plan, origin: `sample ${own.name} (${own.planPath})` } } : {};
-        get().showOutcome(outcome, { file: path, planPath: null, sources: resultSources(path, own), ...ownPlan });
-        set({ runError: null });
-      } catch (error) {
-        set({ runError: message(error) });
-      }
-    },
+    ...resultFileActions(set, get),
     page: async (buffer, offset, count) => {
       const result = get().outcome?.result;
       if (!result) return;

@@ -8,6 +8,7 @@ import { createDevicesSlice, type DevicesSlice } from './devices-slice';
 import { createDiagnoseSlice, type DiagnoseSlice } from './diagnose-slice';
 import { createEditorSlice, type EditorSlice } from './editor-slice';
 import { createExplainSlice, type ExplainSlice } from './explain-slice';
+import { createGallerySlice, type GallerySlice } from './gallery-slice';
 import { createKernelProfileSlice, type KernelProfileSlice } from './kernel-profile-slice';
 import { createMemorySlice, type MemorySlice } from './memory-slice';
 import { createRunSlice, type RunSlice } from './run-slice';
@@ -23,7 +24,8 @@ export type WorkbenchState = AppSlice &
   BundleSlice &
   DiagnoseSlice &
   KernelProfileSlice &
-  CheckSlice;
+  CheckSlice &
+  GallerySlice;
 
 /** One slice per file, combined here once. */
 export const createWorkbenchStore = (api: WorkbenchApi) =>
@@ -39,6 +41,7 @@ export const createWorkbenchStore = (api: WorkbenchApi) =>
     ...createDiagnoseSlice(...a),
     ...createKernelProfileSlice(...a),
     ...createCheckSlice(...a),
+    ...createGallerySlice(...a),
   }));
 
 export type WorkbenchStore = ReturnType<typeof createWorkbenchStore>;

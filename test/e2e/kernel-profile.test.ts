@@ -13,6 +13,7 @@ import { openWorkbenchPage } from '../helpers/browser';
 import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { activeTab, assertInViewport, markedLine, openByPath, sizeName, VIEWPORTS } from '../helpers/ui';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 
 // Issue 28 (e2e, no GPU): a kernel profile recorded on an H100 (test/fixtures/ncu) opened with Open…: its findings,
 // figures and lines in the Profile tab, its heat margin and hover on its own file's lines and on no other file's,
@@ -59,7 +60,7 @@ const profileTab = (page: Page) => page.getByTestId('output-tab-Profile');
  */
 async function bundleWithProfile(): Promise<string> {
   const path = join(work, 'with-profile.zip');
-  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as unknown;
+  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as RunOutcome;
   const profile = JSON.parse(readFileSync(join(NCU, 'profile-broken.json'), 'utf8')) as unknown;
   const { plan } = await loadSample('uncoalesced-access', 'broken');
   await exportBundle(path, { plan, outcome, origin: 'sample uncoalesced-access (broken)', includeSources: true, redact: true, profile }, { compiler: null });

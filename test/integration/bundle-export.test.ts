@@ -11,6 +11,7 @@ import { openBundleView, readBundle } from '../../main/bundle/read-bundle';
 import { BundleWriteError, buildBundleEntries, writeBundle } from '../../main/bundle/write-bundle';
 import { makeRedactor } from '../../core/bundle/redact';
 import { ROOT, runCli } from '../helpers/cli';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 
 // `gpu-workbench bundle export` writes what `bundle inspect` opens, hides who and where by default, and
 // never leaves a part of a zip behind.
@@ -333,10 +334,12 @@ test('bundle.preview and bundle.export from the UI: the preview lists exactly wh
   const workbench = createWorkbench(forkLauncher, { warmSpare: false });
   try {
     const handlers = createHandlers(workbench, 'serve');
-    const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as unknown;
+    // The run on screen is the host's own: the result it opened, named by the id it answered.
+    const opened = (await dispatch(handlers, 'run.open', { path: RESULT })) as { ok: boolean; value: { outcomeId: string } };
+    assert.ok(opened.ok, JSON.stringify(opened));
     const { loadSample } = await import('../../main/services/sample-service');
     const plan = (await loadSample('oob-off-by-one', 'broken')).plan;
-    const request = { plan, outcome, origin: 'sample oob-off-by-one (broken)', includeSources: true, redact: true };
+    const request = { plan, outcomeId: opened.value.outcomeId, origin: 'sample oob-off-by-one (broken)', includeSources: true, redact: true };
     const preview = (await dispatch(handlers, 'bundle.preview', request)) as {
       ok: boolean;
       value: { files: { name: string }[]; notes: string[]; environment: object };
@@ -381,7 +384,7 @@ test('a cancelled export leaves no file and no temporary file, whenever it is ca
   const { loadSample } = await import('../../main/services/sample-service');
   const folder = mkdtempSync(join(tmpdir(), 'wb-cancel-'));
   const plan = (await loadSample('oob-off-by-one', 'broken')).plan;
-  const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as unknown;
+  const outcome = JSON.parse(readFileSync(RESULT, 'utf8')) as RunOutcome;
   const request = { plan, outcome, origin: 'sample', includeSources: true, redact: true };
   for (const at of ['doctor', 'ptx', 'write', 'progress'] as const) {
     const controller = new AbortController();

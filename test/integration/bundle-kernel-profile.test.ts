@@ -24,8 +24,10 @@ const profile = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/ncu/profile-br
 
 async function request() {
   const plan = (await loadSample('oob-off-by-one', 'broken')).plan;
-  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as unknown;
-  return { plan, outcome, origin: 'sample oob-off-by-one (broken)', includeSources: false, redact: true, profile };
+  // The run is the host's own: the result it opened, named by the id it answered.
+  const opened = (await dispatch(handlers, 'run.open', { path: join(ROOT, 'test/fixtures/runs/oob-off-by-one.json') })) as Reply<{ outcomeId: string }>;
+  assert.ok(opened.ok, JSON.stringify(opened));
+  return { plan, outcomeId: opened.value.outcomeId, origin: 'sample oob-off-by-one (broken)', includeSources: false, redact: true, profile };
 }
 
 test('a profile goes into the bundle as profile.json and opens from it as it went in', async () => {

@@ -11,6 +11,7 @@ import { loadSample } from '../../main/services/sample-service';
 import { placeCupyKernels } from '../../main/tools/cupy-kernel-sources';
 import { importSanitizerReport } from '../../main/tools/sanitize-import';
 import { ROOT } from '../helpers/cli';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 
 // A sanitizer report with everything arranging and placing give it — the API error folded under the fault
 // (followedBy), CuPy's kernel line in the user's .py (sourceMapped, raceSourceMapped), the memory CuPy held at exit
@@ -53,7 +54,7 @@ test('export → open keeps followedBy, sourceMapped, raceSourceMapped, heldBy a
   );
 
   const { plan } = await loadSample('oob-off-by-one', 'broken');
-  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as unknown;
+  const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as RunOutcome;
   const path = join(dir, 'cupy.zip');
   await exportBundle(path, { plan, outcome, origin: 'test', sanitizer: report, includeSources: true, redact: false, doctorFacts }, { compiler: null });
 

@@ -35,7 +35,7 @@ test('the chosen device or profile is kept on the host for the workspace, the la
 test('writes from the UI name a full path: a relative one is refused, saying which folder it would have gone to', async () => {
   for (const [channel, request] of [
     ['files.write', { path: 'k.cu', text: 'x', expectedMtimeMs: null }],
-    ['run.save', { path: 'result.json', outcome: {} }],
+    ['run.save', { path: 'result.json', outcomeId: 'run-gone' }],
     ['plans.write', { path: 'sub/plan.json', plan: {} }],
   ] as const) {
     const reply = await call(channel, request);

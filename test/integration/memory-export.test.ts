@@ -4,45 +4,61 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { ApiError } from '../../core/api/channels';
+import { ApiError, monitorTimelineId } from '../../core/api/channels';
 import type { SampleSeries } from '../../core/memory/samples';
-import { timelineFromSamples } from '../../core/memory/samples-timeline';
-import { encodeTimeline } from '../../core/memory/timeline-wire';
+import type { RunOutcome } from '../../core/runner/run-outcome';
 import { exportMemory } from '../../main/memory/export-memory';
+import { HeldResults } from '../../main/services/held-results';
 import { validateChromeTrace } from '../helpers/chrome-trace';
 import { ROOT } from '../helpers/cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'memory-export-'));
 // monitor -- python3 leak.py on the H100 (test/fixtures/monitor/).
 const series = (JSON.parse(readFileSync(join(ROOT, 'test/fixtures/monitor/h100-pytorch-leak.json'), 'utf8')) as { series: SampleSeries }).series;
+const neverFrees = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/never-frees.json'), 'utf8')) as RunOutcome;
 
-test('memory.export: the monitor’s samples as CSV, and its timeline as a trace Perfetto opens', async () => {
-  const csv = await exportMemory({ format: 'csv', series }, join(dir, 'leak.csv'));
+test('memory.export: a monitoring session’s samples as the host kept them, as CSV and as a trace Perfetto opens', async () => {
+  const held = new HeldResults();
+  held.holdSamples(monitorTimelineId('ui-1'), { series });
+  const csv = await exportMemory({ format: 'csv', timelineId: monitorTimelineId('ui-1') }, join(dir, 'leak.csv'), held);
   const lines = readFileSync(csv.path, 'utf8').trim().split('\n');
   assert.equal(lines.length, series.samples.length * series.devices.length + 1, 'a header and a row per sample and GPU');
-  const trace = await exportMemory({ format: 'trace', timeline: encodeTimeline(timelineFromSamples(series, 'leak.py')) }, join(dir, 'leak.json'));
+  const trace = await exportMemory({ format: 'trace', timelineId: monitorTimelineId('ui-1') }, join(dir, 'leak.json'), held);
   const byPhase = validateChromeTrace(readFileSync(trace.path, 'utf8'));
-  const counters = byPhase.get('C') ?? [];
-  assert.ok(
-    counters.some((e) => /leak\.py/.test(e.name)),
-    `a counter track for leak.py among ${[...new Set(counters.map((e) => e.name))].join(', ')}`,
-  );
+  assert.ok((byPhase.get('C') ?? []).length > 0, 'the devices’ memory is a counter track');
 });
 
-test('memory.export refuses what is not a timeline or a series, and writes nothing', async () => {
-  const wire = encodeTimeline(timelineFromSamples(series, 'leak.py'));
-  const cases: [string, Parameters<typeof exportMemory>[0]][] = [
-    ['no timeline', { format: 'trace', timeline: null }],
-    ['a timeline with a wrong column length', { format: 'trace', timeline: { ...wire, allocations: { ...wire.allocations, count: 5 } } }],
-    ['a string', { format: 'trace', timeline: 'x'.repeat(1000) }],
-    ['a series with Infinity', { format: 'csv', series: { ...series, intervalMs: Infinity } }],
-    ['an array', { format: 'csv', series: [] }],
+test('a run that took no samples is drawn with the monitor’s taken while it ran, as the Memory tab draws it', async () => {
+  const held = new HeldResults();
+  const { outcomeId } = held.holdOutcome(neverFrees);
+  const plain = await exportMemory({ format: 'trace', timelineId: outcomeId }, join(dir, 'plain.json'), held);
+  // A session that sampled while the run ran (its samples moved onto the run's clock).
+  const start = neverFrees.result!.startedAtMs! * 1000;
+  const shift = start - series.samples[0]!.timeUs;
+  held.holdSamples(monitorTimelineId('ui-2'), { series: { ...series, samples: series.samples.map((s) => ({ ...s, timeUs: s.timeUs + shift })) } });
+  const sampled = await exportMemory({ format: 'trace', timelineId: outcomeId, monitorId: 'ui-2' }, join(dir, 'sampled.json'), held);
+  assert.ok(sampled.events! > plain.events!, `${sampled.events} events with the monitor's samples, ${plain.events} without`);
+  // A session the host no longer holds leaves the run's own timeline, as the tab would draw it without one.
+  const without = await exportMemory({ format: 'trace', timelineId: outcomeId, monitorId: 'ui-gone' }, join(dir, 'without.json'), held);
+  assert.equal(without.events, plain.events);
+});
+
+test('memory.export refuses what the id cannot give, in words, and writes nothing', async () => {
+  const held = new HeldResults();
+  const { outcomeId } = held.holdOutcome(neverFrees);
+  const [timelineId] = held.holdTimelines([{ version: 1 } as never]);
+  const cases: [string, Parameters<typeof exportMemory>[0], string, RegExp][] = [
+    ['samples of a run that took none', { format: 'csv', timelineId: outcomeId }, 'MEMORY_EXPORT_INVALID', /did not sample device memory/],
+    ['samples of a file', { format: 'csv', timelineId: timelineId! }, 'MEMORY_EXPORT_INVALID', /export it as a trace/],
+    ['a run gone', { format: 'trace', timelineId: 'run-0' }, 'HELD_GONE', /no longer holds this run’s result .*: run it again/],
+    ['a file gone', { format: 'trace', timelineId: 'timeline-0' }, 'HELD_GONE', /no longer holds this memory timeline .*: open its file again, then export\./],
+    ['a monitor gone', { format: 'csv', timelineId: monitorTimelineId('ui-9') }, 'HELD_GONE', /start monitoring again, then export\./],
   ];
-  for (const [what, request] of cases) {
+  for (const [what, request, code, said] of cases) {
     const path = join(dir, `${what.replace(/\W/g, '-')}.out`);
     await assert.rejects(
-      () => exportMemory(request, path),
-      (e: unknown) => e instanceof ApiError && e.code === 'MEMORY_EXPORT_INVALID',
+      () => exportMemory(request, path, held),
+      (e: unknown) => e instanceof ApiError && e.code === code && said.test(e.message),
       what,
     );
     assert.equal(existsSync(path), false, `${what}: nothing written`);

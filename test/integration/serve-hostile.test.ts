@@ -169,6 +169,8 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
   };
   // Paths stay inside the fuzz's own folder: the fuzz must not write into the checkout or the home folder.
   const inside = () => join(dir, `f${Math.floor(rand() * 20)}`);
+  // Ids of what the host holds: none of these was given out by this host (gone, or never), or is not an id at all.
+  const heldId = () => pick(['run-00000000-0000-4000-8000-000000000000', 'timeline-1', 'monitor:ui-1', 'monitor:', '../../etc/passwd', '', 'x'.repeat(81)]);
   const templates: Record<string, () => Record<string, unknown>> = {
     'files.read': () => ({ path: inside() }),
     'files.write': () => ({ path: inside(), text: pick(strings) }),
@@ -176,7 +178,8 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     'files.sniff': () => ({ path: rand() < 0.5 ? inside() : pick(['/dev/zero', '/proc/self/mem', '/etc/shadow']) }),
     'run.open': () => ({ path: inside() }),
     'memory.open': () => ({ path: inside() }),
-    'run.save': () => ({ path: inside(), outcome: value(1) }),
+    'run.save': () => ({ path: inside(), outcomeId: heldId() }),
+    'memory.export': () => ({ format: pick(['trace', 'csv']), path: inside(), timelineId: heldId(), ...(rand() < 0.3 ? { monitorId: 'ui-1' } : {}) }),
     'plans.read': () => ({ path: inside() }),
     'plans.write': () => ({ path: inside(), plan: value(1) }),
     'run.plan': () => ({
@@ -185,8 +188,8 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     }),
     'run.page': () => ({ runnerPid: 1, runId: 'x', buffer: 'b', offset: 0, count: 1 }),
     'bundle.open': () => ({ path: inside() }),
-    'bundle.preview': () => ({ plan: value(1), outcome: value(1), origin: pick(strings) }),
-    'bundle.export': () => ({ plan: value(1), outcome: value(1), origin: pick(strings), path: inside() }),
+    'bundle.preview': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings) }),
+    'bundle.export': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings), path: inside() }),
     'compile.sass': () => ({ key: '0'.repeat(64) }),
     'sanitize.open': () => ({ xmlPath: inside(), textPath: rand() < 0.5 ? inside() : '/dev/zero', tool: null }),
     // serve runs no program the browser names (it was not started with --allow-programs): the marker never appears.
@@ -232,6 +235,7 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     'plans.read',
     'bundle.open',
     'bundle.export',
+    'memory.export',
   ]);
   const out: string[] = [];
   for (let i = 0; i < count; i++) {

@@ -94,9 +94,9 @@ describe('serve started in a project folder, no --root', () => {
   test('every other channel that writes is held to the roots too', async () => {
     const target = join(outside, 'out.json');
     refused(await api.call('plans.write', { path: target, plan: {} }), 'OUTSIDE_ROOTS');
-    refused(await api.call('run.save', { path: target, outcome: {} }), 'OUTSIDE_ROOTS');
-    refused(await api.call('memory.export', { format: 'csv', path: target, series: {} }), 'OUTSIDE_ROOTS');
-    refused(await api.call('bundle.export', { path: join(outside, 'b.zip'), plan: {}, outcome: {}, origin: 'x' }), 'OUTSIDE_ROOTS');
+    refused(await api.call('run.save', { path: target, outcomeId: 'run-gone' }), 'OUTSIDE_ROOTS');
+    refused(await api.call('memory.export', { format: 'csv', path: target, timelineId: 'monitor:gone' }), 'OUTSIDE_ROOTS');
+    refused(await api.call('bundle.export', { path: join(outside, 'b.zip'), plan: {}, outcomeId: 'run-gone', origin: 'x' }), 'OUTSIDE_ROOTS');
     refused(await api.call('diagnose.export', { id: 'abc', path: join(outside, 'd.zip') }), 'OUTSIDE_ROOTS');
     assert.ok(!existsSync(target));
   });

@@ -4,12 +4,8 @@ import { useStore } from 'zustand';
 import { formatBytes } from '../../../core/format';
 import type { SampleSeries } from '../../../core/memory/samples';
 import type { Timeline } from '../../../core/memory/timeline';
-import { encodeTimeline } from '../../../core/memory/timeline-wire';
 import { resolveShownPath } from '../../../core/workspace/paths';
 import type { WorkbenchStore } from '../../store/store';
-
-/** What one request to the host may carry (serve's WebSocket takes 40 MiB a message), with room for the envelope. */
-const MAX_REQUEST_CHARS = 36 * 1024 * 1024;
 
 /**
  * Export of what the Memory tab shows: the timeline as a Chrome trace (Perfetto, chrome://tracing), and samples
@@ -27,7 +23,6 @@ export function MemoryExport({
   /** Whether samples can be had here at all (a run or the monitor may sample; a snapshot never does): else no CSV button. */
   offerCsv?: boolean;
 }) {
-  const api = useStore(store, (s) => s.api);
   const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
   const [name, setName] = useState('');
   const [said, setSaid] = useState<{ ok: boolean; text: string } | null>(null);
@@ -37,30 +32,22 @@ export function MemoryExport({
   const send = (format: 'trace' | 'csv') => {
     setSaid(null);
     if (!target) return setSaid({ ok: false, text: `Give a file name (it goes into ${startDir}) or a full path to export to.` });
-    const request = format === 'trace' ? { format, path: target, timeline: encodeTimeline(timeline!) } : { format, path: target, series: series! };
-    const chars = JSON.stringify(request).length;
-    if (chars > MAX_REQUEST_CHARS)
-      return setSaid({
-        ok: false,
-        text: `This ${format === 'trace' ? 'timeline' : 'series'} is ${formatBytes(chars)} as data, more than the app hands its host in one piece. For a PyTorch snapshot, \`gpu-workbench memory FILE --trace out.json\` writes the trace from the command line; for a monitoring session, \`gpu-workbench monitor --trace\`/\`--csv\`.`,
-      });
     setBusy(true);
-    api.invoke('memory.export', request).then(
-      (done) => {
+    void store
+      .getState()
+      .exportMemory(format, target)
+      .then((done) => {
         setBusy(false);
+        if (!done.ok) return setSaid({ ok: false, text: done.error });
+        const { path, bytes, events } = done.value;
         setSaid({
           ok: true,
           text:
             format === 'trace'
-              ? `Wrote ${done.path} (${formatBytes(done.bytes)}, ${done.events ?? 0} events): open it in https://ui.perfetto.dev or chrome://tracing.`
-              : `Wrote ${done.path} (${formatBytes(done.bytes)}).`,
+              ? `Wrote ${path} (${formatBytes(bytes)}, ${events ?? 0} events): open it in https://ui.perfetto.dev or chrome://tracing.`
+              : `Wrote ${path} (${formatBytes(bytes)}).`,
         });
-      },
-      (e: Error) => {
-        setBusy(false);
-        setSaid({ ok: false, text: e.message });
-      },
-    );
+      });
   };
 
   return (

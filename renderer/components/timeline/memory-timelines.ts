@@ -1,21 +1,10 @@
-import { NoEventLogError, timelineFromRun } from '../../../core/memory/run-timeline';
+import { NoEventLogError, samplesDuring, timelineFromRun } from '../../../core/memory/run-timeline';
 import type { SampleSeries } from '../../../core/memory/samples';
 import type { Timeline } from '../../../core/memory/timeline';
 import type { RunOutcome } from '../../../core/runner/run-outcome';
 
 /** The run result's timeline, or in words why there is none. */
 export type RunTimeline = { timeline: Timeline; why: null } | { timeline: null; why: string };
-
-/** Samples the monitor took while the run ran (from its start to its end, with a sample either side), else null. */
-function samplesDuring(series: SampleSeries | null, startedAtMs: number | undefined, durationMs: number): SampleSeries | null {
-  if (!series || startedAtMs === undefined || series.samples.length === 0) return null;
-  const from = startedAtMs * 1000;
-  const to = from + durationMs * 1000;
-  const first = series.samples[0]!.timeUs;
-  const last = series.samples[series.samples.length - 1]!.timeUs;
-  if (first > to || last < from) return null;
-  return series;
-}
 
 const cache = new WeakMap<RunOutcome, { series: SampleSeries | null; value: RunTimeline }>();
 
@@ -32,9 +21,8 @@ export function runTimeline(outcome: RunOutcome | null, monitor: SampleSeries | 
       timeline: null,
       why: `There is no memory timeline: this run has no result from the device to draw (${outcome.diagnosis.headline}).`,
     };
-  const durationMs = (result.events ?? []).reduce((m, e) => Math.max(m, e.t + e.dur), 0);
   // the run's own samples when it took them, else the monitor's if it was sampling meanwhile
-  const series = outcome.samples ?? samplesDuring(monitor, result.startedAtMs, durationMs);
+  const series = outcome.samples ?? samplesDuring(monitor, result);
   const hit = cache.get(outcome);
   if (hit && hit.series === series) return hit.value;
   let value: RunTimeline;

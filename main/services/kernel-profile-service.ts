@@ -14,7 +14,7 @@ import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import type { CompileService } from '../compile/compile-service';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
-import { runReader } from '../readers/reader-process';
+import { startWaitingReader } from '../readers/reader-process';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { locateNcu, ncuVersion, readCounterPermission, runNcuExport } from '../tools/nsight-compute';
@@ -156,12 +156,18 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
   }
 }
 
+/** The raw page exported from the report while the pages' reader starts beside it (each takes a process's start-up). */
 async function readReport(ncuPath: string, report: string, dir: string, entry: string, sourceFile: string, signal?: AbortLike): Promise<ProfileCounters> {
-  const raw = await runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'raw'], { ...EXPORT_LIMITS, signal });
   const rawPath = join(dir, 'raw.csv');
-  await writeFile(rawPath, raw, { mode: 0o600 });
   const sourcePath = join(dir, 'source.csv');
-  return (await runReader<ProfileCounters>({ kind: 'ncu-pages', rawPath, sourcePath, sourceFile, entry }, 'the profile', { signal })).value;
+  const reader = startWaitingReader({ kind: 'ncu-pages', rawPath, sourcePath, sourceFile, entry });
+  try {
+    const raw = await runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'raw'], { ...EXPORT_LIMITS, signal });
+    await writeFile(rawPath, raw, { mode: 0o600 });
+    return (await reader.read<ProfileCounters>('the profile', { signal })).value;
+  } finally {
+    reader.dispose();
+  }
 }
 
 /** The first and last lines of ncu's log (its ==PROF==/==ERROR== messages), never more than 64 KiB of it. */

@@ -22,6 +22,13 @@ import { runToolProgram } from '../main/tools/tool-program';
 const ROUNDS = Number(process.argv[2] ?? 5);
 const root = projectRoot();
 const sanitizer = locateComputeSanitizer().path;
+/** `f`'s answer; its wall time is added to `row`. */
+async function timed<T>(row: number[], f: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const answer = await f();
+  row.push(performance.now() - started);
+  return answer;
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 const cases: { name: string; script: string; tool: SanitizerTool; thorough: boolean }[] = [
@@ -39,7 +46,7 @@ async function main(): Promise<void> {
   const warmCache = join(work, 'cupy-cache');
   console.log(`Where a diagnosis's sanitizer step spends its time (${ROUNDS} rounds, alternating, medians, ms)`);
   console.log(
-    'case | bare tool | tool via the workbench spawn | + report read | sanitize service | the service, its CuPy cache warm | the step in a diagnosis',
+    'case | bare tool | tool via the workbench spawn | + its XML read by a reader started after it | sanitize service | the service, its CuPy cache warm | the step in a diagnosis',
   );
   for (const c of cases) {
     const cwd = join(root, 'samples/programs', c.name);
@@ -49,49 +56,32 @@ async function main(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       const dir = join(work, `${c.name}-${c.tool}-${i}`);
       mkdirSync(dir);
-      let t = performance.now();
-      spawnSync(sanitizer, [...sanitizerArguments(options, join(dir, 'hand-%p.xml')), ...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 2 ** 28 });
-      rows.bare.push(performance.now() - t);
+      await timed(rows.bare, async () =>
+        spawnSync(sanitizer, [...sanitizerArguments(options, join(dir, 'hand-%p.xml')), ...argv], {
+          cwd,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          maxBuffer: 2 ** 28,
+        }),
+      );
 
       const ours = join(dir, 'ours');
       mkdirSync(ours);
-      t = performance.now();
-      const exit = await runToolProgram(sanitizer, sanitizeProgramArguments(options, join(ours, 'report-%p.xml'), argv), {
-        name: 'bench-sanitize',
-        cwd,
-        env: process.env,
-        timeoutMs: 600_000,
-      });
-      rows.spawn.push(performance.now() - t);
-      t = performance.now();
-      await collectReport({
-        tool: c.tool,
-        command: argv,
-        cwd,
-        sanitizer: { path: sanitizer, version: null },
-        exitCode: exit.code,
-        signal: exit.signal,
-        timedOut: exit.timedOut,
-        cancelled: exit.cancelled,
-        started: t,
-        output: exit.output ?? new BoundedOutput(),
-        dir: ours,
-      });
-      rows.read.push(performance.now() - t);
-
-      t = performance.now();
-      await sanitizeProgram({ tool: c.tool, command: argv, cwd, options: { leakCheck: c.tool === 'memcheck', printLimit: 1000 } });
-      rows.service.push(performance.now() - t);
-
-      t = performance.now();
-      await sanitizeProgram({
-        tool: c.tool,
-        command: argv,
-        cwd,
-        env: { CUPY_CACHE_DIR: warmCache },
-        options: { leakCheck: c.tool === 'memcheck', printLimit: 1000 },
-      });
-      rows.warm.push(performance.now() - t);
+      const exit = await timed(rows.spawn, () =>
+        runToolProgram(sanitizer, sanitizeProgramArguments(options, join(ours, 'report-%p.xml'), argv), {
+          name: 'bench-sanitize',
+          cwd,
+          env: process.env,
+          timeoutMs: 600_000,
+        }),
+      );
+      const run = { tool: c.tool, command: argv, cwd, sanitizer: { path: sanitizer, version: null }, output: exit.output ?? new BoundedOutput() };
+      await timed(rows.read, () =>
+        collectReport({ ...run, exitCode: exit.code, signal: exit.signal, timedOut: exit.timedOut, cancelled: exit.cancelled, started: 0, dir: ours }),
+      );
+      const service = (env?: Record<string, string>) =>
+        sanitizeProgram({ tool: c.tool, command: argv, cwd, env, options: { leakCheck: c.tool === 'memcheck', printLimit: 1000 } });
+      await timed(rows.service, () => service());
+      await timed(rows.warm, () => service({ CUPY_CACHE_DIR: warmCache }));
 
       const report = await diagnoseProgram({ argv, cwd, thorough: c.thorough, budgetMs: 900_000 });
       rows.step.push(report.steps.find((s) => s.kind === c.tool)?.durationMs ?? NaN);

@@ -79,7 +79,7 @@ export const searched = (library: LibraryReport): string[] =>
     (a) => `${a.candidate} (${a.source})${a.error ? `: ${a.error.startsWith(`${a.candidate}: `) ? a.error.slice(a.candidate.length + 2) : a.error}` : ''}`,
   );
 
-export function driverMissingProblem(report: DiscoveryReport): Problem {
+export function driverMissingProblem(report: Pick<DiscoveryReport, 'addon' | 'cuda'>): Problem {
   if (!report.addon.loaded) {
     return {
       title: 'The native addon is not built',

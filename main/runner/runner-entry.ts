@@ -51,7 +51,7 @@ async function start(): Promise<void> {
       message: libraries.addon.error ?? 'native addon not loaded',
     };
   } else if (!libraries.cuda.loaded) {
-    const problem = driverMissingProblem({ ...libraries, nvcc: { found: false, path: null, version: null, searched: [] } });
+    const problem = driverMissingProblem(libraries);
     status.error = { library: 'cuda', api: 'dlopen', code: -1, name: 'WORKBENCH_DRIVER_NOT_LOADED', message: `${problem.title}. ${problem.remedy}` };
   } else {
     try {

@@ -4,7 +4,7 @@ import { namedDevice, type DeviceInfo, type DeviceMemory } from '../../core/devi
 import { driverMissingProblem } from '../../core/discovery';
 import { requireAddon } from '../native/addon';
 import { toCudaError } from '../runner/cuda-error';
-import { discover } from './discovery-service';
+import { cudaLibraries } from './discovery-service';
 
 let known: DeviceInfo[] | null = null;
 
@@ -14,7 +14,7 @@ let known: DeviceInfo[] | null = null;
  */
 export async function deviceInfos(): Promise<Extract<DevicesResult, { ok: false }> | { ok: true; devices: DeviceInfo[] }> {
   if (known) return { ok: true, devices: known };
-  const report = await discover();
+  const report = cudaLibraries();
   if (!report.addon.loaded || !report.cuda.loaded) return { ok: false, problem: driverMissingProblem(report) };
   try {
     known = (await requireAddon().listDevices(ATTRIBUTE_IDS)).map(namedDevice);
@@ -40,7 +40,7 @@ export async function listDevices(): Promise<DevicesResult> {
   const infos = await deviceInfos();
   if (!infos.ok) return infos;
   const { devices } = infos;
-  const report = await discover();
+  const report = cudaLibraries();
   const addon = requireAddon();
   let memory: DeviceMemory[] | null = null;
   let driverVersion: string | null = null;

@@ -31,13 +31,23 @@ export function discoverLibraries(nvrtcSetting?: string): Omit<DiscoveryReport, 
   return { addon, ...libraries, platform: `${process.platform}-${process.arch}` };
 }
 
+let libraries: Omit<DiscoveryReport, 'nvcc'> | null = null;
+/**
+ * The libraries alone, found once per process: what listing devices needs. Not the tools: their `--version` runs
+ * (ncu's takes about half a second) would be paid by every CLI command that only needs a device.
+ */
+export function cudaLibraries(): Omit<DiscoveryReport, 'nvcc'> {
+  libraries ??= discoverLibraries();
+  return libraries;
+}
+
 let cached: Promise<DiscoveryReport> | null = null;
 
 export function discover(): Promise<DiscoveryReport> {
   cached ??= (async () => {
     const [nvcc, computeSanitizer, ncu, profilingCounters] = await Promise.all([findNvcc(), findComputeSanitizer(), findNcu(), readCounterPermission()]);
     const env = Object.fromEntries(DOCTOR_ENV_VARIABLES.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]!]] : [])));
-    return { ...discoverLibraries(), nvcc, computeSanitizer, ncu, profilingCounters, env };
+    return { ...cudaLibraries(), nvcc, computeSanitizer, ncu, profilingCounters, env };
   })();
   return cached;
 }

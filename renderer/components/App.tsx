@@ -53,9 +53,12 @@ export function App({ store }: { store: WorkbenchStore }) {
 
   const devices = state.devices;
   const selected = devices?.ok ? (devices.devices.find((d) => d.ordinal === state.selectedOrdinal) ?? devices.devices[0]) : undefined;
-  const info =
-    (state.info ? `v${state.info.version} · ${state.info.transport} · ${state.info.platform}` : '') +
-    (devices?.ok && devices.driverVersion ? ` · driver ${devices.driverVersion}` : '');
+  const info = {
+    version: state.info ? `v${state.info.version}` : '',
+    rest:
+      (state.info ? ` · ${state.info.transport} · ${state.info.platform}` : '') +
+      (devices?.ok && devices.driverVersion ? ` · driver ${devices.driverVersion}` : ''),
+  };
 
   return (
     <div className="app">

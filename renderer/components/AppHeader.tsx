@@ -33,7 +33,7 @@ export function AppHeader({
   view: View;
   onView: (view: View) => void;
   devicesWarning: boolean;
-  info: string;
+  info: { version: string; rest: string };
   extra: ReactNode;
   onShortcuts: () => void;
   /** The Bundle view is there while a bundle is open. */
@@ -64,8 +64,10 @@ export function AppHeader({
         ))}
       </nav>
       {extra}
-      <span className="meta" data-testid="app-info">
-        {info}
+      {/* On a narrow window the version stays whole and the rest gives way (all of it in the tooltip). */}
+      <span className="meta" data-testid="app-info" title={info.version + info.rest}>
+        <span className="meta-version">{info.version}</span>
+        <span className="meta-rest">{info.rest}</span>
       </span>
       <label className="theme-choice">
         Theme{' '}

@@ -220,6 +220,12 @@ test('26.9: focus after opening and closing, the active tab in view, one-row bar
     // One row: the toolbar and the output tabs; the compile flags fold behind their button where the row is short.
     assert.deepEqual((await rowTops(page, '.toolbar')).length, 1, `${size}: the toolbar is one row`);
     assert.deepEqual((await rowTops(page, '.output-tabs')).length, 1, `${size}: the output tabs are one row`);
+    // The top bar's version is whole however narrow the window; the rest of the line gives way, and its tooltip holds all.
+    const version = page.getByTestId('app-info').locator('.meta-version');
+    assert.match(await version.innerText(), /^v\d+\.\d+\.\d+/, `${size}: the version on the top bar`);
+    const clipped = await version.evaluate((e) => e.scrollWidth > e.clientWidth + 0.5);
+    assert.equal(clipped, false, `${size}: the version is cut short`);
+    assert.match((await page.getByTestId('app-info').getAttribute('title')) ?? '', /^v\d[^·]*· serve ·/);
     const flags = page.getByTestId('compile-flags-toggle');
     if (await flags.isVisible()) {
       await flags.click();

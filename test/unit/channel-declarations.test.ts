@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { channels, defaultCallTimeoutMs, type ChannelName, type ChannelRequest } from '../../core/api/channels';
+import { ROOT } from '../helpers/cli';
 
 const names = Object.keys(channels) as ChannelName[];
 const limit = <C extends ChannelName>(channel: C, request: ChannelRequest<C>) => defaultCallTimeoutMs(channel, request);
@@ -50,4 +53,28 @@ test('the bundle calls wait for the doctor, the compiles and the zip', () => {
   const fields = { plan: plan(1), outcome: {}, origin: 'k.cu' };
   assert.equal(limit('bundle.preview', fields), 300_000);
   assert.equal(limit('bundle.export', { ...fields, path: '/b.zip' }), 300_000);
+});
+
+/** A read-back's values as the run had them: NaN, which JSON wrote as null. */
+const nanRevived = (key: string, value: unknown) => {
+  if ((key === 'expected' || key === 'actual') && value === null) return NaN;
+  if ((key === 'head' || key === 'tail' || key === 'values') && Array.isArray(value)) return value.map((v: unknown) => (v === null ? NaN : v));
+  return value;
+};
+
+test('the run results recorded on a GPU (test/fixtures/runs, checks) are answers run.plan’s declaration allows', () => {
+  let read = 0;
+  for (const folder of ['runs', 'checks']) {
+    const dir = join(ROOT, 'test/fixtures', folder);
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const outcome: unknown = JSON.parse(readFileSync(join(dir, name), 'utf8'), nanRevived);
+      const checked = channels['run.plan'].response.safeParse(outcome);
+      assert.ok(checked.success, `${folder}/${name}: ${checked.error?.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`)}`);
+      read++;
+    }
+  }
+  assert.ok(read >= 20, `${read} results`);
+  const one = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as { result: { runnerPid: unknown } };
+  one.result.runnerPid = 'a pid';
+  assert.equal(channels['run.plan'].response.safeParse(one).success, false, 'and one wrong field in the run result is refused');
 });

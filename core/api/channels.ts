@@ -15,7 +15,8 @@ import { doctorCheckSchema, problemSchema, type DiscoveryReport } from '../disco
 import { memoryOpenResultSchema, type MemoryOpenEvent } from '../memory/memory-open';
 import { runOutcomeSchema } from '../runner/run-outcome';
 import { savedRunOutcomeSchema } from '../runner/result-file';
-import { MAX_PAGE_ELEMENTS } from '../runner/protocol';
+import { MAX_PAGE_ELEMENTS, type BufferPage } from '../runner/protocol';
+import { readBackValueSchema } from '../runner/run-result';
 import { sampleManifestSchema } from '../samples/sample-manifest';
 import { SANITIZER_TOOLS } from '../sanitizer/findings';
 import { sanitizeAnswerSchema } from '../bundle/bundle-sanitizer';
@@ -384,9 +385,15 @@ export const channels = {
         count: z.number().int().min(1).max(MAX_PAGE_ELEMENTS),
       })
       .strict(),
-    response: z
-      .object({ runId: z.string(), buffer: z.string(), offset: z.number().int().min(0), total: z.number().int().min(0), values: z.array(z.number()) })
-      .nullable(),
+    response: schemaFor<BufferPage>()(
+      z.object({
+        runId: z.string(),
+        buffer: z.string(),
+        offset: z.number().int().min(0),
+        total: z.number().int().min(0),
+        values: z.array(readBackValueSchema),
+      }),
+    ).nullable(),
     timeoutMs: MINUTE,
   }),
   /**

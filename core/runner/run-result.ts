@@ -183,7 +183,8 @@ export interface RunResult {
 }
 
 /** Any number: a read-back holds NaN and ±Infinity, which zod's number refuses, as its values. */
-const value = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' });
+export const readBackValueSchema = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' });
+const value = readBackValueSchema;
 const count = z.number().int().min(0);
 const index = z.number().int().min(0);
 const elementType = z.enum(ELEMENT_TYPE_NAMES as [ElementType, ...ElementType[]]);

@@ -3,7 +3,7 @@ import { parseDiagnosisReport } from '../diagnose/report-schema';
 import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
 
-import { objectOf, readAs, schemaFor } from '../api/typed-schema';
+import { readAs, schemaFor } from '../api/typed-schema';
 import { diagnosisAnswerSchema } from '../diagnose/report-schema';
 import { doctorCheckSchema, type DoctorCheck } from '../discovery';
 import { JsonRefusedError, parseJsonWithin, type JsonLimits } from '../json-limits';
@@ -12,7 +12,7 @@ import { parseDoctorFacts } from '../doctor/facts';
 import type { SampleSeries } from '../memory/samples';
 import { checkRunForTimeline, RunLogError } from '../memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../memory/run-timeline';
-import { summarizeTimeline, type TimelineSummary } from '../memory/timeline-model';
+import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from '../memory/timeline-model';
 import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
 import { profileSchema, type Profile } from '../kernel-profile/profile';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
@@ -170,7 +170,7 @@ export const bundleViewSchema = schemaFor<BundleView>()(
       bundleValidationSchema.extend({ from: z.enum(['bundle', 'opened']) }),
     ).nullable(),
     timelines: z.array(timelineWireSchema),
-    timelineSummary: z.array(objectOf<TimelineSummary>('a timeline summary')),
+    timelineSummary: z.array(timelineSummarySchema),
     samples: z.object({ count: z.number().int().min(0), devices: z.number().int().min(0) }).nullable(),
     sanitizer: sanitizeAnswerSchema.nullable(),
     sanitizerRaw: entryList,

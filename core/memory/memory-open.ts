@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 
-import { objectOf, schemaFor } from '../api/typed-schema';
+import { schemaFor } from '../api/typed-schema';
 import type { RunResult } from '../runner/run-result';
 import { NoEventLogError } from './run-timeline';
 import { checkRunForTimeline, RunLogError } from './run-log-schema';
@@ -13,7 +13,7 @@ import type { SnapshotModel } from './snapshot-model';
 import { timelineFromSnapshot } from './snapshot-timeline';
 import type { TraceEventRow } from './trace-timeline';
 import type { Timeline } from './timeline';
-import { summarizeTimeline, type TimelineSummary } from './timeline-model';
+import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from './timeline-model';
 import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from './timeline-wire';
 
 export type MemoryFileKind = 'snapshot' | 'run' | 'trace';
@@ -38,7 +38,7 @@ export const memoryOpenResultSchema = schemaFor<MemoryOpenResult>()(
     path: z.string(),
     kind: z.enum(['snapshot', 'run', 'trace']),
     timelines: z.array(timelineWireSchema),
-    summary: z.array(objectOf<TimelineSummary>('a timeline summary')),
+    summary: z.array(timelineSummarySchema),
     notes: z.array(z.string()),
     traceEvents: z
       .object({

@@ -15,18 +15,12 @@ export const schemaFor =
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * An object whose inside is not checked here, only that it is one: for a part of a large answer whose own fields
- * are many and made by one function (a run's event log, a profile's counters), typed as T for its readers.
- */
-export const objectOf = <T>(what: string) => z.custom<T>(isRecord, { message: `expected ${what} (an object)` });
-
-/**
  * A T as the reader of such files from outside checks it (a saved result, a bundle's entries): the value must pass the
  * reader's schema, whose problems are named by path, and is typed as T, which that schema describes as far as the
  * views read it.
  */
 export const readAs = <T>(what: string, reader: z.ZodType) =>
-  objectOf<T>(what).superRefine((value, context) => {
+  z.custom<T>(isRecord, { message: `expected ${what} (an object)` }).superRefine((value, context) => {
     const read = reader.safeParse(value);
     if (!read.success) for (const issue of read.error.issues) context.addIssue({ code: 'custom', message: issue.message, path: issue.path });
   });

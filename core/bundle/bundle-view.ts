@@ -1,10 +1,9 @@
 import { NO_GPU_ARCH } from '../devices';
-import { parseDiagnosisReport } from '../diagnose/report-schema';
+import { diagnosisAnswerSchema, parseDiagnosisReport } from '../diagnose/report-schema';
 import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
 
 import { readAs, schemaFor } from '../api/typed-schema';
-import { diagnosisAnswerSchema } from '../diagnose/report-schema';
 import { doctorCheckSchema, type DoctorCheck } from '../discovery';
 import { JsonRefusedError, parseJsonWithin, type JsonLimits } from '../json-limits';
 import { evaluateDoctor } from '../doctor/evaluate';

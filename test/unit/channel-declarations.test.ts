@@ -78,3 +78,14 @@ test('the run results recorded on a GPU (test/fixtures/runs, checks) are answers
   one.result.runnerPid = 'a pid';
   assert.equal(channels['run.plan'].response.safeParse(one).success, false, 'and one wrong field in the run result is refused');
 });
+
+test('an answer read from a saved file (run.open) is checked as its reader checks it, the field named', () => {
+  const saved = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/never-frees.json'), 'utf8')) as { diagnosis: Record<string, unknown> };
+  assert.equal(channels['run.open'].response.safeParse(saved).success, true);
+  const checked = channels['run.open'].response.safeParse({ ...saved, diagnosis: { ...saved.diagnosis, severity: 'fatal' } });
+  assert.deepEqual(
+    checked.error?.issues.map((i) => i.path.join('.')),
+    ['diagnosis.severity'],
+  );
+  assert.equal(channels['run.open'].response.safeParse([saved]).success, false, 'a list is not a result');
+});

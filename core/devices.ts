@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import { ATTRIBUTES } from './cuda/device-attributes';
 
 /** A CUDA device as the driver reports it, every attribute by name (null where this driver lacks it). */
@@ -10,6 +12,16 @@ export interface DeviceInfo {
   computeCapability: { major: number; minor: number };
   attributes: Record<string, number | null>;
 }
+
+export const deviceInfoSchema = z.object({
+  ordinal: z.number().int().min(0),
+  name: z.string(),
+  uuid: z.string(),
+  pciBusId: z.string(),
+  totalMemBytes: z.number().min(0),
+  computeCapability: z.object({ major: z.number().int(), minor: z.number().int() }),
+  attributes: z.record(z.string(), z.number().nullable()),
+});
 
 /** What the addon returns: attribute values keyed by numeric id. */
 export interface RawDevice {
@@ -60,3 +72,12 @@ export interface DeviceMemory {
   /** null when NVML cannot list processes (no permission, or unsupported). */
   processes: GpuProcess[] | null;
 }
+
+export const gpuProcessSchema = z.object({ pid: z.number().int(), usedBytes: z.number().nullable(), name: z.string() });
+export const deviceMemorySchema = z.object({
+  uuid: z.string(),
+  totalBytes: z.number(),
+  freeBytes: z.number(),
+  usedBytes: z.number(),
+  processes: z.array(gpuProcessSchema).nullable(),
+});

@@ -35,6 +35,7 @@ import { openPaths, type PathPolicy } from './services/workspace-paths';
 
 type Handlers = { [C in ChannelName]: (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>> };
 
+const CHECK_ANSWERS = checksAnswers();
 const NO_CONTEXT: CallContext = { signal: new AbortController().signal, emit: () => undefined };
 
 export interface HostOptions {
@@ -86,8 +87,40 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
   return confinePaths(handlers, paths);
 }
 
-/** The host boundary: checks the channel and validates the request before any handler sees it. */
-export async function dispatch(handlers: Handlers, channel: unknown, request: unknown, context: CallContext = NO_CONTEXT): Promise<Envelope<unknown>> {
+/**
+ * Whether dispatch checks each answer against its channel's response schema: everywhere but production
+ * (NODE_ENV=production), where it would cost every call a walk over its answer (a run's event log, a timeline).
+ * GPU_WORKBENCH_CHECK_RESPONSES=1 or 0 decides it outright.
+ */
+export function checksAnswers(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const asked = env['GPU_WORKBENCH_CHECK_RESPONSES'];
+  if (asked === '1' || asked === '0') return asked === '1';
+  return env['NODE_ENV'] !== 'production';
+}
+
+const SHOWN_PROBLEMS = 3;
+
+/** Why a handler's answer is not what its channel declares, naming each field; null when it is. */
+function answerProblem(channel: ChannelName, value: unknown): string | null {
+  const checked = channels[channel].response.safeParse(value);
+  if (checked.success) return null;
+  const issues = checked.error.issues;
+  const shown = issues.slice(0, SHOWN_PROBLEMS).map((issue) => `${issue.path.length ? issue.path.map(String).join('.') : 'the answer'}: ${issue.message}`);
+  const more = issues.length > SHOWN_PROBLEMS ? `; and ${issues.length - SHOWN_PROBLEMS} more` : '';
+  return `The host answered ${channel} with something its declaration does not allow (a bug in the host): ${shown.join('; ')}${more}.`;
+}
+
+/**
+ * The host boundary: checks the channel and validates the request before any handler sees it, and (with `checkAnswers`)
+ * the handler's answer before any caller does.
+ */
+export async function dispatch(
+  handlers: Handlers,
+  channel: unknown,
+  request: unknown,
+  context: CallContext = NO_CONTEXT,
+  checkAnswers = CHECK_ANSWERS,
+): Promise<Envelope<unknown>> {
   if (!isChannelName(channel)) return { ok: false, error: { code: 'UNKNOWN_CHANNEL', message: `There is no API call named ${JSON.stringify(channel)}.` } };
   const parsed = channels[channel].request.safeParse(request ?? {});
   if (!parsed.success) return { ok: false, error: { code: 'BAD_REQUEST', message: `Invalid request for ${channel}: ${describeIssues(parsed.error)}` } };
@@ -96,7 +129,9 @@ export async function dispatch(handlers: Handlers, channel: unknown, request: un
   try {
     const handler = handlers[channel] as (r: unknown, c: CallContext) => Promise<unknown>;
     const value = await handler(parsed.data, context);
-    return context.signal.aborted && !ANSWERED_AFTER_CANCEL.has(channel) ? cancelled() : { ok: true, value };
+    if (context.signal.aborted && !ANSWERED_AFTER_CANCEL.has(channel)) return cancelled();
+    const problem = checkAnswers ? answerProblem(channel, value) : null;
+    return problem ? { ok: false, error: { code: 'BAD_ANSWER', message: problem } } : { ok: true, value };
   } catch (error) {
     if (context.signal.aborted) return cancelled();
     const message = error instanceof Error ? error.message : String(error);

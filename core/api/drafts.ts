@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { MAX_SOURCE_BYTES } from '../limits';
+import { schemaFor } from './typed-schema';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
 
 /**
@@ -47,6 +48,14 @@ export type RestoredPlan = Omit<KeptPlan, 'plan'> & { plan: LaunchPlan };
 
 /** A draft as it comes back: its plan checked, or dropped with the reason (the file's text is never lost for its plan). */
 export type RestoredDraft = Omit<Draft, 'plan'> & { plan?: RestoredPlan | null; planProblem?: string };
+
+/** What drafts.list answers: each draft, its plan whole (checked by the plan schema) or dropped with why. */
+export const restoredDraftSchema = schemaFor<RestoredDraft>()(
+  draftSchema.omit({ plan: true }).extend({
+    plan: keptPlanSchema.extend({ plan: launchPlanSchema }).nullable().optional(),
+    planProblem: z.string().optional(),
+  }),
+);
 
 /**
  * A draft read back from the state folder, which is data from outside like any other: the draft checked, then its

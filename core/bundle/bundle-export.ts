@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** What bundle.preview answers and bundle.export streams and answers (core/api/channels.ts); made in main/bundle/bundle-service.ts. */
 
 /** What a bundle would hold, exactly: its files with their sizes, the environment as it goes in, and what it lacks. */
@@ -21,6 +23,20 @@ export interface BundleExportResult {
   files: { name: string; bytes: number }[];
   notes: string[];
 }
+
+const files = z.array(z.object({ name: z.string(), bytes: z.number().int().min(0) }));
+export const bundlePreviewSchema = z.object({
+  files,
+  environment: z.record(z.string(), z.string()),
+  redacted: z.boolean(),
+  sources: z.boolean(),
+  notes: z.array(z.string()),
+});
+export const bundleExportResultSchema = z.object({ path: z.string(), bytes: z.number().int().min(0), files, notes: z.array(z.string()) });
+// What passes the schemas is what the types say.
+const _isPreview = (p: z.infer<typeof bundlePreviewSchema>): BundlePreview => p;
+const _isResult = (r: z.infer<typeof bundleExportResultSchema>): BundleExportResult => r;
+void [_isPreview, _isResult];
 
 export const BUNDLE_PHASE_WORDS: Record<BundlePhase, string> = {
   check: 'Checking the run and its plan',

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 
+import { schemaFor } from '../api/typed-schema';
+
 import { FINDING_LIMITS as L, SANITIZER_TOOLS, type FindingGroup, type MemoryHolder, type SanitizerTool } from '../sanitizer/findings';
 import type { HeldMemory } from '../sanitizer/held-memory';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
@@ -198,6 +200,9 @@ export const sanitizeReportSchema = z.object({
     .max(RAW_XML_KEPT_FILES)
     .optional(),
 });
+
+/** A report as sanitize.program, sanitize.open and sanitize.plan answer it, and a bundle's view holds it. */
+export const sanitizeAnswerSchema = schemaFor<SanitizeReport>()(sanitizeReportSchema);
 
 // The schema reads what the type says: a compile-time check that they agree.
 const _agrees = (r: z.infer<typeof sanitizeReportSchema>): SanitizeReport => r;

@@ -1,29 +1,30 @@
 import { NO_GPU_ARCH } from '../devices';
-import { parseDiagnosisReport } from '../diagnose/report-schema';
+import { diagnosisAnswerSchema, parseDiagnosisReport } from '../diagnose/report-schema';
 import type { DiagnosisReport } from '../diagnose/report';
 import { z } from 'zod';
 
-import type { DoctorCheck } from '../discovery';
+import { readAs, schemaFor } from '../api/typed-schema';
+import { doctorCheckSchema, type DoctorCheck } from '../discovery';
 import { JsonRefusedError, parseJsonWithin, type JsonLimits } from '../json-limits';
 import { evaluateDoctor } from '../doctor/evaluate';
 import { parseDoctorFacts } from '../doctor/facts';
 import type { SampleSeries } from '../memory/samples';
 import { checkRunForTimeline, RunLogError } from '../memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../memory/run-timeline';
-import { summarizeTimeline, type TimelineSummary } from '../memory/timeline-model';
-import { encodeTimeline, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
+import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from '../memory/timeline-model';
+import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
 import { profileSchema, type Profile } from '../kernel-profile/profile';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
-import { checkSavedOutcome } from '../runner/result-file';
+import { checkSavedOutcome, savedRunOutcomeSchema } from '../runner/result-file';
 import type { RunOutcome } from '../runner/run-outcome';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
-import type { DeviceProfile } from '../validate/device-limits';
+import { deviceProfileSchema, type DeviceProfile } from '../validate/device-limits';
 import { bundleCompile, bundleCompileSchema, runArch, type BundleKernelCompile } from './bundle-compile';
 import { sampleSeriesSchema } from './bundle-samples';
-import { sanitizeReportSchema } from './bundle-sanitizer';
+import { sanitizeAnswerSchema, sanitizeReportSchema } from './bundle-sanitizer';
 import { bundleValidation, bundleValidationSchema, profilesFromDevicesEntry, type BundleValidation } from './bundle-validation';
 import { BUNDLE_JSON_LIMITS, type JsonRole } from './bundle-limits';
-import type { BundleManifest } from './manifest';
+import { bundleManifestSchema, type BundleManifest } from './manifest';
 
 /**
  * Everything the views need from a bundle, read from its entries alone (pure: nothing runs, nothing is
@@ -147,6 +148,46 @@ const checkSchema = z.object({
   area: z.enum(['driver', 'compilers', 'environment', 'gpu', 'processes']).optional(),
   searched: z.array(z.string().max(4096)).max(256).optional(),
 });
+
+const entryList = z.array(z.object({ name: z.string(), bytes: z.number().int().min(0) }));
+
+/** What bundle.open answers: each part checked with the schema that read it from the bundle. */
+export const bundleViewSchema = schemaFor<BundleView>()(
+  z.object({
+    path: z.string(),
+    manifest: bundleManifestSchema,
+    entries: entryList,
+    recorded: z.object({ device: z.string().nullable(), at: z.string().nullable(), exportedAt: z.string() }),
+    plan: launchPlanSchema.nullable(),
+    outcome: savedRunOutcomeSchema.nullable(),
+    sources: z.array(z.object({ entry: z.string().nullable(), sourceName: z.string(), text: z.string(), kernels: z.array(z.string()) })),
+    kernels: z.array(
+      z.object({ compile: readAs<BundleKernelCompile>("a kernel's compile", bundleCompileSchema.shape.kernels.element), ptx: z.string().nullable() }),
+    ),
+    validation: readAs<BundleValidation & { from: 'bundle' | 'opened' }>(
+      "the validator's findings",
+      bundleValidationSchema.extend({ from: z.enum(['bundle', 'opened']) }),
+    ).nullable(),
+    timelines: z.array(timelineWireSchema),
+    timelineSummary: z.array(timelineSummarySchema),
+    samples: z.object({ count: z.number().int().min(0), devices: z.number().int().min(0) }).nullable(),
+    sanitizer: sanitizeAnswerSchema.nullable(),
+    sanitizerRaw: entryList,
+    devices: z.array(deviceProfileSchema),
+    doctor: z.object({
+      machine: z.enum(['recording', 'exporting', 'unknown']),
+      checks: z.array(doctorCheckSchema),
+      from: z.enum(['facts', 'saved', 'none']),
+      gatheredAt: z.string().nullable(),
+      note: z.string().nullable(),
+    }),
+    environment: environmentSchema.nullable(),
+    diagnosis: diagnosisAnswerSchema.nullable(),
+    diagnosisSnapshot: z.string().nullable(),
+    profile: profileSchema.nullable(),
+    notes: z.array(z.string()),
+  }),
+);
 
 /** The doctor's report from doctor.json: judged again from its facts where they read, else the checks it saved. */
 export function bundleDoctor(value: unknown): BundleDoctor {

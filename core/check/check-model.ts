@@ -5,6 +5,10 @@
  * verdict: a check that could not run is never counted as passed, and a report in which nothing ran says so.
  */
 
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
+
 /** The checks, in the order the report lists them. */
 export const CHECK_NAMES = ['validator', 'run', 'determinism', 'memcheck', 'racecheck', 'initcheck', 'synccheck', 'coalescing', 'occupancy'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
@@ -92,6 +96,44 @@ export interface CheckReport {
   headline: string;
   counts: Record<CheckStatus, number>;
 }
+
+const verdictSchema = z.enum(['passed', 'failed', 'incomplete', 'nothing-ran']);
+const checkStatusSchema = z.enum(['passed', 'failed', 'could-not-run', 'off']);
+const checkName = z.enum(CHECK_NAMES);
+
+/** What check.plan answers (and `gpu-workbench check --json` prints). */
+export const checkReportSchema = schemaFor<CheckReport>()(
+  z.object({
+    kind: z.literal('gpu-workbench-check'),
+    version: z.literal(1),
+    startedAt: z.string(),
+    durationMs: z.number().min(0),
+    device: z.string().nullable(),
+    plans: z.array(
+      z.object({
+        label: z.string(),
+        planPath: z.string().nullable(),
+        origin: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('plan') }),
+          z.object({ kind: z.literal('source') }),
+          z.object({ kind: z.literal('sample'), sample: z.string(), variant: z.enum(['broken', 'fixed']) }),
+        ]),
+        checks: z.array(
+          z.object({ check: checkName, status: checkStatusSchema, summary: z.string(), details: z.array(z.string()), ms: z.number().nullable() }),
+        ),
+        expectation: z
+          .object({ variant: z.enum(['broken', 'fixed']), check: checkName.nullable(), met: z.enum(['yes', 'no', 'unconfirmed']), words: z.string() })
+          .nullable(),
+        configPath: z.string().nullable(),
+        verdict: verdictSchema,
+        durationMs: z.number().min(0),
+      }),
+    ),
+    verdict: verdictSchema,
+    headline: z.string(),
+    counts: z.record(checkStatusSchema, z.number().int().min(0)),
+  }),
+);
 
 /** The exit code of `gpu-workbench check` for each verdict (main/cli/exit-codes.ts holds the same numbers). */
 export const VERDICT_EXIT: Record<Verdict, number> = { passed: 0, failed: 1, 'nothing-ran': 2, incomplete: 3 };

@@ -1,8 +1,13 @@
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
 import { findKernelSymbol } from '../cubin';
+import { ELEMENT_TYPE_NAMES } from '../plan/element-types';
 import { formatBytes, plural } from '../format';
-import type { Diagnostic } from './diagnostics';
+import { diagnosticsSchema, type Diagnostic } from './diagnostics';
 import { registerLimitedThreads } from './compile-options';
 import { findKernels, type KernelParam, type KernelSignature } from './kernel-signature';
+import type { ElementType } from '../plan/element-types';
 import type { ResourceUsage } from './resource-usage';
 import { sharedLimits, sharedLimitsClause, STATIC_SHARED_LIMIT, type SharedLimits } from '../validate/shared-limits';
 
@@ -56,6 +61,58 @@ export interface CompileResult {
   cached: boolean;
   key: string;
 }
+
+const bytesOrNull = z.number().min(0).nullable();
+const kernelFactsSchema = schemaFor<KernelFacts>()(
+  z.object({
+    name: z.string(),
+    display: z.string(),
+    symbol: z.string().nullable(),
+    line: z.number().int(),
+    column: z.number().int(),
+    params: z.array(
+      z.object({
+        type: z.string(),
+        name: z.string(),
+        pointer: z.boolean(),
+        elementType: z.enum(ELEMENT_TYPE_NAMES as [ElementType, ...ElementType[]]).nullable(),
+      }),
+    ),
+    launchBounds: z.object({ maxThreads: z.number().nullable(), minBlocks: z.number().nullable() }).nullable(),
+    registers: bytesOrNull,
+    sharedBytes: bytesOrNull,
+    constantBytes: bytesOrNull,
+    localBytes: bytesOrNull,
+    spillStoreBytes: bytesOrNull,
+    spillLoadBytes: bytesOrNull,
+    maxThreadsPerBlock: bytesOrNull,
+    maxThreadsSource: z.enum(['launch-bounds', 'registers', 'driver']).nullable(),
+  }),
+);
+
+/** What compile.run and compile.cached answer. */
+export const compileResultSchema = schemaFor<CompileResult>()(
+  z.object({
+    ok: z.boolean(),
+    backend: z.enum(['nvrtc', 'nvcc']),
+    compilerVersion: z.string(),
+    command: z.string(),
+    arch: z.string(),
+    log: z.string(),
+    diagnostics: diagnosticsSchema,
+    kernels: z.array(kernelFactsSchema),
+    symbols: z.array(z.string()),
+    ptx: z.string().nullable(),
+    sass: z.string().nullable(),
+    ms: z.number().min(0),
+    compilerMs: z.number().min(0).optional(),
+    workerMs: z.number().min(0).optional(),
+    factsFrom: z.enum(['compiler', 'earlier-compile', 'recompiled', 'missing']).optional(),
+    compilerCpu: z.object({ userMs: z.number(), systemMs: z.number(), minorFaults: z.number(), involuntarySwitches: z.number() }).optional(),
+    cached: z.boolean(),
+    key: z.string(),
+  }),
+);
 
 export function kernelFacts(source: string, usage: ResourceUsage[], symbols: string[]): KernelFacts[] {
   const kernels = findKernels(source);

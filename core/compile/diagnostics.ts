@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** One compiler message, placed on the source where the compiler put it. */
 export interface Diagnostic {
   file: string;
@@ -11,6 +13,17 @@ export interface Diagnostic {
   code: string | null;
   source: 'frontend' | 'preprocessor' | 'ptxas' | 'compiler';
 }
+
+export const diagnosticSchema = z.object({
+  file: z.string(),
+  line: z.number().int().min(0),
+  column: z.number().int().min(0),
+  severity: z.enum(['error', 'warning', 'info']),
+  message: z.string(),
+  code: z.string().nullable(),
+  source: z.enum(['frontend', 'preprocessor', 'ptxas', 'compiler']),
+});
+export const diagnosticsSchema = z.array(diagnosticSchema);
 
 const EDG = /^(.+?)\((\d+)\): (error|warning|remark|catastrophic error|fatal error|internal error)( #([\w-]+))?: (.*)$/;
 const GCC = /^(.+?):(\d+):(\d+): (fatal error|error|warning|note): (.*)$/;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { readAs } from '../api/typed-schema';
 import { RUN_KINDS } from './evidence';
 import type { DiagnosisReport } from './report';
 import { VERDICT_KINDS } from './verdict';
@@ -144,6 +145,9 @@ export const diagnosisReportSchema = z.object({
   }),
   offered: z.array(runKind).max(10),
 });
+
+/** A report as diagnose.program and diagnose.open answer it: checked as a saved one is, typed as the views read it. */
+export const diagnosisAnswerSchema = readAs<DiagnosisReport>('a diagnosis report', diagnosisReportSchema);
 
 /** A saved report, checked; the parsed value is typed as the report the views read. */
 export function parseDiagnosisReport(value: unknown): { ok: true; report: DiagnosisReport } | { ok: false; error: string } {

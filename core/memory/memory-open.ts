@@ -3,6 +3,9 @@
  * pickle: one per device with data; a saved run result: one; a Chrome trace: one per process), ready for the wire,
  * each with its summary.
  */
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
 import type { RunResult } from '../runner/run-result';
 import { NoEventLogError } from './run-timeline';
 import { checkRunForTimeline, RunLogError } from './run-log-schema';
@@ -10,8 +13,8 @@ import type { SnapshotModel } from './snapshot-model';
 import { timelineFromSnapshot } from './snapshot-timeline';
 import type { TraceEventRow } from './trace-timeline';
 import type { Timeline } from './timeline';
-import { summarizeTimeline, type TimelineSummary } from './timeline-model';
-import { encodeTimeline, type EncodeOptions, type TimelineWire } from './timeline-wire';
+import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from './timeline-model';
+import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from './timeline-wire';
 
 export type MemoryFileKind = 'snapshot' | 'run' | 'trace';
 
@@ -28,6 +31,24 @@ export interface MemoryOpenResult {
   traceEvents?: { rows: TraceEventRow[]; more: number };
   timings: { readMs: number; parseMs: number; modelMs: number; timelineMs: number; bytes: number };
 }
+
+/** What memory.open answers: each timeline's wire checked as the renderer will read it; a summary is checked as an object. */
+export const memoryOpenResultSchema = schemaFor<MemoryOpenResult>()(
+  z.object({
+    path: z.string(),
+    kind: z.enum(['snapshot', 'run', 'trace']),
+    timelines: z.array(timelineWireSchema),
+    summary: z.array(timelineSummarySchema),
+    notes: z.array(z.string()),
+    traceEvents: z
+      .object({
+        rows: z.array(z.object({ name: z.string(), cat: z.string(), count: z.number().int().min(0), totalUs: z.number(), longestUs: z.number() })),
+        more: z.number().int().min(0),
+      })
+      .optional(),
+    timings: z.object({ readMs: z.number(), parseMs: z.number(), modelMs: z.number(), timelineMs: z.number(), bytes: z.number() }),
+  }),
+);
 
 /** What memory.open streams while it works: the phase it entered. */
 export type MemoryOpenEvent = { kind: 'phase'; phase: 'read' | 'parse' | 'model' | 'timeline' };

@@ -12,6 +12,9 @@
  * Every scan is linear in the allocations; sorting is done once per question with sortedIndex (radix, or one
  * pass when the column is already in order), never per query.
  */
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
 import { sortedIndex } from './sort-index';
 import type { Timeline, TimelineCounter, TimelineFrame, TimelineMarker } from './timeline';
 
@@ -384,6 +387,59 @@ export interface TimelineSummary {
   /** Counters' peaks (device used, each process): label and value. */
   counters: { id: string; label: string; peak: number | null; peakUs: number | null }[];
 }
+
+const count = z.number().int().min(0);
+const groupSchema = z.object({
+  key: z.string(),
+  title: z.string(),
+  frame: z.object({ file: z.string(), line: z.number().int(), name: z.string() }).nullable(),
+  step: z.number().int().nullable(),
+  count,
+  bytes: z.number(),
+  largest: z.number(),
+  largestIndex: z.number().int(),
+});
+const markerSchema = z.object({
+  kind: z.enum(['oom', 'leak', 'error', 'peak']),
+  timeUs: z.number(),
+  label: z.string(),
+  detail: z.string(),
+  step: z.number().int().optional(),
+  allocation: z.number().int().optional(),
+});
+
+/** A timeline's summary, as memory.open and bundle.open answer it beside the timeline. */
+export const timelineSummarySchema = schemaFor<TimelineSummary>()(
+  z.object({
+    title: z.string(),
+    source: z.enum(['run', 'snapshot', 'monitor']),
+    device: z.number().int().nullable(),
+    durationUs: z.number(),
+    allocations: count,
+    peak: z.object({ bytes: z.number(), timeUs: z.number(), allocations: count, groups: z.array(groupSchema) }).nullable(),
+    atEnd: z.object({ count, bytes: z.number(), groups: z.array(groupSchema) }),
+    leaks: z.object({
+      count,
+      bytes: z.number(),
+      largest: z.array(
+        z.object({
+          allocation: z.number().int(),
+          bytes: z.number(),
+          startUs: z.number(),
+          address: z.number(),
+          step: z.number().int().nullable(),
+          origin: z.string(),
+        }),
+      ),
+    }),
+    ooms: z.array(z.object({ marker: markerSchema, holders: z.array(groupSchema) })),
+    errors: z.array(markerSchema),
+    addressSpace: z
+      .object({ blocks: count, lowest: z.number().nullable(), highest: z.number().nullable(), usedBytes: z.number(), largestGap: z.number() })
+      .nullable(),
+    counters: z.array(z.object({ id: z.string(), label: z.string(), peak: z.number().nullable(), peakUs: z.number().nullable() })),
+  }),
+);
 
 /** What memory.open answers beside the timelines: bounded lists, so a million allocations summarise in kilobytes. */
 export function summarizeTimeline(t: Timeline): TimelineSummary {

@@ -71,7 +71,7 @@ const markerSchema = z
   })
   .strict();
 
-const wireSchema = z
+export const timelineWireSchema = z
   .object({
     version: z.literal(1),
     source: z.enum(['run', 'snapshot', 'monitor']),
@@ -103,7 +103,7 @@ const wireSchema = z
   })
   .strict();
 
-export type TimelineWire = z.infer<typeof wireSchema>;
+export type TimelineWire = z.infer<typeof timelineWireSchema>;
 type CounterWire = z.infer<typeof counterSchema>;
 
 /** The first few problems zod found (a hostile wire can have a million). */
@@ -220,7 +220,7 @@ function checkColumnLength(what: string, text: string, bytes: number): void {
  * wire as parsed (the same strings: nothing is copied or decoded).
  */
 export function checkTimelineWire(wire: unknown): TimelineWire {
-  const parsed = wireSchema.safeParse(wire);
+  const parsed = timelineWireSchema.safeParse(wire);
   if (!parsed.success) throw new TimelineWireError(describeFirstIssues(parsed.error));
   const w = parsed.data;
 

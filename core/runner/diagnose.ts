@@ -1,3 +1,9 @@
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
+import { gpuProcessSchema } from '../devices';
+import { SANITIZER_TOOLS } from '../sanitizer/findings';
+import { findingSchema } from '../validate/finding';
 import type { Explanation } from '../cuda/explanations';
 import type { GpuProcess } from '../devices';
 import type { Problem } from '../discovery';
@@ -58,6 +64,60 @@ export interface Diagnosis {
   sourceLocation: { file: string; line: number } | null;
   next: string[];
 }
+
+const diagnosisKinds = [
+  'ok',
+  'cancelled',
+  'leak',
+  'invalid-plan',
+  'compile-error',
+  'unavailable',
+  'watchdog',
+  'runner-crashed',
+  'out-of-memory',
+  'invalid-launch',
+  'module-load',
+  'plan-error',
+  'cuda-error',
+  'out-of-bounds-write',
+  'use-after-free',
+  'uninitialised-read',
+  'nondeterministic',
+  'wrong-result',
+] as const satisfies readonly DiagnosisKind[];
+const _everyKind = (k: DiagnosisKind): (typeof diagnosisKinds)[number] => k;
+void _everyKind;
+
+export const diagnosisSchema = schemaFor<Diagnosis>()(
+  z.object({
+    kind: z.enum(diagnosisKinds),
+    severity: z.enum(['ok', 'warning', 'error']),
+    headline: z.string(),
+    step: z.object({ index: z.number().int(), label: z.string(), op: z.string() }).nullable(),
+    kernel: z.object({ id: z.string(), entry: z.string() }).nullable(),
+    buffer: z.string().nullable(),
+    error: z
+      .object({
+        name: z.string(),
+        code: z.number().int(),
+        api: z.string(),
+        message: z.string(),
+        runtimeName: z.string().nullable(),
+        sticky: z.boolean(),
+        library: z.string(),
+      })
+      .nullable(),
+    explanation: z.object({ summary: z.string(), causes: z.array(z.string()), next: z.array(z.string()) }).nullable(),
+    specifics: z.array(z.string()),
+    launchFindings: z.array(findingSchema),
+    memory: z.object({ requestedBytes: z.number(), freeBytes: z.number(), totalBytes: z.number(), processes: z.array(gpuProcessSchema).nullable() }).nullable(),
+    sanitizer: z
+      .object({ tool: z.enum(SANITIZER_TOOLS as [SanitizerTool, ...SanitizerTool[]]), why: z.string(), command: z.string(), available: z.literal(false) })
+      .nullable(),
+    sourceLocation: z.object({ file: z.string(), line: z.number().int() }).nullable(),
+    next: z.array(z.string()),
+  }),
+);
 
 export interface DiagnosisInput {
   status: RunStatus;

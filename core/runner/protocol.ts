@@ -122,6 +122,12 @@ export interface ExitClassification {
   reason?: GoneReason;
 }
 
+export const exitClassificationSchema = z.object({
+  kind: z.enum(['clean', 'crashed', 'watchdog', 'sticky-cuda-error', 'killed', 'startup-failed', 'cancelled']),
+  summary: z.string(),
+  reason: z.enum(['clean-exit', 'abnormal-exit', 'killed', 'crashed', 'launch-failed']).optional(),
+});
+
 const SIGNAL_MEANING: Record<string, string> = {
   SIGSEGV: 'a segmentation fault (an invalid host memory access, often inside the driver or the addon)',
   SIGABRT: 'an abort (a failed assertion or an uncaught C++ exception)',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { readAs } from '../api/typed-schema';
 import { sampleSeriesSchema } from '../memory/sample-series-schema';
 import { savedEventLogFields } from './event-log-schema';
 import type { RunOutcome } from './run-outcome';
@@ -68,6 +69,9 @@ export const savedOutcomeSchema = z.object({
   samples: sampleSeriesSchema.nullable().optional(),
   samplingProblem: z.string().max(4096).nullable().optional(),
 });
+
+/** A saved outcome as run.open and a bundle's view answer it: checked as far as savedOutcomeSchema goes. */
+export const savedRunOutcomeSchema = readAs<RunOutcome>('a run result', savedOutcomeSchema);
 
 /** A saved outcome checked for what the views read, or the schema's problems, one per line. */
 export function checkSavedOutcome(value: unknown): { ok: true; outcome: RunOutcome } | { ok: false; problems: string[] } {

@@ -1,9 +1,13 @@
-import type { Diagnostic } from '../compile/diagnostics';
-import type { Problem } from '../discovery';
-import type { Diagnosis, RunStatus } from './diagnose';
-import type { ExitClassification } from './protocol';
-import type { RunResult } from './run-result';
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
+import { diagnosticsSchema, type Diagnostic } from '../compile/diagnostics';
+import { problemSchema, type Problem } from '../discovery';
+import { liveSampleSeriesSchema } from '../memory/sample-series-schema';
 import type { SampleSeries } from '../memory/samples';
+import { diagnosisSchema, type Diagnosis, type RunStatus } from './diagnose';
+import { exitClassificationSchema, type ExitClassification } from './protocol';
+import { runResultSchema, type RunResult } from './run-result';
 
 export interface CompileRecord {
   kernel: string;
@@ -34,3 +38,30 @@ export interface RunOutcome {
   /** Why it was asked for but not sampled (no NVML, …): said, never left silent. */
   samplingProblem?: string | null;
 }
+
+const compileRecord = z.object({
+  kernel: z.string(),
+  ok: z.boolean(),
+  backend: z.string(),
+  command: z.string(),
+  log: z.string(),
+  diagnostics: diagnosticsSchema,
+  ms: z.number().min(0),
+  cached: z.boolean(),
+  symbol: z.string().nullable(),
+});
+
+/** What run.plan answers (and run.open, sanitize.plan, profile.run beside their own). */
+export const runOutcomeSchema = schemaFor<RunOutcome>()(
+  z.object({
+    status: z.enum(['ok', 'cuda-error', 'compile-error', 'unavailable', 'runner-died', 'invalid', 'cancelled']),
+    problem: problemSchema.nullable(),
+    compile: z.array(compileRecord),
+    result: runResultSchema.nullable(),
+    exit: exitClassificationSchema.nullable(),
+    diagnosis: diagnosisSchema,
+    timing: z.object({ checkMs: z.number(), compileMs: z.number(), runMs: z.number(), totalMs: z.number() }),
+    samples: liveSampleSeriesSchema.nullable().optional(),
+    samplingProblem: z.string().nullable().optional(),
+  }),
+);

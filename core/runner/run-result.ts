@@ -1,3 +1,8 @@
+import { z } from 'zod';
+
+import { schemaFor } from '../api/typed-schema';
+import { ELEMENT_TYPE_NAMES } from '../plan/element-types';
+import { runLogEventSchema } from './event-log-schema';
 import type { DeviceOutput } from './device-output';
 import type { RunLogEvent } from './event-log';
 import type { Dim3 } from '../dims';
@@ -176,6 +181,142 @@ export interface RunResult {
   deviceOutput?: DeviceOutput[];
   runnerPid: number;
 }
+
+/** Any number: a read-back holds NaN and ±Infinity, which zod's number refuses, as its values. */
+export const readBackValueSchema = z.custom<number>((v) => typeof v === 'number', { message: 'expected a number' });
+const value = readBackValueSchema;
+const count = z.number().int().min(0);
+const index = z.number().int().min(0);
+const elementType = z.enum(ELEMENT_TYPE_NAMES as [ElementType, ...ElementType[]]);
+const dim3 = z.tuple([z.number(), z.number(), z.number()]).readonly();
+export const cudaErrorInfoSchema = z.object({ library: z.string(), api: z.string(), code: z.number().int(), name: z.string(), message: z.string() });
+const guardDamage = z.object({ side: z.enum(['before', 'after']), bytesChanged: count, nearestElement: z.number().int(), farthestElement: z.number().int() });
+const comparison = z.object({
+  buffer: z.string(),
+  against: z.string(),
+  checked: count,
+  mismatches: count,
+  first: z.array(z.object({ index, expected: value, actual: value })),
+  maxAbsError: value,
+  tolerance: z.object({ abs: z.number(), rel: z.number() }),
+});
+const checks = schemaFor<RunChecksReport>()(
+  z.object({
+    guardBytes: count,
+    poison: z.boolean(),
+    guardViolations: z.array(
+      z.object({ stepIndex: index, kernel: z.string(), entry: z.string(), buffer: z.string(), type: elementType, count, damage: guardDamage }),
+    ),
+    staleUses: z.array(z.object({ stepIndex: index, kernel: z.string(), buffer: z.string(), freedAtStep: index })),
+    uninitialised: z.array(z.object({ stepIndex: index, kernel: z.string(), buffer: z.string() })),
+    comparisons: z.array(comparison),
+    determinism: z
+      .object({
+        status: z.enum(['compared', 'skipped', 'off']),
+        reason: z.string().nullable(),
+        runs: count,
+        ms: z.number().min(0),
+        differences: z.array(
+          z.object({
+            run: count,
+            stepIndex: index,
+            buffer: z.string(),
+            type: elementType,
+            count,
+            differing: count,
+            firstIndex: index,
+            first: value.nullable(),
+            second: value.nullable(),
+          }),
+        ),
+      })
+      .optional(),
+    poisonProbe: z
+      .object({
+        status: z.enum(['ran', 'skipped']),
+        reason: z.string().nullable(),
+        buffers: z.array(z.object({ buffer: z.string(), stepIndex: index, nanInFirst: count, nanWithZeros: count, firstIndex: index.nullable() })),
+      })
+      .optional(),
+  }),
+);
+const bufferSummary = z.object({
+  name: z.string(),
+  type: elementType,
+  count,
+  min: value.nullable(),
+  max: value.nullable(),
+  mean: value.nullable(),
+  nanCount: count,
+  infCount: count,
+  head: z.array(value),
+  tail: z.array(value),
+  values: z.array(value).nullable(),
+  poison: z.object({ poisonCount: count, firstPoisonIndex: index.nullable(), nanCount: count, firstNanIndex: index.nullable() }).nullable().optional(),
+});
+
+/** A run's result, as run.plan answers it inside its outcome. */
+export const runResultSchema = schemaFor<RunResult>()(
+  z.object({
+    runId: z.string(),
+    ok: z.boolean(),
+    executeMs: z.number().min(0),
+    checks,
+    pageable: z.array(z.string()),
+    device: z.object({ ordinal: index, name: z.string() }),
+    functions: z.array(
+      z.object({
+        kernel: z.string(),
+        entry: z.string(),
+        attributes: z.object({
+          maxThreadsPerBlock: z.number(),
+          sharedSizeBytes: z.number(),
+          constSizeBytes: z.number(),
+          localSizeBytes: z.number(),
+          numRegs: z.number(),
+          ptxVersion: z.number(),
+          binaryVersion: z.number(),
+          maxDynamicSharedSizeBytes: z.number(),
+        }),
+      }),
+    ),
+    steps: z.array(z.object({ index, op: z.string(), label: z.string(), ms: z.number().nullable(), wallMs: z.number() })),
+    launches: z.array(
+      z.object({
+        stepIndex: index,
+        kernel: z.string(),
+        entry: z.string(),
+        grid: dim3,
+        block: dim3,
+        sharedBytes: count,
+        timesMs: z.array(z.number()),
+        minMs: z.number(),
+        medianMs: z.number(),
+        maxMs: z.number(),
+      }),
+    ),
+    buffers: z.array(bufferSummary),
+    leaks: z.array(z.object({ name: z.string(), bytes: count })),
+    memory: z.array(z.object({ buffer: z.string(), address: z.string(), bytes: count, allocatedAtStep: index, freedAtStep: index.nullable() })).optional(),
+    failure: z
+      .object({
+        stepIndex: index.nullable(),
+        op: z.string(),
+        kernel: z.string().nullable(),
+        error: cudaErrorInfoSchema,
+        sticky: z.boolean(),
+        duringDeterminismRun: z.boolean().optional(),
+        duringPoisonProbe: z.boolean().optional(),
+        memory: z.object({ requestedBytes: z.number(), freeBytes: z.number(), totalBytes: z.number() }).nullable().optional(),
+      })
+      .nullable(),
+    startedAtMs: z.number().optional(),
+    events: z.array(runLogEventSchema).optional(),
+    eventsDropped: count.optional(),
+    deviceOutput: z.array(z.object({ stepIndex: z.number().int(), text: z.string(), droppedBytes: count })).optional(),
+    runnerPid: z.number().int(),
+  }),
+);
 
 export function timingStats(times: number[]): { minMs: number; medianMs: number; maxMs: number } {
   if (times.length === 0) return { minMs: 0, medianMs: 0, maxMs: 0 };

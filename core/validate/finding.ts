@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 import type { Dim3 } from '../dims';
 import { formatDim3 } from '../dims';
 import type { DeviceLimits } from './device-limits';
@@ -44,6 +46,25 @@ export interface Finding {
   /** The kernel source's line it is about, where the source says (the static __shared__ array to shrink). */
   line?: number;
 }
+
+const dim3 = z.tuple([z.number(), z.number(), z.number()]).readonly();
+const launchError = z.object({ code: z.number().int(), name: z.string() });
+export const findingSchema = z.object({
+  rule: z.string(),
+  severity: z.enum(['error', 'warning', 'note']),
+  field: z.enum(['grid', 'block', 'sharedBytes', 'cluster', 'kernel', 'launch']),
+  message: z.string(),
+  limit: z.number().nullable(),
+  value: z.number().nullable(),
+  driverError: launchError.nullable(),
+  runtimeError: launchError.nullable(),
+  fix: z.string().nullable(),
+  suggested: z.object({ grid: dim3.optional(), block: dim3.optional(), sharedBytes: z.number().optional(), cluster: dim3.optional() }).nullable(),
+  line: z.number().int().optional(),
+});
+// What passes the schema is a Finding.
+const _isFinding = (f: z.infer<typeof findingSchema>): Finding => f;
+void _isFinding;
 
 export interface LaunchConfig {
   grid: Dim3;

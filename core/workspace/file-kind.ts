@@ -37,6 +37,8 @@ export const FILE_KIND_PLACES: Record<FileKind, string> = {
   binary: 'binary file',
 };
 
+export const FILE_KINDS = Object.keys(FILE_KIND_PLACES) as [FileKind, ...FileKind[]];
+
 const startsWith = (head: Uint8Array, bytes: readonly number[]): boolean => bytes.every((b, i) => head[i] === b);
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const EMPTY_ZIP = [0x50, 0x4b, 0x05, 0x06];

@@ -89,8 +89,8 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
 
 /**
  * Whether dispatch checks each answer against its channel's response schema: everywhere but production
- * (NODE_ENV=production), where it would cost every call a walk over its answer (a run's event log, a timeline).
- * GPU_WORKBENCH_CHECK_RESPONSES=1 or 0 decides it outright.
+ * (NODE_ENV=production, which the packaged desktop app passes), where it would cost every call a walk over its answer
+ * (a run's event log, a timeline). GPU_WORKBENCH_CHECK_RESPONSES=1 or 0 decides it outright.
  */
 export function checksAnswers(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   const asked = env['GPU_WORKBENCH_CHECK_RESPONSES'];

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { app, BrowserWindow, ipcMain, protocol, session, type IpcMainEvent, type IpcMainInvokeEvent } from 'electron';
 
-import { createHandlers, dispatch } from '../host-api';
+import { checksAnswers, createHandlers, dispatch } from '../host-api';
 import { projectRoot, rendererDir } from '../paths';
 import { createWorkbench } from '../workbench';
 import { useReaderLauncher } from '../readers/reader-process';
@@ -17,6 +17,8 @@ import { utilityLauncher, utilityReaderLauncher } from './utility-launcher';
 useReaderLauncher(utilityReaderLauncher);
 const workbench = createWorkbench(utilityLauncher);
 const handlers = createHandlers(workbench, 'electron');
+// The installed app does not walk every answer against its declaration (a run's event log, a timeline); `npm start` does.
+const checkAnswers = checksAnswers(app.isPackaged ? { NODE_ENV: 'production', ...process.env } : process.env);
 
 app.enableSandbox();
 protocol.registerSchemesAsPrivileged([APP_SCHEME]);
@@ -49,7 +51,7 @@ ipcMain.handle('workbench:invoke', async (event, channel: unknown, request: unkn
     if (!event.sender.isDestroyed()) event.sender.send('workbench:event', id, payload);
   };
   try {
-    return await dispatch(handlers, channel, request, { signal: controller.signal, emit });
+    return await dispatch(handlers, channel, request, { signal: controller.signal, emit }, checkAnswers);
   } finally {
     if (calls.get(key) === controller) calls.delete(key);
   }

@@ -8,6 +8,7 @@ import type { Timeline, TimelineStack } from '../core/memory/timeline';
 import { AllocationsBuilder, emptySpans } from '../core/memory/timeline-columns';
 import { compareTimelines } from '../core/memory/timeline-compare';
 import { addressSpaceAt, aliveAt, groupAllocations, leaksOf, peakOf, summarizeTimeline } from '../core/memory/timeline-model';
+import { decodeMessageFrame, encodeMessage } from '../core/api/typed-wire';
 import { decodeTimeline, encodeTimeline } from '../core/memory/timeline-wire';
 import { unpickle } from '../core/memory/unpickle';
 import { formatBytes } from '../core/format';
@@ -140,12 +141,7 @@ async function timelineBench(model: SnapshotModel, file: string, tracePath: stri
   console.log(
     `model: peak ${formatBytes(peak!.bytes)} in ${peakMs.toFixed(0)} ms; alive at the peak by user frame (${groups.length} groups) ${aliveMs.toFixed(0)} ms; 20 largest of the leak candidates ${leaksMs.toFixed(0)} ms (${leaks.length}); whole summary ${summaryMs.toFixed(0)} ms`,
   );
-  const [wire, encodeMs] = time(() => encodeTimeline(t));
-  const [text, stringifyMs] = time(() => JSON.stringify(wire));
-  const [, decodeMs] = time(() => decodeTimeline(JSON.parse(text)));
-  console.log(
-    `wire: encode ${encodeMs.toFixed(0)} ms, JSON ${formatBytes(text.length)} in ${stringifyMs.toFixed(0)} ms; parse + validate + decode ${decodeMs.toFixed(0)} ms`,
-  );
+  console.log(`wire: ${wireBench(t)}`);
   const openStarted = performance.now();
   const opened = await openMemoryTimelines(file);
   const openMs = performance.now() - openStarted;
@@ -163,6 +159,14 @@ async function timelineBench(model: SnapshotModel, file: string, tracePath: stri
     if (!(error instanceof TraceTooLargeError)) throw error;
     console.log(`timeline Chrome trace export refused after ${(performance.now() - started).toFixed(0)} ms: ${error.message}`);
   }
+}
+
+/** The timeline through serve's wire: encoded, framed as the host sends it (typed-wire.ts), read back and decoded as the browser does. */
+function wireBench(t: Timeline): string {
+  const [wire, encodeMs] = time(() => encodeTimeline(t));
+  const [frame, frameMs] = time(() => encodeMessage({ id: 1, envelope: { ok: true, value: wire } }));
+  const [, decodeMs] = time(() => decodeTimeline((decodeMessageFrame(frame as Uint8Array) as { envelope: { value: unknown } }).envelope.value));
+  return `encode ${encodeMs.toFixed(0)} ms, a binary frame of ${formatBytes(frame.length)} in ${frameMs.toFixed(0)} ms; read + validate + decode ${decodeMs.toFixed(0)} ms`;
 }
 
 /** A timeline of `n` allocations: a training-like churn over 200 stacks, ends out of order, 10% never freed. */
@@ -225,12 +229,7 @@ function millionBench(): void {
       `20 largest leaks ${leaksMs.toFixed(0)} ms, all ${allLeaksMs.toFixed(0)} ms; address space at the peak (${picture.parts.length} parts) ${addressMs.toFixed(0)} ms; ` +
       `summary ${summaryMs.toFixed(0)} ms; compare with another million (its making included) ${compareMs.toFixed(0)} ms`,
   );
-  const [wire, encodeMs] = time(() => encodeTimeline(t));
-  const [text, stringifyMs] = time(() => JSON.stringify(wire));
-  const [, decodeMs] = time(() => decodeTimeline(JSON.parse(text)));
-  console.log(
-    `  wire: encode ${encodeMs.toFixed(0)} ms, JSON ${formatBytes(text.length)} in ${stringifyMs.toFixed(0)} ms; parse + validate + decode ${decodeMs.toFixed(0)} ms`,
-  );
+  console.log(`  wire: ${wireBench(t)}`);
 }
 
 void main();

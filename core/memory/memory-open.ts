@@ -11,7 +11,7 @@ import { timelineFromSnapshot } from './snapshot-timeline';
 import type { TraceEventRow } from './trace-timeline';
 import type { Timeline } from './timeline';
 import { summarizeTimeline, type TimelineSummary } from './timeline-model';
-import { encodeTimeline, type EncodeOptions, type TimelineWire } from './timeline-wire';
+import { encodeTimeline, type TimelineWire } from './timeline-wire';
 
 export type MemoryFileKind = 'snapshot' | 'run' | 'trace';
 
@@ -60,10 +60,9 @@ export function memoryOpenResult(
   timelines: Timeline[],
   notes: string[],
   timings: Omit<MemoryOpenResult['timings'], 'timelineMs'> & { timelineMs?: number },
-  encode: EncodeOptions = {},
 ): MemoryOpenResult {
   const started = Date.now();
   const summary = timelines.map(summarizeTimeline);
-  const wires = timelines.map((t) => encodeTimeline(t, encode));
+  const wires = timelines.map((t) => encodeTimeline(t));
   return { path, kind, timelines: wires, summary, notes, timings: { ...timings, timelineMs: (timings.timelineMs ?? 0) + (Date.now() - started) } };
 }

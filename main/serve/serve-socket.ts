@@ -1,9 +1,14 @@
 import type { WebSocket } from 'ws';
 
+import { encodeMessage } from '../../core/api/typed-wire';
+import { formatBytes } from '../../core/format';
 import { dispatch, type createHandlers } from '../host-api';
+import { READER_LIMITS } from '../readers/reader-process';
 
 /** Calls in flight on one socket, by id: a cancel message, or the socket closing, aborts them. */
 const MAX_CALLS_PER_SOCKET = 64;
+/** The largest binary answer: what a reader may answer with timelines, whose columns the host passes on as they came. */
+export const MAX_BINARY_ANSWER_BYTES = READER_LIMITS['memory-timelines'].answerBytes;
 
 /**
  * An API message: a call ({id, channel, request}) or a cancel ({id, cancel: true}), with an id that is a
@@ -32,11 +37,20 @@ export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHan
     for (const call of calls.values()) call.abort();
     calls.clear();
   });
+  // A message that holds typed arrays (a timeline's columns) goes as one binary frame, its arrays as bytes (core/api/typed-wire.ts).
   const send = (value: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(value), () => undefined);
+    if (ws.readyState !== ws.OPEN) return;
+    const data = encodeMessage(value);
+    if (typeof data !== 'string' && data.byteLength > MAX_BINARY_ANSWER_BYTES) {
+      const { id } = value as { id: unknown };
+      const message = `The answer is ${formatBytes(data.byteLength)}, over the ${formatBytes(MAX_BINARY_ANSWER_BYTES)} the host sends at once.`;
+      return send({ id, envelope: { ok: false, error: { code: 'TOO_LARGE', message } } });
+    }
+    ws.send(data, () => undefined);
   };
   const bad = (message: string, id: number | string | null = null) => send({ id, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
   ws.on('message', (data, isBinary) => {
+    // Only the host's answers are binary: what the browser sends is JSON text.
     if (isBinary) return bad('Messages are JSON text, not binary frames.');
     const message = parseMessage(String(data));
     if (!message) return bad('The message is not a JSON object of the form {"id", "channel", "request"} or {"id", "cancel": true}.');

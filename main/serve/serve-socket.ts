@@ -28,6 +28,17 @@ export function parseMessage(text: string): { id: number | string | null; channe
   return { id: (id as number | string | undefined) ?? null, channel, request, cancel: cancel === true };
 }
 
+/**
+ * A message as it goes to the browser: JSON text, or (when it holds typed arrays: a timeline's columns) one binary
+ * frame with the arrays as bytes (core/api/typed-wire.ts); a binary answer over `maxBinaryBytes` is a refusal instead.
+ */
+export function frameOf(message: { id: unknown; [key: string]: unknown }, maxBinaryBytes = MAX_BINARY_ANSWER_BYTES): string | Uint8Array {
+  const data = encodeMessage(message);
+  if (typeof data === 'string' || data.byteLength <= maxBinaryBytes) return data;
+  const refusal = `The answer is ${formatBytes(data.byteLength)}, over the ${formatBytes(maxBinaryBytes)} the host sends at once.`;
+  return JSON.stringify({ id: message.id, envelope: { ok: false, error: { code: 'TOO_LARGE', message: refusal } } });
+}
+
 /** The typed API on one WebSocket: each call answered (with its events) under its id, cancelled by id or when the socket closes. */
 export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHandlers>): void {
   const calls = new Map<number | string, AbortController>();
@@ -37,16 +48,8 @@ export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHan
     for (const call of calls.values()) call.abort();
     calls.clear();
   });
-  // A message that holds typed arrays (a timeline's columns) goes as one binary frame, its arrays as bytes (core/api/typed-wire.ts).
-  const send = (value: unknown) => {
-    if (ws.readyState !== ws.OPEN) return;
-    const data = encodeMessage(value);
-    if (typeof data !== 'string' && data.byteLength > MAX_BINARY_ANSWER_BYTES) {
-      const { id } = value as { id: unknown };
-      const message = `The answer is ${formatBytes(data.byteLength)}, over the ${formatBytes(MAX_BINARY_ANSWER_BYTES)} the host sends at once.`;
-      return send({ id, envelope: { ok: false, error: { code: 'TOO_LARGE', message } } });
-    }
-    ws.send(data, () => undefined);
+  const send = (value: { id: unknown; [key: string]: unknown }) => {
+    if (ws.readyState === ws.OPEN) ws.send(frameOf(value), () => undefined);
   };
   const bad = (message: string, id: number | string | null = null) => send({ id, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
   ws.on('message', (data, isBinary) => {

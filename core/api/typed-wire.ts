@@ -12,7 +12,8 @@
  *     bytes 4..4+H   the header, UTF-8 JSON: {"typed": the references, "message": the message with nulls}
  *     zero bytes up to the next multiple of 8
  *     the body
- *   so that the browser views each array in the frame's own buffer, with no copy. A message with no typed array is a
+ *   so that the browser views each array in the frame's own buffer, with no copy (a body that is not 8-byte aligned
+ *   in its buffer, as a reader's body frame is, is copied once). A message with no typed array is a
  *   JSON text frame, as every message was before. (msgpack or CBOR would also carry bytes, but would make every
  *   message binary and add a dependency, for what a header and a body do here.)
  * Electron's IPC needs none of this: structured clone carries typed arrays as they are.
@@ -113,23 +114,31 @@ function isRef(r: unknown): r is TypedRef {
 const own = (container: unknown, key: string): boolean =>
   typeof container === 'object' && container !== null && !ArrayBuffer.isView(container) && Object.prototype.hasOwnProperty.call(container, key);
 
-/** An array's view of the body: in the body's own buffer where it is aligned, else a copy. */
+/** An array's view of the body, which starts 8-byte aligned in its buffer. */
 function viewOf(body: Uint8Array, type: TypedKind, offset: number, length: number): TypedColumn {
   const at = body.byteOffset + offset;
-  if (type === 'u8') return new Uint8Array(body.buffer, at, length);
-  if (at % SIZE[type] === 0) return type === 'f64' ? new Float64Array(body.buffer, at, length) : new Int32Array(body.buffer, at, length);
-  // Copied by hand: a Node Buffer's slice() is a view, not a copy.
-  const copy = new Uint8Array(length * SIZE[type]);
-  copy.set(body.subarray(offset, offset + copy.byteLength));
-  return type === 'f64' ? new Float64Array(copy.buffer) : new Int32Array(copy.buffer);
+  return type === 'f64'
+    ? new Float64Array(body.buffer, at, length)
+    : type === 'i32'
+      ? new Int32Array(body.buffer, at, length)
+      : new Uint8Array(body.buffer, at, length);
+}
+
+/** The body where its arrays can view it: itself when aligned (a browser's frame), else one copy (a reader's body frame, a pooled Buffer). */
+function aligned(body: Uint8Array): Uint8Array {
+  if (body.byteOffset % ALIGN === 0) return body;
+  const copy = new Uint8Array(body.byteLength);
+  copy.set(body);
+  return copy;
 }
 
 /**
  * The value with its typed arrays back in their slots, viewing `body`. Throws TypedWireError for a reference that is
  * not one: a slot that is missing or not null, bytes past the body, two arrays over the same bytes.
  */
-export function joinTyped(value: unknown, refs: unknown, body: Uint8Array): unknown {
+export function joinTyped(value: unknown, refs: unknown, bytes: Uint8Array): unknown {
   if (!Array.isArray(refs) || refs.length > MAX_REFS) throw new TypedWireError(`its list of typed arrays is not a list of at most ${MAX_REFS}`);
+  const body = refs.length ? aligned(bytes) : bytes;
   let root = value;
   let end = 0;
   refs.forEach((ref: unknown, i) => {

@@ -13,9 +13,9 @@
  *     zero bytes up to the next multiple of 8
  *     the body
  *   so that the browser views each array in the frame's own buffer, with no copy (a body that is not 8-byte aligned
- *   in its buffer, as a reader's body frame is, is copied once). A message with no typed array is a
- *   JSON text frame, as every message was before. (msgpack or CBOR would also carry bytes, but would make every
- *   message binary and add a dependency, for what a header and a body do here.)
+ *   in its buffer, as a reader's body frame is, is copied once). A message with no typed array is a JSON text frame,
+ *   as every message was before. (msgpack or CBOR would also carry bytes, but would make every message binary and
+ *   add a dependency, for what a header and a body do here.)
  * Electron's IPC needs none of this: structured clone carries typed arrays as they are.
  *
  * References are paths rather than markers inside the JSON, so that no value read from a file can pose as one; the
@@ -133,7 +133,7 @@ function aligned(body: Uint8Array): Uint8Array {
 }
 
 /**
- * The value with its typed arrays back in their slots, viewing `body`. Throws TypedWireError for a reference that is
+ * The value with its typed arrays back in their slots, viewing `bytes`. Throws TypedWireError for a reference that is
  * not one: a slot that is missing or not null, bytes past the body, two arrays over the same bytes.
  */
 export function joinTyped(value: unknown, refs: unknown, bytes: Uint8Array): unknown {
@@ -143,10 +143,10 @@ export function joinTyped(value: unknown, refs: unknown, bytes: Uint8Array): unk
   let end = 0;
   refs.forEach((ref: unknown, i) => {
     if (!isRef(ref)) throw new TypedWireError(`typed array ${i} is not described by a path, a type, an aligned offset and a length`);
-    const bytes = ref.length * SIZE[ref.type];
-    if (ref.offset < end || ref.offset + bytes > body.byteLength)
+    const size = ref.length * SIZE[ref.type];
+    if (ref.offset < end || ref.offset + size > body.byteLength)
       throw new TypedWireError(`typed array ${i} (${ref.path.join('.')}) lies past the body's ${body.byteLength} bytes or over another array`);
-    end = ref.offset + bytes;
+    end = ref.offset + size;
     const array = viewOf(body, ref.type, ref.offset, ref.length);
     if (ref.path.length === 0) {
       if (root !== null) throw new TypedWireError('a typed array is placed at the root, which is not empty');

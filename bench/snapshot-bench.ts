@@ -2,17 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import WebSocket from 'ws';
+
 import { snapshotTimelines } from '../core/memory/memory-open';
 import { summarize, type SnapshotModel } from '../core/memory/snapshot-model';
 import type { Timeline, TimelineStack } from '../core/memory/timeline';
 import { AllocationsBuilder, emptySpans } from '../core/memory/timeline-columns';
 import { compareTimelines } from '../core/memory/timeline-compare';
 import { addressSpaceAt, aliveAt, groupAllocations, leaksOf, peakOf, summarizeTimeline } from '../core/memory/timeline-model';
+import { decodeMessageFrame, encodeMessage } from '../core/api/typed-wire';
 import { decodeTimeline, encodeTimeline } from '../core/memory/timeline-wire';
 import { unpickle } from '../core/memory/unpickle';
 import { formatBytes } from '../core/format';
 import { importSnapshot, openMemoryTimelines } from '../main/memory/snapshot-client';
 import { TraceTooLargeError, writeChromeTrace, writeTimelineTrace } from '../main/memory/write-trace';
+import { startServe } from '../test/helpers/serve-process';
 import { generateSnapshotPickle } from './snapshot-pickle';
 
 /**
@@ -30,7 +34,8 @@ import { generateSnapshotPickle } from './snapshot-pickle';
  * Then the memory timeline (what the timeline view draws): timelineFromSnapshot beside its raw reference (one
  * pass copying the trace's columns into new typed arrays: the least any builder must do), the model's questions
  * on it (peak, who is alive then, grouped; leaks; the summary), the wire codec both ways, memory.open end to end
- * (read, model, timeline and encode in the worker), and the timeline's Chrome trace export. Last, the model on a
+ * (read, model, timeline and encode in the worker), the same through a real serve as the browser gets it (bytes on the
+ * WebSocket, time to the answer, the browser's read), and the timeline's Chrome trace export. Last, the model on a
  * timeline of 1,000,000 allocations (made here, ends out of order, 10% alive at the end) beside its raw reference
  * (one pass over the columns): no question may cost more than a few passes.
  */
@@ -91,6 +96,7 @@ async function main() {
       console.log(`Chrome trace export refused after ${(performance.now() - started).toFixed(0)} ms: ${error.message}`);
     }
     await timelineBench(last!.model, file, join(dir, 'timeline-trace.json'));
+    await serveOpenBench(file, dir);
     millionBench();
     const best = Math.min(...results);
     console.log(`${best <= TARGET_MS ? 'PASS' : 'FAIL'}: import ${best.toFixed(0)} ms (target ≤ ${TARGET_MS} ms)`);
@@ -140,12 +146,7 @@ async function timelineBench(model: SnapshotModel, file: string, tracePath: stri
   console.log(
     `model: peak ${formatBytes(peak!.bytes)} in ${peakMs.toFixed(0)} ms; alive at the peak by user frame (${groups.length} groups) ${aliveMs.toFixed(0)} ms; 20 largest of the leak candidates ${leaksMs.toFixed(0)} ms (${leaks.length}); whole summary ${summaryMs.toFixed(0)} ms`,
   );
-  const [wire, encodeMs] = time(() => encodeTimeline(t));
-  const [text, stringifyMs] = time(() => JSON.stringify(wire));
-  const [, decodeMs] = time(() => decodeTimeline(JSON.parse(text)));
-  console.log(
-    `wire: encode ${encodeMs.toFixed(0)} ms, JSON ${formatBytes(text.length)} in ${stringifyMs.toFixed(0)} ms; parse + validate + decode ${decodeMs.toFixed(0)} ms`,
-  );
+  console.log(`wire: ${wireBench(t)}`);
   const openStarted = performance.now();
   const opened = await openMemoryTimelines(file);
   const openMs = performance.now() - openStarted;
@@ -163,6 +164,49 @@ async function timelineBench(model: SnapshotModel, file: string, tracePath: stri
     if (!(error instanceof TraceTooLargeError)) throw error;
     console.log(`timeline Chrome trace export refused after ${(performance.now() - started).toFixed(0)} ms: ${error.message}`);
   }
+}
+
+/**
+ * memory.open through a real serve, as the browser gets it: the bytes on the WebSocket for the answer, the time from
+ * the call to its last byte, and the browser's read of it (the binary frame read back, each timeline checked).
+ */
+async function serveOpenBench(file: string, dir: string): Promise<void> {
+  const serve = await startServe({ GPU_WORKBENCH_STATE_DIR: join(dir, 'state'), GPU_WORKBENCH_CACHE_DIR: join(dir, 'cache') }, 'npm-script', ['--root', dir]);
+  const ws = new WebSocket(`ws://127.0.0.1:${serve.port}/api?token=${serve.token}`, { origin: `http://127.0.0.1:${serve.port}`, maxPayload: 0 });
+  try {
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    for (const id of [1, 2]) {
+      let bytes = 0;
+      const started = performance.now();
+      const [data, binary] = await new Promise<[Buffer, boolean]>((resolve) => {
+        ws.on('message', (frame: Buffer, isBinary) => {
+          bytes += frame.byteLength;
+          if (isBinary || String(frame).includes('"envelope"')) resolve([frame, isBinary]);
+        });
+        ws.send(JSON.stringify({ id, channel: 'memory.open', request: { path: file } }));
+      });
+      ws.removeAllListeners('message');
+      const answeredMs = performance.now() - started;
+      const [, readMs] = time(() => {
+        const message = (binary ? decodeMessageFrame(data) : JSON.parse(String(data))) as { envelope: { value: { timelines: unknown[] } } };
+        return message.envelope.value.timelines.map((w) => decodeTimeline(w));
+      });
+      console.log(
+        `memory.open through serve, call ${id}: ${formatBytes(bytes)} on the WebSocket (${binary ? 'a binary frame' : 'JSON text'}), answered in ${answeredMs.toFixed(0)} ms; the browser's read + validate ${readMs.toFixed(0)} ms`,
+      );
+    }
+  } finally {
+    ws.close();
+    await serve.stop();
+  }
+}
+
+/** The timeline through serve's wire: encoded, framed as the host sends it (typed-wire.ts), read back and decoded as the browser does. */
+function wireBench(t: Timeline): string {
+  const [wire, encodeMs] = time(() => encodeTimeline(t));
+  const [frame, frameMs] = time(() => encodeMessage({ id: 1, envelope: { ok: true, value: wire } }));
+  const [, decodeMs] = time(() => decodeTimeline((decodeMessageFrame(frame as Uint8Array) as { envelope: { value: unknown } }).envelope.value));
+  return `encode ${encodeMs.toFixed(0)} ms, a binary frame of ${formatBytes(frame.length)} in ${frameMs.toFixed(0)} ms; read + validate + decode ${decodeMs.toFixed(0)} ms`;
 }
 
 /** A timeline of `n` allocations: a training-like churn over 200 stacks, ends out of order, 10% never freed. */
@@ -225,12 +269,7 @@ function millionBench(): void {
       `20 largest leaks ${leaksMs.toFixed(0)} ms, all ${allLeaksMs.toFixed(0)} ms; address space at the peak (${picture.parts.length} parts) ${addressMs.toFixed(0)} ms; ` +
       `summary ${summaryMs.toFixed(0)} ms; compare with another million (its making included) ${compareMs.toFixed(0)} ms`,
   );
-  const [wire, encodeMs] = time(() => encodeTimeline(t));
-  const [text, stringifyMs] = time(() => JSON.stringify(wire));
-  const [, decodeMs] = time(() => decodeTimeline(JSON.parse(text)));
-  console.log(
-    `  wire: encode ${encodeMs.toFixed(0)} ms, JSON ${formatBytes(text.length)} in ${stringifyMs.toFixed(0)} ms; parse + validate + decode ${decodeMs.toFixed(0)} ms`,
-  );
+  console.log(`  wire: ${wireBench(t)}`);
 }
 
 void main();

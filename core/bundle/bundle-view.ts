@@ -12,7 +12,7 @@ import type { SampleSeries } from '../memory/samples';
 import { checkRunForTimeline, RunLogError } from '../memory/run-log-schema';
 import { NoEventLogError, timelineFromRun } from '../memory/run-timeline';
 import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from '../memory/timeline-model';
-import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from '../memory/timeline-wire';
+import { encodeTimeline, timelineWireSchema, type TimelineWire } from '../memory/timeline-wire';
 import { profileSchema, type Profile } from '../kernel-profile/profile';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../plan/plan-schema';
 import { checkSavedOutcome, savedRunOutcomeSchema } from '../runner/result-file';
@@ -221,7 +221,6 @@ function doctorChecks(record: Record<string, unknown> | null): Omit<BundleDoctor
 }
 
 export interface BundleViewOptions {
-  encode?: EncodeOptions;
   /** Each JSON entry's limits by its role (default: BUNDLE_JSON_LIMITS). */
   limits?: Record<JsonRole, JsonLimits>;
 }
@@ -281,7 +280,7 @@ export function bundleView(path: string, manifest: BundleManifest, entries: Read
   if (outcome?.result) {
     try {
       const timeline = timelineFromRun(checkRunForTimeline(outcome.result), samples);
-      timelines.push(encodeTimeline(timeline, options.encode));
+      timelines.push(encodeTimeline(timeline));
       timelineSummary.push(summarizeTimeline(timeline));
     } catch (error) {
       if (!(error instanceof NoEventLogError || error instanceof RunLogError)) throw error;

@@ -14,7 +14,7 @@ import { timelineFromSnapshot } from './snapshot-timeline';
 import type { TraceEventRow } from './trace-timeline';
 import type { Timeline } from './timeline';
 import { summarizeTimeline, timelineSummarySchema, type TimelineSummary } from './timeline-model';
-import { encodeTimeline, timelineWireSchema, type EncodeOptions, type TimelineWire } from './timeline-wire';
+import { encodeTimeline, timelineWireSchema, type TimelineWire } from './timeline-wire';
 
 export type MemoryFileKind = 'snapshot' | 'run' | 'trace';
 
@@ -81,10 +81,9 @@ export function memoryOpenResult(
   timelines: Timeline[],
   notes: string[],
   timings: Omit<MemoryOpenResult['timings'], 'timelineMs'> & { timelineMs?: number },
-  encode: EncodeOptions = {},
 ): MemoryOpenResult {
   const started = Date.now();
   const summary = timelines.map(summarizeTimeline);
-  const wires = timelines.map((t) => encodeTimeline(t, encode));
+  const wires = timelines.map((t) => encodeTimeline(t));
   return { path, kind, timelines: wires, summary, notes, timings: { ...timings, timelineMs: (timings.timelineMs ?? 0) + (Date.now() - started) } };
 }

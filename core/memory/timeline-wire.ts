@@ -1,17 +1,16 @@
 /**
- * A Timeline as JSON, for the serve WebSocket and Electron IPC: its typed columns as base64 strings (a million
- * allocations are ~60 MB of text rather than ~200 MB of number arrays), frames written once and referred to by
- * index, so stacks keep sharing them across the wire.
+ * A Timeline as it crosses a wire (a reader's answer, the serve WebSocket, Electron IPC): its columns as the typed
+ * arrays they are, which each wire carries as bytes (core/api/typed-wire.ts; structured clone under Electron), and
+ * its frames written once and referred to by index, so stacks keep sharing them across the wire.
  *
- * checkTimelineWire checks a wire without decoding it: the envelope with zod (types, string lengths, list lengths),
- * every column's text length against its count, and every index the envelope itself holds (stacks, markers). The host
- * checks a reader's answer so, and passes it on as it is. decodeTimeline (the renderer's) checks the same first, then
- * decodes the columns and checks what only they hold: every index against what it indexes, every number that must be
- * finite. Either throws TimelineWireError saying where and what.
+ * checkTimelineWire checks a wire without reading its columns' values: the envelope with zod (types, string lengths,
+ * list lengths), every column's type and length in elements against its count, and every index the envelope itself
+ * holds (stacks, markers). The host checks a reader's answer so, and passes it on as it is. decodeTimeline (the
+ * renderer's) checks the same first, then what only the columns hold: every index against what it indexes, every
+ * number that must be finite. Either throws TimelineWireError saying where and what.
  */
 import { z } from 'zod';
 
-import { Base64Error, base64Length, base64ToFloat64, base64ToInt32, base64ToUint8, LITTLE_ENDIAN, typedToBase64 } from './base64';
 import { SPAN_LANES, type Timeline, type TimelineCounter, type TimelineFrame, type TimelineStack } from './timeline';
 
 export const WIRE_LIMITS = {
@@ -38,7 +37,13 @@ export class TimelineWireError extends Error {
 const text = (max: number) => z.string().max(max);
 const finite = z.number(); // zod 4 refuses NaN and ±Infinity
 const count = (max: number) => z.number().int().min(0).max(max);
-const b64 = z.string().max(Math.ceil((WIRE_LIMITS.allocations * 8) / 3) * 4 + 4);
+// Typed over any buffer: a column may view a frame's or a body's buffer (core/api/typed-wire.ts).
+const f64: z.ZodType<Float64Array> = z.instanceof(Float64Array);
+const i32: z.ZodType<Int32Array> = z.instanceof(Int32Array);
+const u8: z.ZodType<Uint8Array> = z.instanceof(Uint8Array);
+
+/** Typed arrays travel in the platform's byte order, and every platform the workbench runs on is little-endian. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 const flagSchema = z.object({ kind: z.enum(['exited', 'foreign', 'not-visible']), text: text(2000), fix: text(2000) }).strict();
 const counterSchema = z
@@ -56,8 +61,8 @@ const counterSchema = z
     flag: flagSchema.optional(),
     capacity: z.number().min(0).optional(),
     count: count(WIRE_LIMITS.counterPoints),
-    time: z.string().max(Math.ceil((WIRE_LIMITS.counterPoints * 8) / 3) * 4 + 4),
-    value: z.string().max(Math.ceil((WIRE_LIMITS.counterPoints * 8) / 3) * 4 + 4),
+    time: f64,
+    value: f64,
   })
   .strict();
 const markerSchema = z
@@ -80,8 +85,8 @@ export const timelineWireSchema = z
     originUs: finite,
     durationUs: finite.min(0),
     counters: z.array(counterSchema).max(WIRE_LIMITS.counters),
-    allocations: z.object({ count: count(WIRE_LIMITS.allocations), start: b64, end: b64, address: b64, size: b64, stack: b64, step: b64, label: b64 }).strict(),
-    spans: z.object({ count: count(WIRE_LIMITS.spans), start: b64, end: b64, lane: b64, label: b64, step: b64 }).strict(),
+    allocations: z.object({ count: count(WIRE_LIMITS.allocations), start: f64, end: f64, address: f64, size: f64, stack: i32, step: i32, label: i32 }).strict(),
+    spans: z.object({ count: count(WIRE_LIMITS.spans), start: f64, end: f64, lane: u8, label: i32, step: i32 }).strict(),
     markers: z.array(markerSchema).max(WIRE_LIMITS.markers),
     labels: z.array(text(1000)).max(WIRE_LIMITS.labels),
     frames: z
@@ -117,20 +122,14 @@ function requireLittleEndian(): void {
   if (!LITTLE_ENDIAN) throw new TimelineWireError('this platform is big-endian, and timeline columns travel little-endian.');
 }
 
-export interface EncodeOptions {
-  /** A native base64 encoder, where there is one (the host passes Buffer's, several times faster); the result is the same text. */
-  base64?: (bytes: Uint8Array) => string;
-}
-
 /** A text as the wire carries it: within the length decodeTimeline allows it (a label that names a C++ frame can run past it). */
 const cut = (t: string, max: number): string => (t.length > max ? `${t.slice(0, max - 1)}…` : t);
 /** A frame's line as the wire carries it: a line number, or 0 for none. */
 const lineOf = (line: number): number => (Number.isInteger(line) && line >= 0 && line <= 2 ** 31 ? line : 0);
 
-/** The wire of a timeline; its texts cut to the wire's lengths, so that what is encoded decodes. */
-export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): TimelineWire {
+/** The wire of a timeline: its columns as they are (not copied), its texts cut to the wire's lengths so that what is encoded decodes. */
+export function encodeTimeline(t: Timeline): TimelineWire {
   requireLittleEndian();
-  const base64Of = (column: Float64Array | Int32Array | Uint8Array) => typedToBase64(column, options.base64);
   const frameIds = new Map<string, number>();
   const frames: [string, number, string][] = [];
   const frameId = (f: TimelineFrame) => {
@@ -162,26 +161,26 @@ export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): Timeli
       ...(c.flag ? { flag: c.flag } : {}),
       ...(c.capacity !== undefined ? { capacity: c.capacity } : {}),
       count: c.time.length,
-      time: base64Of(c.time),
-      value: base64Of(c.value),
+      time: c.time,
+      value: c.value,
     })),
     allocations: {
       count: a.count,
-      start: base64Of(a.start),
-      end: base64Of(a.end),
-      address: base64Of(a.address),
-      size: base64Of(a.size),
-      stack: base64Of(a.stack),
-      step: base64Of(a.step),
-      label: base64Of(a.label),
+      start: a.start,
+      end: a.end,
+      address: a.address,
+      size: a.size,
+      stack: a.stack,
+      step: a.step,
+      label: a.label,
     },
     spans: {
       count: s.count,
-      start: base64Of(s.start),
-      end: base64Of(s.end),
-      lane: base64Of(s.lane),
-      label: base64Of(s.label),
-      step: base64Of(s.step),
+      start: s.start,
+      end: s.end,
+      lane: s.lane,
+      label: s.label,
+      step: s.step,
     },
     markers: t.markers.map((m) => ({ ...m, label: cut(m.label, 1000), detail: cut(m.detail, 65_536) })),
     labels: t.labels.map((l) => cut(l, 1000)),
@@ -192,15 +191,6 @@ export function encodeTimeline(t: Timeline, options: EncodeOptions = {}): Timeli
   };
 }
 
-function column<T>(what: string, decode: () => T): T {
-  try {
-    return decode();
-  } catch (error) {
-    if (error instanceof Base64Error) throw new TimelineWireError(`${what} ${error.message}.`);
-    throw error;
-  }
-}
-
 function checkRange(what: string, values: Int32Array, min: number, max: number): void {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
@@ -208,10 +198,9 @@ function checkRange(what: string, values: Int32Array, min: number, max: number):
   }
 }
 
-/** A column's text is as long as its count's bytes in base64; its characters are the decoder's to check. */
-function checkColumnLength(what: string, text: string, bytes: number): void {
-  const expected = base64Length(bytes);
-  if (text.length !== expected) throw new TimelineWireError(`${what} holds ${text.length} base64 characters where ${expected} were expected (${bytes} bytes).`);
+/** A column holds as many values as its count says (its type is the schema's to check). */
+function checkColumnLength(what: string, column: ArrayLike<number>, count: number): void {
+  if (column.length !== count) throw new TimelineWireError(`${what} holds ${column.length} values where ${count} were expected.`);
 }
 
 /**
@@ -240,17 +229,14 @@ export function checkTimelineWire(wire: unknown): TimelineWire {
   w.counters.forEach((c, k) => {
     points += c.count;
     if (points > WIRE_LIMITS.counterPoints) throw new TimelineWireError(`its counters hold more than ${WIRE_LIMITS.counterPoints} points.`);
-    checkColumnLength(`counters[${k}].time`, c.time, c.count * 8);
-    checkColumnLength(`counters[${k}].value`, c.value, c.count * 8);
+    checkColumnLength(`counters[${k}].time`, c.time, c.count);
+    checkColumnLength(`counters[${k}].value`, c.value, c.count);
   });
 
   const a = w.allocations;
-  for (const name of ['start', 'end', 'address', 'size'] as const) checkColumnLength(`allocations.${name}`, a[name], a.count * 8);
-  for (const name of ['stack', 'step', 'label'] as const) checkColumnLength(`allocations.${name}`, a[name], a.count * 4);
+  for (const name of ['start', 'end', 'address', 'size', 'stack', 'step', 'label'] as const) checkColumnLength(`allocations.${name}`, a[name], a.count);
   const sp = w.spans;
-  for (const name of ['start', 'end'] as const) checkColumnLength(`spans.${name}`, sp[name], sp.count * 8);
-  checkColumnLength('spans.lane', sp.lane, sp.count);
-  for (const name of ['label', 'step'] as const) checkColumnLength(`spans.${name}`, sp[name], sp.count * 4);
+  for (const name of ['start', 'end', 'lane', 'label', 'step'] as const) checkColumnLength(`spans.${name}`, sp[name], sp.count);
 
   w.markers.forEach((marker, i) => {
     if (marker.allocation !== undefined && marker.allocation >= a.count)
@@ -267,8 +253,7 @@ export function decodeTimeline(wire: unknown): Timeline {
   const stacks: TimelineStack[] = w.stacks.map((st) => ({ frames: st.frames.map((f) => frames[f]!), userFrame: st.userFrame }));
 
   const counters: TimelineCounter[] = w.counters.map((c, k) => {
-    const time = column(`counters[${k}].time`, () => base64ToFloat64(c.time, c.count));
-    const value = column(`counters[${k}].value`, () => base64ToFloat64(c.value, c.count));
+    const { time, value } = c;
     for (let i = 0; i < c.count; i++) {
       if (!Number.isFinite(time[i]!) || !Number.isFinite(value[i]!)) throw new TimelineWireError(`counters[${k}] point ${i} is not a finite number.`);
       if (i > 0 && time[i]! < time[i - 1]!) throw new TimelineWireError(`counters[${k}] goes back in time at point ${i}.`);
@@ -279,16 +264,7 @@ export function decodeTimeline(wire: unknown): Timeline {
 
   const wa = w.allocations;
   const n = wa.count;
-  const allocations = {
-    count: n,
-    start: column('allocations.start', () => base64ToFloat64(wa.start, n)),
-    end: column('allocations.end', () => base64ToFloat64(wa.end, n)),
-    address: column('allocations.address', () => base64ToFloat64(wa.address, n)),
-    size: column('allocations.size', () => base64ToFloat64(wa.size, n)),
-    stack: column('allocations.stack', () => base64ToInt32(wa.stack, n)),
-    step: column('allocations.step', () => base64ToInt32(wa.step, n)),
-    label: column('allocations.label', () => base64ToInt32(wa.label, n)),
-  };
+  const allocations = { ...wa };
   for (let i = 0; i < n; i++) {
     const start = allocations.start[i]!;
     const end = allocations.end[i]!;
@@ -305,14 +281,7 @@ export function decodeTimeline(wire: unknown): Timeline {
 
   const ws = w.spans;
   const m = ws.count;
-  const spans = {
-    count: m,
-    start: column('spans.start', () => base64ToFloat64(ws.start, m)),
-    end: column('spans.end', () => base64ToFloat64(ws.end, m)),
-    lane: column('spans.lane', () => base64ToUint8(ws.lane, m)),
-    label: column('spans.label', () => base64ToInt32(ws.label, m)),
-    step: column('spans.step', () => base64ToInt32(ws.step, m)),
-  };
+  const spans = { ...ws };
   for (let i = 0; i < m; i++) {
     if (!Number.isFinite(spans.start[i]!) || !Number.isFinite(spans.end[i]!) || spans.end[i]! < spans.start[i]!)
       throw new TimelineWireError(`spans[${i}] does not run from a finite start to a finite end after it.`);

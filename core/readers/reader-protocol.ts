@@ -5,8 +5,10 @@
  *
  * On its standard output a reader writes frames: a 4-byte little-endian length, a 1-byte type, the payload.
  * Progress frames (JSON) may come first; a body frame (raw columns) may precede the answer; the answer frame (JSON)
- * is last.
+ * is last. An answer whose value holds typed arrays (a timeline's columns) carries them as bytes: the value's JSON with
+ * null in their places, `typed` naming each place, and their bytes in the body frame (core/api/typed-wire.ts).
  */
+import type { TypedRef } from '../api/typed-wire';
 import type { SanitizerTool } from '../sanitizer/findings';
 
 export type ReaderJob =
@@ -35,7 +37,7 @@ export const READER_WAIT_ARG = '--wait';
 
 /** A refusal's kind: the file's fault (refused, not-*), or the reader's limits (too-large, out-of-memory, timed-out). */
 export type ReaderRefusal = { ok: false; kind: string; message: string };
-export type ReaderAnswer = { ok: true; value: unknown } | ReaderRefusal;
+export type ReaderAnswer = { ok: true; value: unknown; typed?: TypedRef[] } | ReaderRefusal;
 
 export const FRAME = { progress: 1, body: 2, answer: 3 } as const;
 export type FrameType = (typeof FRAME)[keyof typeof FRAME];

@@ -208,10 +208,7 @@ function parseManifest(raw: Uint8Array, limits: BundleLimits, refuse: Refuse): B
 export async function openBundleView(path: string, limits: BundleLimits = DEFAULT_BUNDLE_LIMITS): Promise<BundleView> {
   const opened = await readBundle(path, limits);
   try {
-    const view = bundleView(path, opened.manifest, opened.entries, {
-      limits: limits.json,
-      encode: { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') },
-    });
+    const view = bundleView(path, opened.manifest, opened.entries, { limits: limits.json });
     return await placeDiagnosisSnapshot(view, view.diagnosisSnapshot ? opened.entries.get(view.diagnosisSnapshot) : undefined);
   } catch (error) {
     if (error instanceof BundleContentError) throw new BundleRefusedError(path, error.message);

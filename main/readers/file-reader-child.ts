@@ -6,6 +6,7 @@
  */
 import { basename } from 'node:path';
 
+import { stringifyTyped } from '../../core/api/typed-wire';
 import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
@@ -22,6 +23,14 @@ import { readReports } from '../tools/sanitize-program';
 import { readMemoryTimelines, readSnapshotColumns } from './memory-reader';
 
 const write = (type: FrameType, value: unknown) => process.stdout.write(frameBytes(type, Buffer.from(JSON.stringify(value), 'utf8')));
+/** The answer, its typed arrays as a body frame before it rather than JSON (core/api/typed-wire.ts). */
+function writeAnswer(answer: ReaderAnswer): void {
+  if (!answer.ok) return void write(FRAME.answer, answer);
+  const { text, refs, body } = stringifyTyped(answer.value);
+  if (!refs.length) return void process.stdout.write(frameBytes(FRAME.answer, Buffer.from(`{"ok":true,"value":${text}}`, 'utf8')));
+  process.stdout.write(frameBytes(FRAME.body, body));
+  process.stdout.write(frameBytes(FRAME.answer, Buffer.from(`{"ok":true,"typed":${JSON.stringify(refs)},"value":${text}}`, 'utf8')));
+}
 /** ncu's CSV pages of one kernel: a source page of a long kernel runs to megabytes, never near this. */
 const NCU_PAGE_BYTES = 256 * 2 ** 20;
 const refuse = (kind: string, message: string): ReaderAnswer => ({ ok: false, kind, message });
@@ -196,7 +205,7 @@ async function main(): Promise<void> {
       ? refuse('out-of-memory', `${pathOf(job)} was not opened: reading it needed more memory than a reader may take (${error.message}).`)
       : refuse('crashed', `${pathOf(job)} was not opened: its reader failed (${messageOf(error)}).`);
   }
-  write(FRAME.answer, answer);
+  writeAnswer(answer);
 }
 
 void main();

@@ -2,7 +2,7 @@
  * Reads one memory file in a reader process (main/readers/file-reader-child.ts), read bounded and trusted for nothing.
  * A PyTorch memory snapshot is unpickled with the whitelist unpickler (nothing in it ever runs) and modelled as typed
  * columns; for memory.open, a snapshot or a saved run result (JSON, told apart by its first byte) becomes wire
- * timelines with their summaries, so the host never parses, models or encodes.
+ * timelines with their summaries, so the host never parses or models (their columns cross as bytes: typed-wire.ts).
  */
 import { basename } from 'node:path';
 
@@ -21,8 +21,6 @@ import type { MemoryOpenResult } from '../../core/memory/memory-open';
 import { encodeSnapshotColumns, type SnapshotColumnsHeader } from '../../core/memory/snapshot-columns';
 
 type Refusal = { ok: false; kind: SnapshotRefusal; message: string };
-/** Buffer's base64: the same text as core's encoder, several times faster for a million allocations' columns. */
-const NATIVE = { base64: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
 const refuse = (kind: SnapshotRefusal, message: string): Refusal => ({ ok: false, kind, message });
 
 const READ_ERRORS: Record<string, string> = {
@@ -90,7 +88,7 @@ function traceResult(
   const read = timelinesFromChromeTrace(value);
   if (!read.timelines.length && !read.events.length)
     return refuse('no-timeline', `${path} is a Chrome trace with no event that has a time: nothing to draw or list.`);
-  const result = memoryOpenResult(path, 'trace', read.timelines, read.notes, { ...timings, modelMs: 0, timelineMs: performance.now() - started }, NATIVE);
+  const result = memoryOpenResult(path, 'trace', read.timelines, read.notes, { ...timings, modelMs: 0, timelineMs: performance.now() - started });
   return { ok: true, result: { ...result, traceEvents: { rows: read.events, more: read.moreEvents } } };
 }
 
@@ -131,20 +129,13 @@ export async function readMemoryTimelines(
       const notes = run.events ? [] : ['This result was saved before the workbench recorded an event log: its timeline shows the steps in order, not to time.'];
       return {
         ok: true,
-        result: memoryOpenResult(
-          request.path,
-          'run',
-          [timeline],
-          notes,
-          {
-            readMs,
-            parseMs,
-            modelMs: 0,
-            timelineMs: performance.now() - timelineStarted,
-            bytes: bytes.byteLength,
-          },
-          NATIVE,
-        ),
+        result: memoryOpenResult(request.path, 'run', [timeline], notes, {
+          readMs,
+          parseMs,
+          modelMs: 0,
+          timelineMs: performance.now() - timelineStarted,
+          bytes: bytes.byteLength,
+        }),
       };
     } catch (error) {
       if (error instanceof RunLogError) return refuse('not-a-result', `${request.path}: ${error.message}`);
@@ -166,19 +157,12 @@ export async function readMemoryTimelines(
     return refuse('no-timeline', `${request.path} holds no trace and no segments: nothing to draw (was _record_memory_history on when it was dumped?).`);
   return {
     ok: true,
-    result: memoryOpenResult(
-      request.path,
-      'snapshot',
-      timelines,
-      [],
-      {
-        readMs,
-        parseMs: modelStarted - parseStarted,
-        modelMs: modelled - modelStarted,
-        timelineMs: performance.now() - modelled,
-        bytes: bytes.byteLength,
-      },
-      NATIVE,
-    ),
+    result: memoryOpenResult(request.path, 'snapshot', timelines, [], {
+      readMs,
+      parseMs: modelStarted - parseStarted,
+      modelMs: modelled - modelStarted,
+      timelineMs: performance.now() - modelled,
+      bytes: bytes.byteLength,
+    }),
   };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 
 import type { AbortLike } from '../../core/api/channels';
+import { joinTyped, TypedWireError } from '../../core/api/typed-wire';
 import { FRAME, FrameReader, READER_WAIT_ARG, type ReaderAnswer, type ReaderJob, type ReaderJobKind } from '../../core/readers/reader-protocol';
 import { distEntry } from '../paths';
 import { groupLeaderHandle } from '../process/launcher';
@@ -55,7 +56,7 @@ export interface ReaderOptions {
 
 export interface ReaderResult<T> {
   value: T;
-  /** The raw columns some answers carry beside their JSON (a snapshot model's). */
+  /** The raw columns some answers carry beside their JSON (a snapshot model's); null when they were typed arrays, now in `value`. */
   body: Uint8Array | null;
 }
 
@@ -213,7 +214,13 @@ function answerOf<T>(child: ReaderChild, limits: ReaderLimits): { answer: Promis
       const a = said as ReaderAnswer | null;
       if (!a || frames.partial) return reject(endedWithout(what, limits, code, signal));
       if (!a.ok) return reject(new ReaderError(a.kind, a.message));
-      resolve({ value: a.value as T, body });
+      if (a.typed === undefined) return resolve({ value: a.value as T, body });
+      try {
+        resolve({ value: joinTyped(a.value, a.typed, body ?? new Uint8Array()) as T, body: null });
+      } catch (error) {
+        if (!(error instanceof TypedWireError)) throw error;
+        reject(new ReaderError('crashed', `${what} was not opened: its reader's answer is not valid (${error.message}).`));
+      }
     });
   });
   return { answer, begin: (name, asked) => begin(name, asked) };

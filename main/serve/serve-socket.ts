@@ -1,9 +1,14 @@
 import type { WebSocket } from 'ws';
 
+import { encodeMessage } from '../../core/api/typed-wire';
+import { formatBytes } from '../../core/format';
 import { dispatch, type createHandlers } from '../host-api';
+import { READER_LIMITS } from '../readers/reader-process';
 
 /** Calls in flight on one socket, by id: a cancel message, or the socket closing, aborts them. */
 const MAX_CALLS_PER_SOCKET = 64;
+/** The largest binary answer: what a reader may answer with timelines, whose columns the host passes on as they came. */
+export const MAX_BINARY_ANSWER_BYTES = READER_LIMITS['memory-timelines'].answerBytes;
 
 /**
  * An API message: a call ({id, channel, request}) or a cancel ({id, cancel: true}), with an id that is a
@@ -23,6 +28,17 @@ export function parseMessage(text: string): { id: number | string | null; channe
   return { id: (id as number | string | undefined) ?? null, channel, request, cancel: cancel === true };
 }
 
+/**
+ * A message as it goes to the browser: JSON text, or (when it holds typed arrays: a timeline's columns) one binary
+ * frame with the arrays as bytes (core/api/typed-wire.ts); a binary answer over `maxBinaryBytes` is a refusal instead.
+ */
+export function frameOf(message: { id: unknown; [key: string]: unknown }, maxBinaryBytes = MAX_BINARY_ANSWER_BYTES): string | Uint8Array {
+  const data = encodeMessage(message);
+  if (typeof data === 'string' || data.byteLength <= maxBinaryBytes) return data;
+  const refusal = `The answer is ${formatBytes(data.byteLength)}, over the ${formatBytes(maxBinaryBytes)} the host sends at once.`;
+  return JSON.stringify({ id: message.id, envelope: { ok: false, error: { code: 'TOO_LARGE', message: refusal } } });
+}
+
 /** The typed API on one WebSocket: each call answered (with its events) under its id, cancelled by id or when the socket closes. */
 export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHandlers>): void {
   const calls = new Map<number | string, AbortController>();
@@ -32,11 +48,12 @@ export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHan
     for (const call of calls.values()) call.abort();
     calls.clear();
   });
-  const send = (value: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(value), () => undefined);
+  const send = (value: { id: unknown; [key: string]: unknown }) => {
+    if (ws.readyState === ws.OPEN) ws.send(frameOf(value), () => undefined);
   };
   const bad = (message: string, id: number | string | null = null) => send({ id, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
   ws.on('message', (data, isBinary) => {
+    // Only the host's answers are binary: what the browser sends is JSON text.
     if (isBinary) return bad('Messages are JSON text, not binary frames.');
     const message = parseMessage(String(data));
     if (!message) return bad('The message is not a JSON object of the form {"id", "channel", "request"} or {"id", "cancel": true}.');

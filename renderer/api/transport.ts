@@ -9,6 +9,7 @@ import {
   type Envelope,
   type WorkbenchApi,
 } from '../../core/api/channels';
+import { decodeMessageFrame, TypedWireError } from '../../core/api/typed-wire';
 
 interface Bridge {
   invoke(channel: string, request: unknown, callId: number): Promise<Envelope<unknown>>;
@@ -105,6 +106,7 @@ function socketApi(): WorkbenchApi {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api${token ? `?token=${encodeURIComponent(token)}` : ''}`;
     socket = new WebSocket(url);
     const current = socket;
+    current.binaryType = 'arraybuffer';
     opened = new Promise((resolve, reject) => {
       current.onopen = () => resolve(current);
       current.onerror = () => reject(new ApiCallError('Cannot reach the workbench host. Is `gpu-workbench serve` still running?', 'DISCONNECTED'));
@@ -112,9 +114,13 @@ function socketApi(): WorkbenchApi {
     current.onmessage = (event) => {
       let message: { id?: unknown; envelope?: Envelope<unknown>; event?: unknown };
       try {
-        message = JSON.parse(String(event.data)) as typeof message;
-      } catch {
-        return;
+        // A binary frame is an answer that holds typed arrays (a timeline's columns): they come back viewing its bytes.
+        message = (typeof event.data === 'string' ? JSON.parse(event.data) : decodeMessageFrame(new Uint8Array(event.data as ArrayBuffer))) as typeof message;
+      } catch (error) {
+        if (error instanceof TypedWireError && typeof error.messageId === 'number') {
+          const envelope: Envelope<unknown> = { ok: false, error: { code: 'BAD_ANSWER', message: `The host's answer could not be read: ${error.message}.` } };
+          message = { id: error.messageId, envelope };
+        } else return;
       }
       if (typeof message.id !== 'number') return;
       if ('event' in message) {

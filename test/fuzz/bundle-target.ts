@@ -9,6 +9,7 @@ import { projectRoot } from '../../main/paths';
 import { craftedZip, localHeader, zipFileBytes } from '../helpers/bundle-zips';
 import { below, extremeField, GENERIC, mutate, pick, TEXT, type Mutator, type Rng } from './mutate';
 import { DisagreementError, fixtures, type FuzzTarget } from './target';
+import { acrossReader } from '../helpers/across-reader';
 
 /** A zip's records by signature, and the offset and width of each field a mutation sets to an extreme value. */
 const ZIP_FIELDS: [number, [number, number][]][] = [
@@ -113,7 +114,7 @@ export function bundleTarget(): FuzzTarget {
     read: async (path) => {
       let view;
       try {
-        view = JSON.parse(JSON.stringify(await openBundleView(path))) as Awaited<ReturnType<typeof openBundleView>>;
+        view = acrossReader(await openBundleView(path));
       } catch (error) {
         if (error instanceof BundleRefusedError) return 'refused: BundleRefusedError';
         throw error;

@@ -6,6 +6,7 @@ import { SNAPSHOT_MAX_BYTES } from '../../main/memory/snapshot-protocol';
 import { readMemoryTimelines, readSnapshotColumns } from '../../main/readers/memory-reader';
 import { below, extremeField, GENERIC, mutate, pick, repeatStructure, type Mutator, type Rng } from './mutate';
 import { DisagreementError, fixtures, type FuzzTarget } from './target';
+import { acrossReader } from '../helpers/across-reader';
 
 /** Opcodes followed by a length, an integer or a memo index: their operand's width. */
 const OPERANDS: Record<number, number> = {
@@ -74,7 +75,7 @@ export function pickleTarget(): FuzzTarget {
       const model = decodeSnapshotColumns(JSON.parse(JSON.stringify(columns.header)), columns.body);
       renderMemorySummary(path, summarize(model));
       if (!timelines.ok) return refusal(timelines.kind);
-      for (const wire of (JSON.parse(JSON.stringify(timelines.result)) as typeof timelines.result).timelines) decodeTimeline(wire);
+      for (const wire of acrossReader(timelines.result).timelines) decodeTimeline(wire);
       return 'accepted';
     },
   };

@@ -5,6 +5,7 @@ import { readMemoryTimelines } from '../../main/readers/memory-reader';
 import { PlanFileError, readRunOutcome } from '../../main/services/plan-files';
 import { mutate, pick, TEXT } from './mutate';
 import { DisagreementError, fixtures, type FuzzTarget } from './target';
+import { acrossReader } from '../helpers/across-reader';
 
 /**
  * A saved run result, read as run.open reads it (counted, parsed, checked for what the views read) and as memory.open
@@ -30,7 +31,7 @@ export function resultTarget(): FuzzTarget {
       }
       const memory = await readMemoryTimelines({ path, maxBytes: SNAPSHOT_MAX_BYTES }, () => undefined);
       if (!memory.ok) return `${outcome}; memory ${memory.kind}`;
-      for (const wire of (JSON.parse(JSON.stringify(memory.result)) as typeof memory.result).timelines) decodeTimeline(wire);
+      for (const wire of acrossReader(memory.result).timelines) decodeTimeline(wire);
       return `${outcome}; memory accepted`;
     },
   };

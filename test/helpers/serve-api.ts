@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 
 import type { Envelope } from '../../core/api/channels';
+import { decodeMessageFrame } from '../../core/api/typed-wire';
 import type { ServeProcess } from './serve-process';
 
 /** A token holder's connection to a running serve: one call at a time, answered with its envelope. */
@@ -14,8 +15,9 @@ export function connectApi(serve: ServeProcess): Promise<ServeApi> {
     const ws = new WebSocket(`ws://127.0.0.1:${serve.port}/api?token=${serve.token}`, { origin: `http://127.0.0.1:${serve.port}` });
     let next = 0;
     const waiting = new Map<number, (envelope: Envelope<unknown>) => void>();
-    ws.on('message', (data) => {
-      const m = JSON.parse(String(data)) as { id: number; envelope?: Envelope<unknown> };
+    ws.on('message', (data, isBinary) => {
+      // A binary frame is an answer that holds typed arrays, as the browser reads it (renderer/api/transport.ts).
+      const m = (isBinary ? decodeMessageFrame(data as Buffer) : JSON.parse(String(data))) as { id: number; envelope?: Envelope<unknown> };
       if (m.envelope) waiting.get(m.id)?.(m.envelope);
     });
     ws.on('error', reject);

@@ -291,7 +291,7 @@ test('a result with neither an event log nor allocation records is refused in wo
 test('a run’s timeline crosses the wire whole', () => {
   const run = neverFrees();
   const t = timelineFromRun(run, samplesAround({ runnerPid: run.runnerPid, runnerBytes: () => 12 * MiB + 6 * GUARD, foreignBytes: MiB, untilMs: 50 }));
-  const back = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t))));
+  const back = decodeTimeline(structuredClone(encodeTimeline(t)));
   assert.deepEqual(back, { ...t, sourceFile: null });
 });
 
@@ -318,7 +318,7 @@ test('an edited event log still crosses the wire: an event timed before the one 
   const [first, second] = events.flatMap((e, i) => (e.kind === 'alloc' ? [i] : []));
   events[first!] = { ...events[first!]!, t: 10 };
   events[second!] = { ...events[second!]!, t: 5 };
-  const t = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(timelineFromRun({ ...run, events })))));
+  const t = decodeTimeline(structuredClone(encodeTimeline(timelineFromRun({ ...run, events }))));
   assert.deepEqual([...t.allocations.start.slice(0, 2)], [10_000, 10_000], 'the second is drawn at the first’s time');
   assert.throws(
     () => checkRunForTimeline({ ...run, startedAtMs: 1e308 }),

@@ -104,7 +104,7 @@ test('samples out of order are drawn in order', () => {
 
 test('the monitor’s timeline crosses the wire whole', () => {
   const t = timelineFromSamples(series(), 'Monitor');
-  assert.deepEqual(decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t)))), t);
+  assert.deepEqual(decodeTimeline(structuredClone(encodeTimeline(t))), t);
 });
 
 test('samples as CSV: a row per sample and GPU, a column per process; formulas defused, quotes escaped, unknown left empty', () => {

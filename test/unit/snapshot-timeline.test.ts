@@ -151,7 +151,7 @@ test('a trace without times (older PyTorch): its entries in order, one a microse
   assert.deepEqual([...t.allocations.start], [0, 1]);
   assert.deepEqual([...t.allocations.end], [2, Infinity]);
   assert.deepEqual(peakOf(t), { bytes: 30, timeUs: 1, allocations: 2 });
-  assert.doesNotThrow(() => decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t)))));
+  assert.doesNotThrow(() => decodeTimeline(structuredClone(encodeTimeline(t))));
 });
 
 test('an empty device is not a timeline; one with no such device is refused', () => {
@@ -237,7 +237,7 @@ test('a damaged trace still crosses the wire: a time that goes back, sizes and a
   assert.deepEqual([...trace.size], [100, 0, 0, 100], 'a size that is no whole number from 0 to 2^53 is none');
   assert.ok(Number.isNaN(trace.address[1]!), 'a negative address is unknown');
   const t = timelineFromSnapshot(m, 0);
-  const back = decodeTimeline(JSON.parse(JSON.stringify(encodeTimeline(t))));
+  const back = decodeTimeline(structuredClone(encodeTimeline(t)));
   assert.deepEqual([...back.allocations.start], [0, 0, 10], 'the entry timed before the one before it is drawn at that one’s time');
   assert.deepEqual([...back.allocations.end], [10, Infinity, Infinity]);
   assert.ok(back.markers.every((marker) => marker.label.length <= 1000));

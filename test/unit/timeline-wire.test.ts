@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { Base64Error, decodeBase64, encodeBase64, typedToBase64 } from '../../core/memory/base64';
+import { decodeMessageFrame, encodeMessage, stringifyTyped } from '../../core/api/typed-wire';
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { timelineFromSnapshot } from '../../core/memory/snapshot-timeline';
 import { checkTimelineWire, decodeTimeline, encodeTimeline, TimelineWireError, WIRE_LIMITS, type TimelineWire } from '../../core/memory/timeline-wire';
@@ -13,48 +13,60 @@ import { ROOT } from '../helpers/cli';
 const H100 = join(ROOT, 'test/fixtures/snapshots/h100');
 const snapshot = (name: string) => timelineFromSnapshot(buildSnapshotModel(unpickle(new Uint8Array(readFileSync(join(H100, name))))), 0, { name });
 
-test('base64: the same text as Node’s encoder for every length and byte, and back', () => {
-  let seed = 3;
-  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 24;
-  for (let n = 0; n < 300; n++) {
-    const bytes = Uint8Array.from({ length: n }, rand);
-    const text = encodeBase64(bytes);
-    assert.equal(text, Buffer.from(bytes).toString('base64'), `length ${n}`);
-    assert.deepEqual(decodeBase64(text, n), bytes);
-  }
-  const big = new Float64Array(100_000).map((_, i) => i * 1.5);
-  assert.equal(typedToBase64(big), Buffer.from(big.buffer).toString('base64'), 'past the slice size of the string builder');
-});
+/** A message as it reaches the browser from serve: one binary frame, its columns viewing the frame's bytes. */
+const viaServe = <T>(value: T): T => {
+  const frame = encodeMessage({ id: 1, envelope: { ok: true, value } });
+  assert.ok(frame instanceof Uint8Array, 'a message with columns goes as a binary frame');
+  return (decodeMessageFrame(frame) as { envelope: { value: T } }).envelope.value;
+};
 
-test('base64: wrong lengths, foreign characters and misplaced padding are refused', () => {
-  assert.throws(() => decodeBase64('AAAA', 4), /holds 4 base64 characters where 8 were expected \(4 bytes\)/);
-  assert.throws(() => decodeBase64('AA*A', 3), Base64Error);
-  assert.throws(() => decodeBase64('AAé=', 2), /not base64/);
-  assert.throws(() => decodeBase64('AA==', 2), /padding/);
-  assert.throws(() => decodeBase64('AAA=', 3), /padding/);
-  assert.throws(() => decodeBase64('A=AA', 3), /not base64/);
-  assert.deepEqual([...decodeBase64('AAE=', 2)], [0, 1]);
-});
-
-test('a snapshot’s timeline round-trips through JSON: columns, markers, counters, and stacks that still share their frames', () => {
+test('a snapshot’s timeline round-trips through serve’s binary frame and structured clone: columns, markers, counters, shared frames', () => {
   const t = snapshot('leak.pickle');
   const wire = encodeTimeline(t);
-  const text = JSON.stringify(wire);
   assert.ok(wire.frames.length < t.stacks.reduce((s, st) => s + st.frames.length, 0), 'frames written once');
-  const back = decodeTimeline(JSON.parse(text));
-  assert.deepEqual(back, t);
-  const objects = new Set(back.stacks.flatMap((s) => s.frames));
-  assert.equal(objects.size, wire.frames.length, 'one object per frame on the other side too');
-  assert.equal(back.allocations.end.filter((e) => e === Infinity).length, 54, '+Infinity (alive at the end) survives');
+  for (const [how, back] of [
+    ['serve', decodeTimeline(viaServe(wire))],
+    ['Electron IPC', decodeTimeline(structuredClone(wire))],
+  ] as const) {
+    assert.deepEqual(back, t, how);
+    assert.ok(back.allocations.start instanceof Float64Array && back.allocations.stack instanceof Int32Array && back.spans.lane instanceof Uint8Array, how);
+    const objects = new Set(back.stacks.flatMap((s) => s.frames));
+    assert.equal(objects.size, wire.frames.length, `${how}: one object per frame on the other side too`);
+    assert.equal(back.allocations.end.filter((e) => e === Infinity).length, 54, `${how}: +Infinity (alive at the end) survives`);
+  }
 });
 
-test('the host’s native base64 encoder writes the same wire as core’s own', () => {
-  const t = snapshot('oom.pickle');
-  const native = encodeTimeline(t, { base64: (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') });
-  assert.deepEqual(native, encodeTimeline(t));
+test('the columns cross as their bytes: the frame is their bytes, the rest of the wire as JSON, and a header, nothing more', () => {
+  const wire = encodeTimeline(snapshot('leak.pickle'));
+  const message = { id: 1, envelope: { ok: true, value: wire } };
+  const frame = encodeMessage(message) as Uint8Array;
+  const a = wire.allocations;
+  const s = wire.spans;
+  const columns = [
+    a.start,
+    a.end,
+    a.address,
+    a.size,
+    a.stack,
+    a.step,
+    a.label,
+    s.start,
+    s.end,
+    s.lane,
+    s.label,
+    s.step,
+    ...wire.counters.flatMap((c) => [c.time, c.value]),
+  ];
+  const bytes = columns.reduce((n, c) => n + c.byteLength, 0);
+  const { text, refs } = stringifyTyped(message);
+  assert.equal(refs.length, columns.length, 'one reference per column');
+  const header = Buffer.byteLength(`{"typed":${JSON.stringify(refs)},"message":${text}}`);
+  assert.ok(frame.byteLength >= 4 + header + bytes, 'every column’s bytes are in the frame');
+  assert.ok(frame.byteLength <= 4 + header + bytes + 8 * (columns.length + 1), `${frame.byteLength} bytes: no more than alignment beside them`);
+  assert.doesNotMatch(text, /[A-Za-z0-9+/]{200}/, 'no column is in the JSON as text');
 });
 
-const good = (): TimelineWire => JSON.parse(JSON.stringify(encodeTimeline(snapshot('oom.pickle')))) as TimelineWire;
+const good = (): TimelineWire => viaServe(encodeTimeline(snapshot('oom.pickle')));
 
 /** One hostile change to a good wire, and the words its refusal must contain. */
 const hostile: [string, (w: TimelineWire) => unknown, RegExp][] = [
@@ -65,15 +77,18 @@ const hostile: [string, (w: TimelineWire) => unknown, RegExp][] = [
   [
     'a count the columns do not have',
     (w) => ({ ...w, allocations: { ...w.allocations, count: w.allocations.count + 1 } }),
-    /allocations\.start holds \d+ base64 characters where \d+ were expected/,
+    /allocations\.start holds \d+ values where \d+ were expected/,
   ],
   ['a count past the cap', (w) => ({ ...w, allocations: { ...w.allocations, count: WIRE_LIMITS.allocations + 1 } }), /allocations\.count/],
   ['a negative count', (w) => ({ ...w, spans: { ...w.spans, count: -1 } }), /spans\.count/],
   [
-    'a column that is not base64',
-    (w) => ({ ...w, allocations: { ...w.allocations, size: w.allocations.size.replace(/^./, '!') } }),
-    /allocations\.size has a character that is not base64/,
+    'a column of another type',
+    (w) => ({ ...w, allocations: { ...w.allocations, size: new Int32Array(w.allocations.count) } }),
+    /allocations\.size: Invalid input: expected Float64Array, received Int32Array/,
   ],
+  ['a column as a list of numbers', (w) => ({ ...w, allocations: { ...w.allocations, step: [...w.allocations.step] } }), /allocations\.step/],
+  ['a column as base64 text', (w) => ({ ...w, spans: { ...w.spans, lane: '' } }), /spans\.lane/],
+  ['a counter column one short', (w) => withCounter(w, undefined, undefined, 1), /counters\[0\]\.value holds \d+ values where \d+ were expected/],
   ['a column that is a number', (w) => ({ ...w, allocations: { ...w.allocations, start: 12 } }), /allocations\.start/],
   ['a stack index past the stacks', (w) => withColumn(w, 'stack', Int32Array, 0, 7), /allocations\.stack\[0\] is 7, outside -1\.\.0/],
   ['a label index past the labels', (w) => withColumn(w, 'label', Int32Array, 2, 99), /allocations\.label\[2\] is 99/],
@@ -110,36 +125,30 @@ function withColumn(
   index: number,
   value: number,
 ) {
-  const bytes = Buffer.from(w.allocations[name], 'base64');
-  const column = new kind(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  const column = new kind(w.allocations[name]);
   column[index] = value;
-  return { ...w, allocations: { ...w.allocations, [name]: Buffer.from(column.buffer).toString('base64') } };
+  return { ...w, allocations: { ...w.allocations, [name]: column } };
 }
 
-function withCounter(w: TimelineWire, time?: (t: Float64Array) => void, value?: (v: Float64Array) => void) {
+function withCounter(w: TimelineWire, time?: (t: Float64Array) => void, value?: (v: Float64Array) => void, shorter = 0) {
   const c = w.counters[0]!;
-  const decode = (s: string) => {
-    const b = Buffer.from(s, 'base64');
-    return new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-  };
-  const t = decode(c.time);
-  const v = decode(c.value);
+  const t = new Float64Array(c.time);
+  const v = new Float64Array(c.value).slice(0, c.count - shorter);
   time?.(t);
   value?.(v);
-  return { ...w, counters: [{ ...c, time: Buffer.from(t.buffer).toString('base64'), value: Buffer.from(v.buffer).toString('base64') }] };
+  return { ...w, counters: [{ ...c, time: t, value: v }] };
 }
 
 function withSpan(w: TimelineWire, lane: number) {
-  const one = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
   return {
     ...w,
     spans: {
       count: 1,
-      start: one(new Uint8Array(new Float64Array([0]).buffer)),
-      end: one(new Uint8Array(new Float64Array([1]).buffer)),
-      lane: one(new Uint8Array([lane])),
-      label: one(new Uint8Array(new Int32Array([-1]).buffer)),
-      step: one(new Uint8Array(new Int32Array([-1]).buffer)),
+      start: new Float64Array([0]),
+      end: new Float64Array([1]),
+      lane: new Uint8Array([lane]),
+      label: new Int32Array([-1]),
+      step: new Int32Array([-1]),
     },
   };
 }
@@ -155,7 +164,7 @@ test('hostile wires are refused with what is wrong and where, never decoded into
   }
 });
 
-/** What the host's check refuses without decoding a column: everything about the envelope and the columns' lengths. */
+/** What the host's check refuses without reading a column's values: everything about the envelope and the columns' types and lengths. */
 const REFUSED_WITHOUT_DECODING = new Set([
   'not an object',
   'another version',
@@ -163,6 +172,10 @@ const REFUSED_WITHOUT_DECODING = new Set([
   'a count the columns do not have',
   'a count past the cap',
   'a column that is a number',
+  'a column of another type',
+  'a column as a list of numbers',
+  'a column as base64 text',
+  'a counter column one short',
   'a NaN duration',
   'a marker naming an allocation that is not there',
   'too many markers',
@@ -172,10 +185,10 @@ const REFUSED_WITHOUT_DECODING = new Set([
   'a device of a billion',
 ]);
 
-test('the host’s check refuses what is wrong with the envelope and the column lengths, in the decoder’s words, and decodes nothing', () => {
+test('the host’s check refuses what is wrong with the envelope and the columns’ types and lengths, in the decoder’s words, and reads no value', () => {
   const wire = good();
   const checked = checkTimelineWire(wire);
-  assert.equal(checked.allocations.start, wire.allocations.start, 'the columns pass through as the same text');
+  assert.equal(checked.allocations.start, wire.allocations.start, 'the columns pass through as the same arrays, not copied');
   for (const [what, change, message] of hostile) {
     const bad = change(good());
     let refusal: unknown = null;
@@ -192,8 +205,7 @@ test('the host’s check refuses what is wrong with the envelope and the column 
       assert.throws(() => decodeTimeline(bad), TimelineWireError, what);
     }
   }
-  const notBase64 = { ...wire, allocations: { ...wire.allocations, size: wire.allocations.size.replace(/^./, '!') } };
-  assert.doesNotThrow(() => checkTimelineWire(notBase64), 'the check reads no column’s characters');
+  assert.doesNotThrow(() => checkTimelineWire(withColumn(wire, 'size', Float64Array, 0, NaN)), 'the check reads no column’s values');
 });
 
 test('a wire with a million problems says the first few, not all of them', () => {

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { after, test } from 'node:test';
+
+import { stringifyTyped } from '../../core/api/typed-wire';
+import { FRAME, frameBytes } from '../../core/readers/reader-protocol';
+import { defaultReaderLauncher, ReaderError, runReader, useReaderLauncher, type ReaderLauncher } from '../../main/readers/reader-process';
+
+// Issue 27: a reader's answer carries its typed arrays (a timeline's columns) as a body frame beside its JSON. The
+// host puts them back in place, and refuses in words an answer whose references do not fit its body: a reader reads
+// files from outside, so its answer is checked like one.
+after(() => useReaderLauncher(defaultReaderLauncher));
+
+const text = (value: string) => new TextEncoder().encode(value);
+
+/** A reader that writes these frames and exits 0. */
+const writing =
+  (frames: Uint8Array[]): ReaderLauncher =>
+  () => {
+    const stdout = new PassThrough();
+    let closed: (code: number | null, signal: NodeJS.Signals | null) => void = () => undefined;
+    stdout.on('end', () => setImmediate(() => closed(0, null)));
+    setImmediate(() => {
+      for (const f of frames) stdout.write(f);
+      stdout.end();
+    });
+    return { stdout, kill: () => undefined, onClose: (h) => (closed = h), onError: () => undefined, go: () => undefined };
+  };
+
+const job = { kind: 'memory-timelines', path: '/x.pickle', maxBytes: 1 << 20 } as const;
+
+test('an answer’s typed arrays come back in place, as typed arrays with their values', async () => {
+  const value = { timelines: [{ start: new Float64Array([1, 2.5, Infinity]), lane: new Uint8Array([3]), stack: new Int32Array([-1, 7]) }], notes: ['x'] };
+  const { text: json, refs, body } = stringifyTyped(value);
+  useReaderLauncher(writing([frameBytes(FRAME.body, body), frameBytes(FRAME.answer, text(`{"ok":true,"typed":${JSON.stringify(refs)},"value":${json}}`))]));
+  const read = await runReader<typeof value>(job, 'The snapshot /x.pickle');
+  assert.deepEqual(read.value, value);
+  assert.ok(read.value.timelines[0]!.start instanceof Float64Array);
+  assert.equal(read.body, null, 'the body is in the value now');
+});
+
+test('an answer whose references do not fit its body is refused in words, not handed on', async () => {
+  const { text: json, refs } = stringifyTyped({ start: new Float64Array(4) });
+  const cases: [string, Uint8Array[], RegExp][] = [
+    ['no body at all', [frameBytes(FRAME.answer, text(`{"ok":true,"typed":${JSON.stringify(refs)},"value":${json}}`))], /lies past the body's 0 bytes/],
+    [
+      'a reference to a slot the value does not have',
+      [
+        frameBytes(FRAME.body, new Uint8Array(32)),
+        frameBytes(FRAME.answer, text(`{"ok":true,"typed":[{"path":["end"],"type":"f64","offset":0,"length":4}],"value":${json}}`)),
+      ],
+      /names end, which the message does not hold/,
+    ],
+    ['references that are no list', [frameBytes(FRAME.answer, text(`{"ok":true,"typed":"all","value":${json}}`))], /not a list/],
+  ];
+  for (const [what, frames, words] of cases) {
+    useReaderLauncher(writing(frames));
+    await assert.rejects(
+      runReader(job, 'The snapshot /x.pickle'),
+      (e: unknown) =>
+        e instanceof ReaderError &&
+        e.kind === 'crashed' &&
+        /^The snapshot \/x\.pickle was not opened: its reader's answer is not valid \(/.test(e.message) &&
+        words.test(e.message),
+      what,
+    );
+  }
+});

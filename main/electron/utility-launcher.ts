@@ -97,14 +97,24 @@ export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits, waits)
       close();
     },
   );
-  child.on('spawn', () => (pid = child.pid));
+  // A kill asked before the process has a pid (Electron gives none until 'spawn') is carried out once it has one.
+  let killAsked = false;
+  const kill = () => {
+    const target = pid ?? child.pid;
+    if (target === undefined) killAsked = true;
+    else signalGroup(target, 'SIGKILL');
+  };
+  child.on('spawn', () => {
+    pid = child.pid;
+    if (killAsked) kill();
+  });
   child.stdout!.on('end', () => {
     outputEnded = true;
     close();
   });
   return {
     stdout: child.stdout!,
-    kill: () => signalGroup(pid ?? child.pid, 'SIGKILL'),
+    kill,
     onClose: (handler) => closers.push(handler),
     // A utility process that cannot start ends with an exit code (or a launch-failed gone): its close says so.
     onError: () => undefined,

@@ -205,7 +205,12 @@ async function main(): Promise<void> {
       ? refuse('out-of-memory', `${pathOf(job)} was not opened: reading it needed more memory than a reader may take (${error.message}).`)
       : refuse('crashed', `${pathOf(job)} was not opened: its reader failed (${messageOf(error)}).`);
   }
-  writeAnswer(answer);
+  try {
+    writeAnswer(answer);
+  } catch (error) {
+    // An answer that cannot be framed (a value the wire does not carry, a string past V8's length) is said, not lost.
+    write(FRAME.answer, refuse('crashed', `${pathOf(job)} was not opened: its reader could not write its answer (${messageOf(error)}).`));
+  }
 }
 
 void main();

@@ -85,7 +85,8 @@ export const defaultReaderLauncher: ReaderLauncher = (entry, job, limits, waits)
     '/bin/sh',
     [
       '-c',
-      `ulimit -d ${limits.memoryMb * 1024} && ${GROUP_REAPER}`,
+      // `;`, not `&&`: the reaper's `&` would take `ulimit … && {reaper}` into the background, capping only the reaper.
+      `ulimit -d ${limits.memoryMb * 1024} || exit 1; ${GROUP_REAPER}`,
       'gpu-workbench-reader',
       process.execPath,
       `--max-old-space-size=${limits.heapMb}`,
@@ -156,10 +157,9 @@ function endedWithout(what: string, limits: ReaderLimits, code: number | null, s
  * A reader's answer, once it ends: its frames read within its limits. `begin` names what it reads, and starts its time
  * limit and its cancel; what it said before then (an early crash) is kept for when it is asked.
  */
-function answerOf<T>(child: ReaderChild, limits: ReaderLimits): { answer: Promise<ReaderResult<T>>; begin(what: string, options: ReaderOptions): void } {
-  let what = 'a file';
+function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { answer: Promise<ReaderResult<T>>; begin(options: ReaderOptions): void } {
   let options: ReaderOptions = {};
-  let begin: (name: string, asked: ReaderOptions) => void = () => undefined;
+  let begin: (asked: ReaderOptions) => void = () => undefined;
   const answer = new Promise<ReaderResult<T>>((resolve, reject) => {
     let failure: ReaderError | null = null;
     let said: ReaderAnswer | null = null;
@@ -192,8 +192,9 @@ function answerOf<T>(child: ReaderChild, limits: ReaderLimits): { answer: Promis
         stop(() => new ReaderError('too-large', `${what} was not opened: ${error instanceof Error ? error.message : String(error)}.`));
       }
     });
-    begin = (name, asked) => {
-      what = name;
+    begin = (asked) => {
+      // A reader that already ended has said how; no time limit is left to keep.
+      if (closed) return;
       options = asked;
       timer = setTimeout(
         () =>
@@ -223,7 +224,7 @@ function answerOf<T>(child: ReaderChild, limits: ReaderLimits): { answer: Promis
       }
     });
   });
-  return { answer, begin: (name, asked) => begin(name, asked) };
+  return { answer, begin: (asked) => begin(asked) };
 }
 
 /**
@@ -236,8 +237,8 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
   const release = await slot(options.signal);
   try {
     if (options.signal?.aborted) throw new ReaderError('cancelled', `Reading ${what} was cancelled.`);
-    const read = answerOf<T>(launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, false), limits);
-    read.begin(what, options);
+    const read = answerOf<T>(launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, false), what, limits);
+    read.begin(options);
     return await read.answer;
   } finally {
     release();
@@ -246,7 +247,7 @@ export async function runReader<T>(job: ReaderJob, what: string, options: Reader
 
 /** A reader started before its files are whole: `read` lets it read them now; `dispose` ends it unread. */
 export interface WaitingReader {
-  read<T>(what: string, options?: ReaderOptions): Promise<ReaderResult<T>>;
+  read<T>(options?: ReaderOptions): Promise<ReaderResult<T>>;
   dispose(): void;
 }
 
@@ -256,31 +257,49 @@ let waitingReaders = 0;
 
 /**
  * A reader for files a tool is still writing (compute-sanitizer's XML, while the program runs): its process starts now
- * and waits, so its start-up (a Node process, its bundle) is spent beside the tool instead of after it. It takes no
- * read slot (a long tool run would hold it from files a person opens meanwhile), but at most MAX_WAITING_READERS
- * wait at once: past that, `read` starts one as runReader does.
+ * and waits, so its start-up (a Node process, its bundle) is spent beside the tool instead of after it. Waiting, it
+ * takes no read slot (a long tool run would hold it from files a person opens meanwhile), but at most
+ * MAX_WAITING_READERS wait at once: past that, `read` starts one as runReader does. Reading, it takes a slot.
  */
-export function startWaitingReader(job: ReaderJob): WaitingReader {
-  if (waitingReaders >= MAX_WAITING_READERS) return { read: (what, options) => runReader(job, what, options), dispose: () => undefined };
+export function startWaitingReader(job: ReaderJob, what: string): WaitingReader {
+  const onDemand: WaitingReader = { read: (options) => runReader(job, what, options), dispose: () => undefined };
+  if (waitingReaders >= MAX_WAITING_READERS) return onDemand;
+  const limits = READER_LIMITS[job.kind];
+  let child: ReaderChild;
+  try {
+    child = launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, true);
+  } catch {
+    return onDemand;
+  }
   waitingReaders++;
   let released = false;
   const release = () => {
     if (!released) waitingReaders--;
     released = true;
   };
-  const limits = READER_LIMITS[job.kind];
-  const child = launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, true);
   let used = false;
   // Its end is awaited from the start, so an early exit (a reader that could not start) is not lost before `read`.
-  const ending = answerOf<unknown>(child, limits);
+  const ending = answerOf<unknown>(child, what, limits);
   ending.answer.catch(() => undefined).finally(release);
   return {
-    read: <T>(what: string, options: ReaderOptions = {}) => {
-      if (used) return Promise.reject(new Error('a waiting reader reads once'));
+    // Reading, it holds a read slot as any reader does: at most MAX_READERS read at once.
+    read: async <T>(options: ReaderOptions = {}) => {
+      if (used) throw new Error('a waiting reader reads once');
       used = true;
-      ending.begin(what, options);
-      child.go();
-      return ending.answer as Promise<ReaderResult<T>>;
+      let freeSlot: () => void;
+      try {
+        freeSlot = await slot(options.signal);
+      } catch (error) {
+        child.kill();
+        throw error;
+      }
+      try {
+        ending.begin(options);
+        child.go();
+        return (await ending.answer) as ReaderResult<T>;
+      } finally {
+        freeSlot();
+      }
     },
     dispose: () => {
       if (used) return;

@@ -160,11 +160,11 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
 async function readReport(ncuPath: string, report: string, dir: string, entry: string, sourceFile: string, signal?: AbortLike): Promise<ProfileCounters> {
   const rawPath = join(dir, 'raw.csv');
   const sourcePath = join(dir, 'source.csv');
-  const reader = startWaitingReader({ kind: 'ncu-pages', rawPath, sourcePath, sourceFile, entry });
+  const reader = startWaitingReader({ kind: 'ncu-pages', rawPath, sourcePath, sourceFile, entry }, 'the profile');
   try {
     const raw = await runNcuExport(ncuPath, ['--import', report, '--csv', '--page', 'raw'], { ...EXPORT_LIMITS, signal });
     await writeFile(rawPath, raw, { mode: 0o600 });
-    return (await reader.read<ProfileCounters>('the profile', { signal })).value;
+    return (await reader.read<ProfileCounters>({ signal })).value;
   } finally {
     reader.dispose();
   }

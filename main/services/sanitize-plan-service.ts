@@ -13,6 +13,7 @@ import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
 import { collectReport, requireSanitizer, startReportsReader } from '../tools/sanitize-program';
+import type { WaitingReader } from '../readers/reader-process';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { runPlan, type RunOutcome } from './run-service';
@@ -50,8 +51,9 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
   let pool: RunnerPool | null = null;
   let toolExit: { code: number | null; signal: string | null } = { code: null, signal: null };
-  const reader = startReportsReader(dir, request.tool);
+  let reader: WaitingReader | undefined;
   try {
+    reader = startReportsReader(dir, request.tool);
     pool = new RunnerPool({
       launcher: sanitizerLauncher(
         sanitizer.path,
@@ -100,7 +102,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));
     return { outcome, report };
   } finally {
-    reader.dispose();
+    reader?.dispose();
     await pool?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }

@@ -68,8 +68,9 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
-  const reader = startReportsReader(dir, request.tool);
+  let reader: WaitingReader | undefined;
   try {
+    reader = startReportsReader(dir, request.tool);
     const args = sanitizeProgramArguments(options, join(dir, 'report-%p.xml'), request.command);
     const programEnv = { ...process.env, ...request.env };
     // A CuPy program's kernels are compiled into a cache of the run's own, their sources saved, to find their lines in its .py.
@@ -106,7 +107,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     const placed = await placeCupyKernels(report.groups, { cache: cupyCache, command: request.command, cwd: request.cwd });
     return { ...report, groups: placed.groups, problems: [...report.problems, ...placed.problems] };
   } finally {
-    reader.dispose();
+    reader?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
@@ -131,7 +132,9 @@ export interface CollectedRun {
 }
 
 /** The reader of a run's XML, started while the tool runs; the caller disposes of it should the run never be read. */
-export const startReportsReader = (dir: string, tool: SanitizerTool): WaitingReader => startWaitingReader({ kind: 'sanitizer-reports', dir, tool });
+export const startReportsReader = (dir: string, tool: SanitizerTool): WaitingReader =>
+  startWaitingReader({ kind: 'sanitizer-reports', dir, tool }, reportsWhat(dir));
+const reportsWhat = (dir: string) => `compute-sanitizer's reports in ${dir}`;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -142,8 +145,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 async function readReportsInReader(dir: string, tool: SanitizerTool, waiting?: WaitingReader): Promise<ReportsRead> {
   try {
-    const what = `compute-sanitizer's reports in ${dir}`;
-    const { value } = await (waiting ? waiting.read<ReportsRead>(what) : runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, what));
+    const { value } = await (waiting ? waiting.read<ReportsRead>() : runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, reportsWhat(dir)));
     const lists = [value.findings, value.xmlFiles, value.problems, value.rawXml];
     if (!lists.every((l) => Array.isArray(l) && l.every((x) => isRecord(x) || typeof x === 'string'))) throw new Error('its answer is not a list of reports');
     return value;

@@ -170,12 +170,12 @@ type Reports = { findings: { kind: string }[]; xmlFiles: { name: string }[] };
 
 test('a waiting reader starts before the tool has written its report, and reads the report written after it started', async () => {
   const folder = reportsFolder('waiting');
-  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
   // Started, and waiting: the process is there before there is anything to read.
   await until('the waiting reader to start', () => processesNaming(folder, `${process.execPath}\0--max-old-space-size`).length > 0);
   await new Promise((r) => setTimeout(r, 300));
   copyFileSync(XML, join(folder, 'report-1855.xml'));
-  const { value } = await reader.read<Reports>('the reports');
+  const { value } = await reader.read<Reports>();
   assert.deepEqual(
     value.xmlFiles.map((f) => f.name),
     ['report-1855.xml'],
@@ -186,13 +186,13 @@ test('a waiting reader starts before the tool has written its report, and reads 
 
 test('a waiting reader never told to go is ended by dispose, and frees its place', async () => {
   const folders = Array.from({ length: MAX_WAITING_READERS }, (_, i) => reportsFolder(`disposed-${i}`));
-  const readers = folders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }));
+  const readers = folders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports'));
   for (const folder of folders) await until('the waiting readers to start', () => processesNaming(folder).length > 0);
   for (const reader of readers) reader.dispose();
   for (const folder of folders) await until('the disposed readers to be gone', () => processesNaming(folder).length === 0, 2_000);
   // Their places are free again: the next waiting reader starts early.
   const folder = reportsFolder('after-dispose');
-  const next = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  const next = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
   await until('the next waiting reader to start', () => processesNaming(folder).length > 0);
   next.dispose();
   await until('it to be gone', () => processesNaming(folder).length === 0, 2_000);
@@ -200,7 +200,7 @@ test('a waiting reader never told to go is ended by dispose, and frees its place
 
 test(`waiting readers take no read slot; past ${MAX_WAITING_READERS} of them one is not started early, and its read still answers`, async (t) => {
   const waitingFolders = Array.from({ length: MAX_WAITING_READERS }, (_, i) => reportsFolder(`waiting-${i}`));
-  const waiting = waitingFolders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }));
+  const waiting = waitingFolders.map((folder) => startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports'));
   t.after(() => waiting.forEach((reader) => reader.dispose()));
   for (const folder of waitingFolders) await until('the waiting readers to start', () => processesNaming(folder).length > 0);
   // Every read slot is still free: as many files as there are slots open at once, while those wait.
@@ -209,19 +209,67 @@ test(`waiting readers take no read slot; past ${MAX_WAITING_READERS} of them one
   assert.ok(opened.every((o) => Array.isArray(o.value.notes)));
   const folder = reportsFolder('no-place');
   copyFileSync(XML, join(folder, 'report-7.xml'));
-  const late = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  const late = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(processesNaming(folder), [], 'no waiting reader started beyond the limit');
-  assert.ok((await late.read<Reports>('the reports')).value.findings.length > 0);
+  assert.ok((await late.read<Reports>()).value.findings.length > 0);
 });
 
 test('a waiting reader cancelled while it reads is killed, and the refusal says so', async () => {
   const folder = reportsFolder('cancel-waiting');
-  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' });
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
   await freezeReader(folder);
   const controller = new AbortController();
-  const reading = reader.read('The reports', { signal: controller.signal });
+  const reading = reader.read({ signal: controller.signal });
   controller.abort();
   await assert.rejects(reading, (e: unknown) => e instanceof ReaderError && e.kind === 'cancelled' && /Reading The reports was cancelled/.test(e.message));
   await until('the reader to be gone', () => processesNaming(folder).length === 0, 2_000);
+});
+
+test('a reader started by the default launcher runs under its writable-memory limit (ulimit -d), not only the reaper beside it', async () => {
+  const path = uniqueBundle('limits');
+  const controller = new AbortController();
+  const reading = runReader({ kind: 'bundle-view', path }, 'the bundle', { signal: controller.signal, limits: { memoryMb: 1536 } }).catch((e: unknown) => e);
+  const [pid] = await freezeReader(path);
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('Max data size'));
+  controller.abort();
+  await reading;
+  assert.match(line ?? '', new RegExp(`^Max data size\\s+${1536 * 2 ** 20}\\s+${1536 * 2 ** 20}\\s+bytes`), line);
+});
+
+test('a waiting reader that died before it was asked: its read fails at once, in words that name what it was to read', async () => {
+  const folder = reportsFolder('died-early');
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
+  const [pid] = await until('the waiting reader to start', () => {
+    const pids = processesNaming(folder, `${process.execPath}\0--max-old-space-size`);
+    return pids.length ? pids : null;
+  });
+  process.kill(pid!, 'SIGKILL');
+  await until('it to be gone', () => processesNaming(folder).length === 0, 2_000);
+  const started = Date.now();
+  await assert.rejects(
+    reader.read(),
+    (e: unknown) => e instanceof ReaderError && /^The reports was not opened: its reader was killed \(SIGKILL\)/.test(e.message),
+  );
+  assert.ok(Date.now() - started < 1_000);
+});
+
+test(`a waiting reader reads within the ${MAX_READERS} read slots: with every slot taken, it reads once one is free`, async () => {
+  const paths = Array.from({ length: MAX_READERS }, (_, i) => uniqueBundle(`slots-${i}`));
+  const controllers = paths.map(() => new AbortController());
+  const busy = paths.map((path, i) => runReader({ kind: 'bundle-view', path }, 'the bundle', { signal: controllers[i]!.signal }).catch((e: unknown) => e));
+  for (const path of paths) await freezeReader(path);
+  const folder = reportsFolder('slot-wait');
+  copyFileSync(XML, join(folder, 'report-9.xml'));
+  const reader = startWaitingReader({ kind: 'sanitizer-reports', dir: folder, tool: 'memcheck' }, 'The reports');
+  let answered = false;
+  const reading = reader.read<Reports>().then((r) => ((answered = true), r));
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(answered, false, 'it waits for a slot');
+  controllers[0]!.abort();
+  assert.ok((await reading).value.findings.length > 0);
+  controllers[1]!.abort();
+  await Promise.all(busy);
 });

@@ -88,14 +88,15 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
 }
 
 /**
- * Whether dispatch checks each answer against its channel's response schema: everywhere but production
- * (NODE_ENV=production, which the packaged desktop app passes), where it would cost every call a walk over its answer
- * (a run's event log, a timeline). GPU_WORKBENCH_CHECK_RESPONSES=1 or 0 decides it outright.
+ * Whether dispatch checks each answer against its channel's response schema: in development and tests
+ * (NODE_ENV=development, as `npm start` runs, or test, as scripts/run-tests.mjs runs), not for a user's host, where it
+ * would cost every call a walk over its answer (a run's event log, a timeline) and turn a schema's oversight into a
+ * refused answer. GPU_WORKBENCH_CHECK_RESPONSES=1 or 0 decides it outright.
  */
 export function checksAnswers(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
   const asked = env['GPU_WORKBENCH_CHECK_RESPONSES'];
   if (asked === '1' || asked === '0') return asked === '1';
-  return env['NODE_ENV'] !== 'production';
+  return env['NODE_ENV'] === 'development' || env['NODE_ENV'] === 'test';
 }
 
 const SHOWN_PROBLEMS = 3;

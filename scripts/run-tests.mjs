@@ -25,8 +25,10 @@ for (const suite of suites) {
   );
 }
 // GPU and e2e tests share one device or one browser: run files one at a time.
+// NODE_ENV=test: every host the tests start checks each answer against its channel's declaration (main/host-api.ts).
 const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
   stdio: 'inherit',
   cwd: root,
+  env: { ...process.env, NODE_ENV: 'test' },
 });
 process.exit(result.status ?? 1);

@@ -18,10 +18,12 @@ try {
   why = `Electron's binary is not installed (${String(error.message).split('\n')[0]})`;
 }
 
+// A developer's start: the host checks each answer against its channel's declaration (main/host-api.ts).
+const env = { NODE_ENV: 'development', ...process.env };
 if (electron) {
-  spawn(electron, [root], { stdio: 'inherit' }).on('exit', (code) => process.exit(code ?? 0));
+  spawn(electron, [root], { stdio: 'inherit', env }).on('exit', (code) => process.exit(code ?? 0));
 } else {
   console.log(`Starting the headless workbench instead of the desktop app: ${why}.`);
   console.log('To get the desktop app on a machine with internet access: node node_modules/electron/install.js, then npm start.');
-  spawn(process.execPath, [`${root}dist/main/serve.js`, ...process.argv.slice(2)], { stdio: 'inherit' }).on('exit', (code) => process.exit(code ?? 0));
+  spawn(process.execPath, [`${root}dist/main/serve.js`, ...process.argv.slice(2)], { stdio: 'inherit', env }).on('exit', (code) => process.exit(code ?? 0));
 }

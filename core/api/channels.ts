@@ -387,7 +387,8 @@ export const channels = {
       .strict()
       .refine((r) => r.xmlPath !== null || r.textPath !== null, 'give the report (xmlPath) or the text the tool printed (textPath)'),
     response: sanitizeAnswerSchema,
-    timeoutMs: MINUTE,
+    // Its reader may take two minutes (main/readers/reader-process.ts), after waiting for a reader's slot.
+    timeoutMs: 180_000,
   }),
   /** A page of a buffer the last run read back; null when that runner has run again or gone. */
   'run.page': channel({

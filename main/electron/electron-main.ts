@@ -18,7 +18,7 @@ useReaderLauncher(utilityReaderLauncher);
 const workbench = createWorkbench(utilityLauncher);
 const handlers = createHandlers(workbench, 'electron');
 // The installed app does not walk every answer against its declaration (a run's event log, a timeline); `npm start` does.
-const checkAnswers = checksAnswers(app.isPackaged ? { NODE_ENV: 'production', ...process.env } : process.env);
+const checkAnswers = checksAnswers(app.isPackaged ? { ...process.env, NODE_ENV: 'production' } : process.env);
 
 app.enableSandbox();
 protocol.registerSchemesAsPrivileged([APP_SCHEME]);

@@ -75,9 +75,9 @@ export function sanitizeHandlers(
         throw error;
       }
     },
-    'sanitize.open': async ({ xmlPath, textPath, tool }) => {
+    'sanitize.open': async ({ xmlPath, textPath, tool }, { signal }) => {
       try {
-        return await importSanitizerReportInReader(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null);
+        return await importSanitizerReportInReader(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null, { signal });
       } catch (error) {
         if (error instanceof SanitizerImportError) throw new ApiError(error.message, 'FILE');
         throw error;

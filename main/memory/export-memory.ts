@@ -1,4 +1,5 @@
 import { ApiError, monitorTimelineId, type ChannelRequest } from '../../core/api/channels';
+import { checkRunForTimeline, RunLogError } from '../../core/memory/run-log-schema';
 import { NoEventLogError, samplesDuring, timelineFromRun } from '../../core/memory/run-timeline';
 import type { SampleSeries } from '../../core/memory/samples';
 import { samplesToCsv } from '../../core/memory/samples-csv';
@@ -43,9 +44,11 @@ function exported(request: MemoryExportRequest, held: HeldResults): { timeline: 
   }
   if (!result) throw new ApiError('This run has no result from the device: there is no memory timeline to export.', 'MEMORY_EXPORT_INVALID');
   try {
-    return { timeline: timelineFromRun(result, samples ?? samplesDuring(monitorSamples(held, request.monitorId), result)) };
+    // A held outcome may come from a file (run.open, bundle.open): checked for what a timeline reads, as the renderer checks it.
+    const checked = checkRunForTimeline(result);
+    return { timeline: timelineFromRun(checked, samples ?? samplesDuring(monitorSamples(held, request.monitorId), checked)) };
   } catch (error) {
-    if (error instanceof NoEventLogError) throw new ApiError(error.message, 'MEMORY_EXPORT_INVALID');
+    if (error instanceof NoEventLogError || error instanceof RunLogError) throw new ApiError(error.message, 'MEMORY_EXPORT_INVALID');
     throw error;
   }
 }

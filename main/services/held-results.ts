@@ -7,8 +7,11 @@ import type { SampleSeries } from '../../core/memory/samples';
 import type { TimelineWire } from '../../core/memory/timeline-wire';
 import type { RunOutcome } from '../../core/runner/run-outcome';
 
-/** What the host holds for this session, newest first, within this many bytes (a snapshot's timeline can be large). */
-export const HELD_BYTES = 512 * 2 ** 20;
+/**
+ * What the host holds for this session, newest first, within these bytes for each kind: opening large snapshots (a
+ * timeline can take hundreds of MiB) never pushes out the run result on screen, which Save and Export name.
+ */
+export const HELD_BYTES: Record<'outcome' | 'timeline' | 'samples', number> = { outcome: 128 * 2 ** 20, timeline: 320 * 2 ** 20, samples: 64 * 2 ** 20 };
 
 /** A monitoring session's samples as they stream (the UI's series: core/memory/sample-batches.ts), replaced batch by batch. */
 export interface LiveSeries {
@@ -32,7 +35,7 @@ const GONE: Record<Held['kind'], { what: string; again: string }> = {
 export class HeldGoneError extends ApiError {
   constructor(kind: Held['kind'], doing: string) {
     super(
-      `The workbench no longer holds ${GONE[kind].what} (it keeps the newest it made or opened, within ${HELD_BYTES / 2 ** 20} MiB, only while it runs): ${GONE[kind].again}, then ${doing}.`,
+      `The workbench no longer holds ${GONE[kind].what} (it keeps the newest it made or opened, within ${HELD_BYTES[kind] / 2 ** 20} MiB, only while it runs): ${GONE[kind].again}, then ${doing}.`,
       'HELD_GONE',
     );
     this.name = 'HeldGoneError';
@@ -42,13 +45,14 @@ export class HeldGoneError extends ApiError {
 /**
  * The results the host made or read for the UI (a run's outcome, an opened timeline, a monitor's samples), held by
  * an id it gives out with them, so that save and export calls name them instead of sending the host its own data
- * back. One LRU bounded by bytes: the oldest go first, and an id that is gone is said in words, never a crash.
+ * back. An LRU for each kind, bounded by bytes: the oldest go first, and an id that is gone is said in words, never a crash.
  */
 export class HeldResults {
-  private readonly held: BoundedCache<string, { entry: Held; bytes: number }>;
+  private readonly held: Record<Held['kind'], BoundedCache<string, { entry: Held; bytes: number }>>;
 
-  constructor(capacityBytes = HELD_BYTES) {
-    this.held = new BoundedCache(capacityBytes, (v) => v.bytes);
+  constructor(capacityBytes: Record<Held['kind'], number> = HELD_BYTES) {
+    const cache = (kind: Held['kind']) => new BoundedCache<string, { entry: Held; bytes: number }>(capacityBytes[kind], (v) => v.bytes);
+    this.held = { outcome: cache('outcome'), timeline: cache('timeline'), samples: cache('samples') };
   }
 
   /** The outcome with the id it is now held under. */
@@ -63,7 +67,7 @@ export class HeldResults {
 
   /** A monitoring session's samples under its own id, as they stream; call again once it ends, to count its final size. */
   holdSamples(id: string, live: LiveSeries): void {
-    this.held.set(id, { entry: { kind: 'samples', live }, bytes: approxBytes(live.series) });
+    this.held.samples.set(id, { entry: { kind: 'samples', live }, bytes: approxBytes(live.series) });
   }
 
   /** The outcome under that id, else why not (HeldGoneError) — `doing`: what the user was doing, to say what to do. */
@@ -75,14 +79,15 @@ export class HeldResults {
 
   /** Whatever is held under that id; HeldGoneError, saying what the id named, when nothing is. */
   entry(id: string, doing: string): Held {
-    const entry = this.held.get(id)?.entry;
-    if (!entry) throw new HeldGoneError(kindOf(id), doing);
+    const kind = kindOf(id);
+    const entry = this.held[kind].get(id)?.entry;
+    if (!entry) throw new HeldGoneError(kind, doing);
     return entry;
   }
 
   private hold(entry: Held): string {
     const id = `${PREFIX[entry.kind]}${randomUUID()}`;
-    this.held.set(id, { entry, bytes: approxBytes(entry) });
+    this.held[entry.kind].set(id, { entry, bytes: approxBytes(entry) });
     return id;
   }
 }

@@ -65,7 +65,7 @@ export function AppHeader({
       </nav>
       {extra}
       {/* On a narrow window the version stays whole and the rest gives way (all of it in the tooltip). */}
-      <span className="meta" data-testid="app-info" title={info.version + info.rest}>
+      <span className="meta" data-testid="app-info" title={info.version + info.rest} style={{ minWidth: `${info.version.length + 1}ch` }}>
         <span className="meta-version">{info.version}</span>
         <span className="meta-rest">{info.rest}</span>
       </span>

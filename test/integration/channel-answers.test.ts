@@ -20,9 +20,13 @@ const context = () => ({ signal: new AbortController().signal, emit: () => undef
 /** The host's table with one handler answering what it is given instead. */
 const answering = (channel: string, answer: unknown): Handlers => ({ ...real, [channel]: async () => answer }) as Handlers;
 
-test('tests run with the answers checked (no NODE_ENV=production here)', () => {
-  assert.equal(checksAnswers(), true);
-});
+test(
+  'the test runner (scripts/run-tests.mjs) runs with the answers checked',
+  { skip: process.env['NODE_ENV'] !== 'test' && 'not run by scripts/run-tests.mjs' },
+  () => {
+    assert.equal(checksAnswers(), true);
+  },
+);
 
 test('a handler answering a shape its channel does not declare is refused, naming the channel and the field', async () => {
   const reply = (await dispatch(answering('workspace.get', { profileId: 42 }), 'workspace.get', {}, context(), true)) as Reply;
@@ -84,9 +88,10 @@ test('without the check (production) the answer is passed on as the handler gave
   assert.deepEqual(reply, { ok: true, value: { profileId: 42 } });
 });
 
-test('the check is on unless NODE_ENV is production; GPU_WORKBENCH_CHECK_RESPONSES decides it outright', () => {
-  assert.equal(checksAnswers({}), true);
+test('the check is on in development and tests only; GPU_WORKBENCH_CHECK_RESPONSES decides it outright', () => {
+  assert.equal(checksAnswers({}), false, "a user's serve or CLI");
   assert.equal(checksAnswers({ NODE_ENV: 'development' }), true);
+  assert.equal(checksAnswers({ NODE_ENV: 'test' }), true);
   assert.equal(checksAnswers({ NODE_ENV: 'production' }), false);
   assert.equal(checksAnswers({ NODE_ENV: 'production', GPU_WORKBENCH_CHECK_RESPONSES: '1' }), true);
   assert.equal(checksAnswers({ GPU_WORKBENCH_CHECK_RESPONSES: '0' }), false);

@@ -64,3 +64,16 @@ test('memory.export refuses what the id cannot give, in words, and writes nothin
     assert.equal(existsSync(path), false, `${what}: nothing written`);
   }
 });
+
+test('a held run read from a file whose log a timeline cannot draw is refused in words, not a host error', async () => {
+  const held = new HeldResults();
+  // As a hostile result file could hold it past the saved-result reader: memory entries with no size, no device.
+  const hostile = { ...neverFrees, result: { ...neverFrees.result!, device: undefined, memory: [{ name: 'a' }] } } as unknown as RunOutcome;
+  const { outcomeId } = held.holdOutcome(hostile);
+  const path = join(dir, 'hostile.json');
+  await assert.rejects(
+    () => exportMemory({ format: 'trace', timelineId: outcomeId }, path, held),
+    (e: unknown) => e instanceof ApiError && e.code === 'MEMORY_EXPORT_INVALID' && /cannot be drawn as a memory timeline: .*memory/.test(e.message),
+  );
+  assert.equal(existsSync(path), false);
+});

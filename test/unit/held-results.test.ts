@@ -23,8 +23,10 @@ test('an outcome held is given back by its id, the same data, and the id is not 
 
 test('past its bound the oldest go first, and an id that is gone is said in words: what it named, what to do', () => {
   const size = approxBytes({ kind: 'outcome', outcome });
-  const held = new HeldResults(size * 2.5);
+  const held = new HeldResults({ outcome: size * 2.5, timeline: size * 1.5, samples: size });
   const [a, b, c] = [0, 1, 2].map(() => held.holdOutcome(outcome).outcomeId);
+  // Timelines opened meanwhile, past their own bound, push out timelines only: the newest run results stay.
+  held.holdTimelines([outcome, outcome, outcome] as never);
   assert.throws(
     () => held.outcome(a!, 'save it'),
     (e: unknown) =>

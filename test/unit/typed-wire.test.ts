@@ -101,11 +101,11 @@ test('hostile frames are refused with what is wrong, and the answer they claim t
       what,
     );
   }
-  try {
-    decodeMessageFrame(framed([ref(['c'])]));
-  } catch (error) {
-    assert.equal((error as TypedWireError).messageId, 3, 'the id is kept, so the call it answers can be told');
-  }
+  assert.throws(
+    () => decodeMessageFrame(framed([ref(['c'])])),
+    (e: unknown) => e instanceof TypedWireError && e.messageId === 3,
+    'the id is kept, so the call it answers can be told',
+  );
 });
 
 test('JSON that looks like a reference is data: only the header’s list places arrays', () => {

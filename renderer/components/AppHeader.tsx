@@ -70,8 +70,8 @@ export function AppHeader({
         <span className="meta-rest">{info.rest}</span>
       </span>
       <label className="theme-choice">
-        Theme{' '}
-        <select value={preference} onChange={(e) => setThemePreference(e.target.value as ThemePreference)} data-testid="theme-select">
+        <span className="theme-word">Theme </span>
+        <select value={preference} onChange={(e) => setThemePreference(e.target.value as ThemePreference)} aria-label="Theme" data-testid="theme-select">
           {THEME_PREFERENCES.map((p) => (
             <option key={p} value={p}>
               {p === 'system' && preference === 'system' ? `System (${theme})` : THEME_LABEL[p]}

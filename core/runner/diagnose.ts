@@ -65,7 +65,8 @@ export interface Diagnosis {
   next: string[];
 }
 
-const diagnosisKinds = [
+/** Every diagnosis kind, checked against DiagnosisKind both ways (a sample's expectation and a run's answer name one). */
+export const DIAGNOSIS_KINDS = [
   'ok',
   'cancelled',
   'leak',
@@ -85,12 +86,12 @@ const diagnosisKinds = [
   'nondeterministic',
   'wrong-result',
 ] as const satisfies readonly DiagnosisKind[];
-const _everyKind = (k: DiagnosisKind): (typeof diagnosisKinds)[number] => k;
+const _everyKind = (k: DiagnosisKind): (typeof DIAGNOSIS_KINDS)[number] => k;
 void _everyKind;
 
 export const diagnosisSchema = schemaFor<Diagnosis>()(
   z.object({
-    kind: z.enum(diagnosisKinds),
+    kind: z.enum(DIAGNOSIS_KINDS),
     severity: z.enum(['ok', 'warning', 'error']),
     headline: z.string(),
     step: z.object({ index: z.number().int(), label: z.string(), op: z.string() }).nullable(),

@@ -1,33 +1,13 @@
 import { z } from 'zod';
 
 import { CHECK_NAMES } from '../check/check-model';
-import type { Diagnosis, DiagnosisKind } from '../runner/diagnose';
+import { DIAGNOSIS_KINDS, type Diagnosis } from '../runner/diagnose';
 import type { DeterminismReport } from '../runner/run-result';
 
 /**
  * A failure-gallery sample (samples/<name>/sample.json): a broken and a fixed variant, each a kernel
  * source and a plan, and the diagnosis each must produce — data the GPU suite checks and the UI shows.
  */
-const DIAGNOSIS_KINDS = [
-  'ok',
-  'cancelled',
-  'leak',
-  'invalid-plan',
-  'compile-error',
-  'unavailable',
-  'watchdog',
-  'runner-crashed',
-  'out-of-memory',
-  'invalid-launch',
-  'module-load',
-  'plan-error',
-  'cuda-error',
-  'out-of-bounds-write',
-  'use-after-free',
-  'uninitialised-read',
-  'nondeterministic',
-  'wrong-result',
-] as const satisfies readonly DiagnosisKind[];
 
 const fileName = z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be a file name in the sample folder');
 

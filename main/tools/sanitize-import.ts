@@ -44,47 +44,18 @@ export async function importSanitizerReport(xmlPath: string | null, textPath: st
   const findings = textInfo ? mergeText(parsed.findings, textInfo) : parsed.findings;
   const chosen = tool ?? toolFromRecordKinds(findings);
   const retagged = findings.map((f) => (f.tool === chosen ? f : { ...f, tool: chosen }));
-  // Arranged as a run of the workbench's own is (main/tools/sanitize-program.ts), so a saved report reads as the run
-  // did: memory an allocator held at exit set apart, the API errors a kernel fault left behind folded under it.
-  const { groups, findings: counted, held } = arrangeFindings(retagged);
   // Without the text there is no summary: the report alone says what was found, not that nothing was cut.
-  const summary = textInfo?.summary ?? { ...emptySummary(), errorsReported: retagged.length };
-  const judged = judgeSanitizeRun({
+  return importedReport({
     tool: chosen,
-    exitCode: null,
-    signal: null,
-    timedOut: null,
-    cancelled: false,
-    findings: counted,
-    groups,
-    held,
-    summary,
-    xmlFiles: 1,
+    path: xmlPath,
+    started,
+    findings: retagged,
+    summary: textInfo?.summary ?? { ...emptySummary(), errorsReported: retagged.length },
+    text,
+    xml: { name: basename(xmlPath), bytes: parsed.size, raw: parsed.raw },
     problems,
+    notes: [],
   });
-  const split = text ? splitOutput(text) : { tool: [], program: [] };
-  return {
-    tool: chosen,
-    command: [],
-    cwd: dirname(xmlPath),
-    sanitizer: { path: '(imported)', version: null },
-    ...judged,
-    headline: `${basename(xmlPath)}: ${judged.headline}`,
-    exitCode: null,
-    signal: null,
-    durationMs: performance.now() - started,
-    findings: counted,
-    groups,
-    heldAtExit: held,
-    summary,
-    xmlFiles: [{ name: basename(xmlPath), bytes: parsed.size }],
-    findingsFrom: 'xml',
-    programOutput: split.program.join('\n'),
-    toolOutput: split.tool.join('\n'),
-    outputDroppedBytes: 0,
-    problems,
-    rawXml: [{ name: basename(xmlPath), text: parsed.raw }],
-  };
 }
 
 /**
@@ -106,9 +77,49 @@ async function importSanitizerText(textPath: string, tool: SanitizerTool | null)
   const parsed = parseSanitizerTextFindings(chosen, text);
   const problems = [...parsed.problems];
   if (!info.ended) problems.push('The tool’s output stops before its summary: the tool, or the program under it, ended abruptly (a crash, or a kill).');
-  const { groups, findings: counted, held } = arrangeFindings(mergeText(parsed.findings, info));
-  const judged = judgeSanitizeRun({
+  return importedReport({
     tool: chosen,
+    path: textPath,
+    started,
+    findings: mergeText(parsed.findings, info),
+    summary: info.summary,
+    text,
+    // No XML: the summary the tool printed at its end is what says it finished its check.
+    xml: null,
+    finished: info.ended,
+    problems,
+    notes: [
+      'Read from the text compute-sanitizer printed, without its XML report: files are named as the text names them (their base name), and host stacks hold only the frames the tool printed.',
+      ...(seen ? [] : ['The text does not say which tool printed it: memcheck, the tool’s default, is assumed.']),
+    ],
+  });
+}
+
+interface Imported {
+  tool: SanitizerTool;
+  /** The file the user named: the report's folder and name come from it. */
+  path: string;
+  started: number;
+  findings: SanitizerFinding[];
+  summary: SanitizeReport['summary'];
+  /** The text the tool printed, when there is one ('' if not). */
+  text: string;
+  /** The XML report read, or null when only the text was. */
+  xml: { name: string; bytes: number; raw: string } | null;
+  /** Without XML: whether the text's summary says the tool finished its check. */
+  finished?: boolean;
+  problems: string[];
+  notes: string[];
+}
+
+/**
+ * A saved report, as a run of the workbench's own reads (main/tools/sanitize-program.ts): arranged — memory an
+ * allocator held at exit set apart, the API errors a kernel fault left behind folded under it — and judged the same.
+ */
+function importedReport(r: Imported): SanitizeReport {
+  const { groups, findings: counted, held } = arrangeFindings(r.findings);
+  const judged = judgeSanitizeRun({
+    tool: r.tool,
     exitCode: null,
     signal: null,
     timedOut: null,
@@ -116,38 +127,33 @@ async function importSanitizerText(textPath: string, tool: SanitizerTool | null)
     findings: counted,
     groups,
     held,
-    summary: info.summary,
-    // No XML: the summary the tool printed at its end is what says it finished its check.
-    xmlFiles: info.ended ? 1 : 0,
-    problems,
+    summary: r.summary,
+    xmlFiles: r.xml || r.finished ? 1 : 0,
+    problems: r.problems,
   });
-  const split = splitOutput(text);
-  const notes = [
-    'Read from the text compute-sanitizer printed, without its XML report: files are named as the text names them (their base name), and host stacks hold only the frames the tool printed.',
-    ...(seen ? [] : ['The text does not say which tool printed it: memcheck, the tool’s default, is assumed.']),
-  ];
+  const split = r.text ? splitOutput(r.text) : { tool: [], program: [] };
   return {
-    tool: chosen,
+    tool: r.tool,
     command: [],
-    cwd: dirname(textPath),
+    cwd: dirname(r.path),
     sanitizer: { path: '(imported)', version: null },
     ...judged,
-    headline: `${basename(textPath)}: ${judged.headline}`,
-    details: [...judged.details, ...notes],
+    headline: `${basename(r.path)}: ${judged.headline}`,
+    details: [...judged.details, ...r.notes],
     exitCode: null,
     signal: null,
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - r.started,
     findings: counted,
     groups,
     heldAtExit: held,
-    summary: info.summary,
-    xmlFiles: [],
-    findingsFrom: 'text',
+    summary: r.summary,
+    xmlFiles: r.xml ? [{ name: r.xml.name, bytes: r.xml.bytes }] : [],
+    findingsFrom: r.xml ? 'xml' : 'text',
     programOutput: split.program.join('\n'),
     toolOutput: split.tool.join('\n'),
     outputDroppedBytes: 0,
-    problems,
-    rawXml: [],
+    problems: r.problems,
+    rawXml: r.xml ? [{ name: r.xml.name, text: r.xml.raw }] : [],
   };
 }
 

@@ -1,4 +1,5 @@
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { cupySourceName, findKernelLine, type PythonSource } from '../../core/sanitizer/cupy-kernel-source';
@@ -16,23 +17,76 @@ export const MAX_PYTHON_FILES = 32;
 /** Where CuPy caches kernels for the program, and the environment that tells it so. */
 export interface CupyKernelCache {
   dir: string;
-  /** Whether the folder is the run's own (made empty in its temporary folder, removed with it). */
+  /** Whether the folder is the workbench's (every kernel in it saved with its source), not the caller's CUPY_CACHE_DIR. */
   private: boolean;
   env: Record<string, string>;
 }
 
+/** The workbench's CuPy kernel cache is kept under this size, the least recently written files removed first. */
+export const MAX_CUPY_CACHE_BYTES = 256 * 2 ** 20;
+
+/** The workbench's own CuPy kernel cache: GPU_WORKBENCH_CUPY_CACHE_DIR, else beside the compile cache. */
+export const workbenchCupyCacheDir = (): string =>
+  process.env['GPU_WORKBENCH_CUPY_CACHE_DIR'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'gpu-workbench', 'cupy-kernels');
+
 /**
  * CuPy's kernel cache for a program under the tool: the caller's CUPY_CACHE_DIR when its environment sets one
- * (relative to the program's folder, as CuPy reads it), else a folder of the run's own inside `tempDir`, so every
- * kernel is compiled in this run and its source saved (CUPY_CACHE_SAVE_CUDA_SOURCE=1) beside its cubin.
+ * (relative to the program's folder, as CuPy reads it), else the workbench's own, where every kernel is compiled with
+ * its source saved (CUPY_CACHE_SAVE_CUDA_SOURCE=1) beside its cubin. It is kept between runs, as the user's own cache
+ * is: a diagnosis's second sanitizer step, or the next diagnosis, loads the kernel the first one compiled instead of
+ * compiling it again (150–250 ms a step for a small RawKernel). Where that folder cannot be used safely (not ours, a
+ * link, open to others), the run gets one of its own inside `tempDir`.
  */
 export async function cupyKernelCache(programEnv: Readonly<Record<string, string | undefined>>, cwd: string, tempDir: string): Promise<CupyKernelCache> {
   const save = { CUPY_CACHE_SAVE_CUDA_SOURCE: '1' };
   const given = programEnv.CUPY_CACHE_DIR;
   if (given) return { dir: resolve(cwd, given), private: false, env: save };
-  const dir = join(tempDir, 'cupy-kernel-cache');
-  await mkdir(dir, { mode: 0o700 });
+  const kept = await keptCacheDir(workbenchCupyCacheDir());
+  const dir = kept ?? join(tempDir, 'cupy-kernel-cache');
+  if (!kept) await mkdir(dir, { mode: 0o700 });
   return { dir, private: true, env: { ...save, CUPY_CACHE_DIR: dir } };
+}
+
+/** The folder, made private if missing and trimmed to its bound; null when it is not this user's own plain folder. */
+async function keptCacheDir(dir: string): Promise<string | null> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const info = await lstat(dir);
+    const mine = typeof process.getuid !== 'function' || info.uid === process.getuid();
+    if (!info.isDirectory() || !mine || (info.mode & 0o077) !== 0) return null;
+    await trimCache(dir, MAX_CUPY_CACHE_BYTES);
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes the least recently written kernels until the folder holds at most `maxBytes`; answers how many went. A
+ * kernel's files (`<hash>.cubin`, its saved source `<hash>.cubin.cu`) go together: a cubin left without its source
+ * would be loaded, and its line could no longer be found in the user's .py.
+ */
+export async function trimCache(dir: string, maxBytes: number): Promise<number> {
+  const kernels = new Map<string, { paths: string[]; bytes: number; mtimeMs: number }>();
+  for (const name of await readdir(dir)) {
+    const info = await lstat(join(dir, name)).catch(() => null);
+    if (!info?.isFile()) continue;
+    const key = name.split('.', 1)[0]!;
+    const kernel = kernels.get(key) ?? { paths: [], bytes: 0, mtimeMs: 0 };
+    kernel.paths.push(join(dir, name));
+    kernel.bytes += info.size;
+    kernel.mtimeMs = Math.max(kernel.mtimeMs, info.mtimeMs);
+    kernels.set(key, kernel);
+  }
+  let total = [...kernels.values()].reduce((sum, k) => sum + k.bytes, 0);
+  let removed = 0;
+  for (const k of [...kernels.values()].sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= maxBytes) break;
+    await Promise.all(k.paths.map((p) => rm(p, { force: true })));
+    total -= k.bytes;
+    removed++;
+  }
+  return removed;
 }
 
 /** The program's script: the first argument that names a .py file (`python3 -u train.py …`). */
@@ -111,6 +165,6 @@ const namesCupySource = (g: FindingGroup): boolean =>
 
 const missingSource = (name: string, cache: Pick<CupyKernelCache, 'dir' | 'private'>): string =>
   cache.private
-    ? `CuPy's copy of the kernel source ${name} was not in the run's kernel cache (${cache.dir}): the kernel's line is shown as CuPy named it, not in your .py.`
+    ? `CuPy's copy of the kernel source ${name} was not in the workbench's kernel cache (${cache.dir}): the kernel's line is shown as CuPy named it, not in your .py.`
     : `CuPy's copy of the kernel source ${name} is not in CUPY_CACHE_DIR (${cache.dir}): CuPy saves it only when it compiles the kernel, and this one was cached already. ` +
       'Unset CUPY_CACHE_DIR (the workbench then gives the run a cache of its own), or remove that kernel from the cache, to see its line in your .py.';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -51,19 +51,23 @@ const OOB = {
   FAKE_SOURCE: join(H200, 'cupy-cache/856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu'),
   FAKE_EXIT: '86',
 };
+const keptCache = join(dir, 'cupy-kernels');
 const sanitize = (env: Record<string, string>, json = true, script = 'samples/programs/cupy-out-of-bounds/oob.py') =>
-  runCli(['sanitize', ...(json ? ['--json'] : []), '--', 'python3', script], { env: { GPU_WORKBENCH_COMPUTE_SANITIZER: tool, CUPY_CACHE_DIR: '', ...env } });
+  runCli(['sanitize', ...(json ? ['--json'] : []), '--', 'python3', script], {
+    env: { GPU_WORKBENCH_COMPUTE_SANITIZER: tool, GPU_WORKBENCH_CUPY_CACHE_DIR: keptCache, CUPY_CACHE_DIR: '', ...env },
+  });
 
 test("a CuPy RawKernel's invalid read is shown at its line in oob.py; the launch failure after it folds under it; CuPy's arrays are not leaks", async () => {
   const r = await sanitize(OOB);
   assert.equal(r.code, 1, r.stderr);
   const report = parseJson<SanitizeReport>(r);
-  // The program got a kernel cache of the run's own, with the sources saved; it is gone after the run.
+  // The program got the workbench's kernel cache, with the sources saved; it is kept for the next run (a private folder).
   const env = seenEnv();
   assert.equal(env['CUPY_CACHE_SAVE_CUDA_SOURCE'], '1');
-  assert.match(env['CUPY_CACHE_DIR']!, /gpu-workbench-sanitize-[^/]+\/cupy-kernel-cache$/);
+  assert.equal(env['CUPY_CACHE_DIR'], keptCache);
   assert.equal(env['exists'], 'yes');
-  assert.equal(existsSync(env['CUPY_CACHE_DIR']!), false, 'removed with the run’s temporary folder');
+  assert.equal(statSync(keptCache).mode & 0o777, 0o700);
+  assert.ok(existsSync(join(keptCache, '856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu')), 'kept after the run');
 
   assert.equal(report.verdict, 'found');
   assert.equal(report.findings, 2);
@@ -91,6 +95,29 @@ test("a CuPy RawKernel's invalid read is shown at its line in oob.py; the launch
   assert.match(human.stdout, /Launched from <module> in oob\.py:29\./);
   assert.match(human.stdout, /… and 1 API error that followed it, because the context was dead: cuLaunchKernel \(CUDA_ERROR_LAUNCH_FAILED\)\./);
   assert.doesNotMatch(human.stdout, /^\s+2\. /m, 'one place, not three');
+});
+
+test('a kept cache already holding the kernel and its source (an earlier step compiled it) places the line as well', async () => {
+  const r = parseJson<SanitizeReport>(await sanitize({ ...OOB, FAKE_SOURCE: '' }, true));
+  assert.equal(seenEnv()['CUPY_CACHE_DIR'], keptCache);
+  assert.equal(r.groups[0]!.sourceMapped?.line, 21);
+  assert.deepEqual(r.problems, []);
+});
+
+test('a kept cache that others could write, or a link, is not used: the run gets a folder of its own, removed after it', async () => {
+  const open = join(dir, 'open-cache');
+  mkdirSync(open, { mode: 0o777 });
+  chmodSync(open, 0o777);
+  const link = join(dir, 'linked-cache');
+  symlinkSync(keptCache, link);
+  for (const where of [open, link]) {
+    const r = parseJson<SanitizeReport>(await sanitize({ ...OOB, GPU_WORKBENCH_CUPY_CACHE_DIR: where }));
+    const env = seenEnv();
+    assert.match(env['CUPY_CACHE_DIR']!, /gpu-workbench-sanitize-[^/]+\/cupy-kernel-cache$/, where);
+    assert.equal(existsSync(env['CUPY_CACHE_DIR']!), false, 'removed with the run’s temporary folder');
+    assert.equal(r.groups[0]!.sourceMapped?.line, 21);
+  }
+  assert.deepEqual(readdirSync(open), [], 'nothing written into a folder others can write');
 });
 
 test("the caller's own CUPY_CACHE_DIR is kept and read, and left in place", async () => {

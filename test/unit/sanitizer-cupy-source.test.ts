@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -9,7 +9,7 @@ import { cupySourceName, findKernelLine } from '../../core/sanitizer/cupy-kernel
 import { describeGroup } from '../../core/sanitizer/group';
 import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
-import { placeCupyKernels, scriptOf } from '../../main/tools/cupy-kernel-sources';
+import { placeCupyKernels, scriptOf, trimCache } from '../../main/tools/cupy-kernel-sources';
 import { ROOT } from '../helpers/cli';
 import { relocatedRecording } from '../helpers/program-fixtures';
 
@@ -114,5 +114,24 @@ test("a source the cache does not hold: the tool's place stays, and the report s
   mkdirSync(join(folder, '856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu'));
   const none = await placeCupyKernels(oob.groups, { cache: { dir: folder, private: true }, command: ['python3', 'oob.py'], cwd });
   assert.equal(none.groups[0]!.sourceMapped, undefined);
-  assert.match(none.problems[0]!, /was not in the run's kernel cache/);
+  assert.match(none.problems[0]!, /was not in the workbench's kernel cache/);
+});
+
+test("the workbench's kernel cache is trimmed to its bound oldest kernel first, a cubin and its saved source together", async () => {
+  const cache = mkdtempSync(join(scratch, 'kept-'));
+  const kernel = (hash: string, ageS: number, bytes: number) => {
+    for (const [name, size] of [[`${hash}.cubin`, bytes], [`${hash}.cubin.cu`, 100]] as const) {
+      writeFileSync(join(cache, name), Buffer.alloc(size));
+      const at = Date.now() / 1000 - ageS;
+      utimesSync(join(cache, name), at, at);
+    }
+  };
+  kernel('aaa', 300, 1000);
+  kernel('bbb', 200, 1000);
+  kernel('ccc', 100, 1000);
+  assert.equal(await trimCache(cache, 5000), 0, 'under the bound: nothing goes');
+  assert.equal(await trimCache(cache, 2300), 1);
+  assert.deepEqual(readdirSync(cache).sort(), ['bbb.cubin', 'bbb.cubin.cu', 'ccc.cubin', 'ccc.cubin.cu']);
+  assert.equal(await trimCache(cache, 0), 2);
+  assert.deepEqual(readdirSync(cache), []);
 });

@@ -17,6 +17,7 @@ import { discoverLibraries } from '../services/discovery-service';
 import { toCudaError } from './cuda-error';
 import { ModuleCache } from './module-cache';
 import { executePlan, type ExecutedPlan } from './plan-executor';
+import { NO_WARM_UP, warmUpModule, warmUpPlan } from './warm-up';
 import { answerTestRequest, testRunnerRequestSchema } from './runner-test-hooks';
 import { readPage } from '../../core/plan/buffer-data';
 import { elementSize } from '../../core/plan/element-types';
@@ -62,9 +63,38 @@ async function start(): Promise<void> {
     } catch (error) {
       status.error = toCudaError(error, 'openContext');
     }
+    if (status.contextReady) await warmUp();
   }
   status.startupMs = performance.now() - started;
   reply.ready(status);
+}
+
+/**
+ * One run of the warm-up plan before this runner says it is ready (main/runner/warm-up.ts). A failure that leaves the
+ * context usable is forgotten (the user's run will meet it, with its own plan); a sticky one means no run could
+ * succeed here, so the runner says so instead of being ready.
+ */
+async function warmUp(): Promise<void> {
+  if (process.argv.includes(NO_WARM_UP) || process.env['GPU_WORKBENCH_RUNNER_WARM_UP'] === '0') return;
+  const cache = (modules ??= new ModuleCache(addon));
+  try {
+    const { result } = await executePlan(
+      addon,
+      warmUpPlan(ordinal),
+      [warmUpModule()],
+      { ordinal, name: status.deviceName ?? '' },
+      (m) => cache.function(m),
+      'warm-up',
+    );
+    if (result.failure?.sticky) {
+      status.contextReady = false;
+      status.error = result.failure.error;
+    }
+  } catch {
+    // not a run's failure: the user's first run meets whatever this was, with its own plan
+  } finally {
+    addon.captureOutputStop();
+  }
 }
 
 const replyError = (id: number | null, error: CudaErrorInfo, sticky = false) => reply.error(id, error, sticky);

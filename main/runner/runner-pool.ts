@@ -13,6 +13,7 @@ import { distEntry } from '../paths';
 import type { AbortLike } from '../../core/api/channels';
 import type { ProcessLauncher } from '../process/launcher';
 import { SupervisedProcess } from '../process/supervised-process';
+import { NO_WARM_UP } from './warm-up';
 
 export type Runner = SupervisedProcess<RunnerStatus, RunnerProtocol>;
 
@@ -26,6 +27,11 @@ export interface RunnerPoolOptions {
   faultWindowMs?: number;
   /** Spares kept within the fault window (SPARES_AFTER_FAULT by default); one outside it. */
   sparesAfterFault?: number;
+  /**
+   * Whether each runner makes its warm-up run before it says it is ready (main/runner/warm-up.ts; default yes). Off for
+   * a runner under compute-sanitizer: the tool would check that run too, and the sanitized run costs what the tool does.
+   */
+  warmUp?: boolean;
   /** How long dispose lets a runner exit by itself before it is killed (STOP_GRACE_MS by default; a runner under compute-sanitizer needs time to write its report). */
   stopGraceMs?: number;
 }
@@ -222,7 +228,7 @@ export class RunnerPool {
     const runner: Runner = new SupervisedProcess<RunnerStatus, RunnerProtocol>({
       launcher: this.options.launcher,
       entry: this.options.entry ?? distEntry('runner.js'),
-      args: [String(ordinal)],
+      args: [String(ordinal), ...(this.options.warmUp === false ? [NO_WARM_UP] : [])],
       name: `runner for device ${ordinal}`,
       role: 'runner',
       readyTimeoutMs: this.options.readyTimeoutMs ?? 30_000,

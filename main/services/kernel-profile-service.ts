@@ -116,6 +116,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
         (code) => (toolExit = code),
       ),
       warmSpare: false,
+      warmUp: false,
       readyTimeoutMs: READY_UNDER_NCU_MS,
       stopGraceMs: STOP_GRACE_UNDER_NCU_MS,
     });

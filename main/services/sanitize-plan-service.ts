@@ -65,6 +65,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
         (code, signal) => (toolExit = { code, signal }),
       ),
       warmSpare: false,
+      warmUp: false,
       readyTimeoutMs: SANITIZED_READY_MS,
       stopGraceMs: SANITIZED_STOP_GRACE_MS,
     });

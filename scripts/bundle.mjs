@@ -65,6 +65,7 @@ await Promise.all([
       { in: r('bench/diagnose-bench.ts'), out: 'bench/diagnose-bench' },
       { in: r('bench/diagnose-steps.ts'), out: 'bench/diagnose-steps' },
       { in: r('bench/profile-bench.ts'), out: 'bench/profile-bench' },
+      { in: r('bench/sanitize-plan.ts'), out: 'bench/sanitize-plan' },
       // The readers' mutation fuzz, one process per reader (test/integration/reader-fuzz.test.ts starts it).
       { in: r('test/fuzz/fuzz-child.ts'), out: 'test/fuzz/fuzz-child' },
       ...testEntries,

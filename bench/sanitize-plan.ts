@@ -1,0 +1,90 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { generateRepro } from '../core/bundle/repro';
+import { launchPlanSchema } from '../core/plan/plan-schema';
+import type { SanitizerTool } from '../core/sanitizer/findings';
+import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments } from '../core/sanitizer/sanitizer-args';
+import { CompileCache } from '../main/compile/compile-cache';
+import { CompileService } from '../main/compile/compile-service';
+import { forkLauncher } from '../main/process/launcher';
+import { loadSample } from '../main/services/sample-service';
+import { sanitizePlan } from '../main/services/sanitize-plan-service';
+import { locateComputeSanitizer } from '../main/tools/compute-sanitizer';
+
+/**
+ * `npm run bench:sanitize-plan` (GPU machine, with compute-sanitizer and nvcc): a plan's run under the tool through
+ * the workbench (the service the UI's "Re-run under compute-sanitizer" calls, in a running host: a runner of its own
+ * under the tool, the host program's checks only, the XML read and each finding named against the plan's buffers)
+ * against the bare tool, with the same options, on the same launches: the plan's repro.cu (what a bundle carries,
+ * core/bundle/repro.ts) built with nvcc. Each tool on the gallery sample it is for, the fixed variant. Alternating,
+ * one for one, because these machines' speed drifts. Target: ≤ 1.10× the bare tool.
+ */
+const REPEATS = Number(process.argv[2] ?? 3);
+const { path: sanitizer } = locateComputeSanitizer();
+if (!sanitizer) {
+  console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
+  process.exit(2);
+}
+const dir = mkdtempSync(join(tmpdir(), 'gpu-workbench-sanitize-plan-bench-'));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const cases: { sample: string; tool: SanitizerTool }[] = [
+  { sample: 'oob-off-by-one', tool: 'memcheck' },
+  { sample: 'shared-memory-race', tool: 'racecheck' },
+  { sample: 'uninitialised-read', tool: 'initcheck' },
+];
+
+async function main(): Promise<void> {
+  const compiler = new CompileService(forkLauncher, new CompileCache(join(dir, 'compile-cache')));
+  const rows: { name: string; bare: number; workbench: number; findings: string }[] = [];
+  for (const { sample, tool } of cases) {
+    const loaded = await loadSample(sample, 'fixed');
+    const plan = launchPlanSchema.parse(loaded.plan);
+    const source = join(dir, `${sample}.cu`);
+    const binary = join(dir, sample);
+    writeFileSync(source, generateRepro(plan).get('repro/repro.cu')!);
+    execFileSync('nvcc', ['-arch=native', '-lineinfo', '-o', binary, source], { stdio: 'inherit' });
+    const bareArgs = [...sanitizerArguments({ ...DEFAULT_SANITIZER_OPTIONS, tool }, join(dir, `bare-${tool}-%p.xml`)), binary];
+    const bareOnce = () => {
+      const started = performance.now();
+      const r = spawnSync(sanitizer!, bareArgs, { stdio: 'ignore', timeout: 600_000 });
+      if (r.error) throw r.error;
+      return performance.now() - started;
+    };
+    const workbenchOnce = async () => {
+      const started = performance.now();
+      const { outcome, report } = await sanitizePlan({ plan: loaded.plan, planPath: loaded.planPath, tool }, compiler);
+      const ms = performance.now() - started;
+      if (outcome.status !== 'ok') throw new Error(`${sample} under ${tool}: ${outcome.diagnosis.headline}`);
+      return { ms, verdict: `${report.verdict}, ${report.findings} findings` };
+    };
+    // The first of each pays for loading the tool and filling the compile cache: not counted on either side.
+    bareOnce();
+    let findings = (await workbenchOnce()).verdict;
+    const bare: number[] = [];
+    const workbench: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      bare.push(bareOnce());
+      const w = await workbenchOnce();
+      workbench.push(w.ms);
+      findings = w.verdict;
+    }
+    rows.push({ name: `${tool}, ${sample} (fixed)`, bare: median(bare), workbench: median(workbench), findings });
+  }
+  await compiler.dispose();
+  console.log(`compute-sanitizer at ${sanitizer}, ${REPEATS} runs each, alternating (medians)`);
+  console.log('| plan under the tool | bare compute-sanitizer on repro.cu | the workbench (a running host) | ratio | the report |');
+  console.log('| --- | ---: | ---: | ---: | --- |');
+  for (const r of rows)
+    console.log(`| ${r.name} | ${r.bare.toFixed(0)} ms | ${r.workbench.toFixed(0)} ms | ${(r.workbench / r.bare).toFixed(3)}× | ${r.findings} |`);
+  console.log('(target: ≤ 1.10× the bare tool)');
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(`✗ ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }));

@@ -84,8 +84,8 @@ export async function profileCommand(plan: unknown, planPath: string | null, opt
       return EXIT.usage;
     }
   }
-  const devices = await deviceInfos();
-  const device = devices.ok ? (devices.devices[opts.device] ?? null) : null;
+  // Listed beside the run (its runner starts under ncu meanwhile), not before it: the profile needs it only at the end.
+  const device = deviceInfos().then((devices) => (devices.ok ? (devices.devices[opts.device] ?? null) : null));
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
@@ -101,7 +101,7 @@ async function profileWith(
   plan: unknown,
   planPath: string | null,
   opts: ProfileCommandOptions,
-  device: DeviceInfo | null,
+  device: Promise<DeviceInfo | null>,
   signal: AbortSignal,
   before: Profile | null,
 ): Promise<number> {

@@ -110,6 +110,16 @@ export class RunnerPool {
   }
 
   /**
+   * Starts the device's runner now, without waiting for it to be ready (the run that follows does): a pool that has
+   * one already does nothing. A runner that fails to start is met, and replaced once, by that run's acquire.
+   */
+  prestart(ordinal: number): void {
+    if (this.disposed) return;
+    const runner = this.active.get(ordinal);
+    if (!runner || !runner.alive) this.active.set(ordinal, this.takeSpare(ordinal) ?? this.spawn(ordinal));
+  }
+
+  /**
    * Runs a plan on its device's runner. Cancelling a run under way kills that runner (a hung kernel cannot
    * be stopped otherwise; a spare takes over); cancelling one still waiting behind another drops it only.
    */

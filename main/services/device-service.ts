@@ -12,8 +12,17 @@ let known: DeviceInfo[] | null = null;
  * Devices and their attributes, read once per process (they do not change while it runs), for the
  * paths that need only them: each run, each compile's facts. No CUDA context is created.
  */
-export async function deviceInfos(): Promise<Extract<DevicesResult, { ok: false }> | { ok: true; devices: DeviceInfo[] }> {
-  if (known) return { ok: true, devices: known };
+export function deviceInfos(): Promise<DeviceInfosResult> {
+  if (known) return Promise.resolve({ ok: true, devices: known });
+  // Callers that ask while the first listing is under way share it (the CLI lists beside its run's own checks).
+  listing ??= listDeviceInfos().finally(() => (listing = null));
+  return listing;
+}
+
+type DeviceInfosResult = Extract<DevicesResult, { ok: false }> | { ok: true; devices: DeviceInfo[] };
+let listing: Promise<DeviceInfosResult> | null = null;
+
+async function listDeviceInfos(): Promise<DeviceInfosResult> {
   const report = cudaLibraries();
   if (!report.addon.loaded || !report.cuda.loaded) return { ok: false, problem: driverMissingProblem(report) };
   try {

@@ -29,8 +29,8 @@ export interface ProfileRequest {
   arch?: string;
   timeoutMs?: number;
   signal?: AbortLike;
-  /** The device the plan runs on, for its peak bandwidth. */
-  device?: DeviceInfo | null;
+  /** The device the plan runs on, for its peak bandwidth: a promise lets its listing go on beside the run. */
+  device?: DeviceInfo | null | Promise<DeviceInfo | null>;
   /** Check the whole plan on the device before it runs and refuse one that would fail, as the app's Run does (RunOptions.validate). */
   validate?: boolean;
   /** Skip Nsight Compute: only what needs no counters (the GPU suite checks this path against ncu). */
@@ -65,9 +65,10 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
     if (chosen && 'error' in chosen && outcome.status === 'ok') throw new Error(`Nothing to profile: ${chosen.error}.`);
     return { outcome, profile: null };
   }
+  const device = () => Promise.resolve(request.device ?? null);
   const withoutCounters = async (reason: 'turned-off' | 'no-ncu' | 'no-permission', detail: string): Promise<ProfileAnswer> => {
     const outcome = await plainRun(request, services);
-    return { outcome, profile: describe(plan, chosen, outcome, request, null, { reason, detail }, null) };
+    return { outcome, profile: describe(plan, chosen, outcome, request, await device(), null, { reason, detail }, null) };
   };
   if (request.noCounters) return withoutCounters('turned-off', '');
   const ncu = locateNcu();
@@ -79,12 +80,12 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
   if (underNcu.counters || underNcu.outcome.status !== 'ok')
     return {
       outcome: underNcu.outcome,
-      profile: describe(plan, chosen, underNcu.outcome, request, underNcu.counters, underNcu.failure, underNcu.version),
+      profile: describe(plan, chosen, underNcu.outcome, request, await device(), underNcu.counters, underNcu.failure, underNcu.version),
       timings: underNcu.timings,
     };
   // No counters although the plan ran: its times under the tool are not the kernel's own, so it runs again plainly.
   const outcome = await plainRun(request, services);
-  return { outcome, profile: describe(plan, chosen, outcome, request, null, underNcu.failure, underNcu.version) };
+  return { outcome, profile: describe(plan, chosen, outcome, request, await device(), null, underNcu.failure, underNcu.version) };
 }
 
 function plainRun(request: ProfileRequest, services: { compiler: CompileService; pool: RunnerPool }): Promise<RunOutcome> {
@@ -132,6 +133,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
         arch: request.arch,
         validate: request.validate ?? false,
         onPhase: (phase) => request.onPhase?.(phase === 'run' ? 'profile' : phase),
+        prestartRunner: true,
       },
     );
     // ncu writes its report when the runner leaves.
@@ -193,6 +195,7 @@ function describe(
   chosen: Chosen,
   outcome: RunOutcome,
   request: ProfileRequest,
+  device: DeviceInfo | null,
   counters: ProfileCounters | null,
   failure: { reason: NonNullable<Profile['noCounters']>['reason']; detail: string } | null,
   ncuVersionText: string | null,
@@ -205,7 +208,7 @@ function describe(
     kind: 'gpu-workbench-profile',
     version: 1,
     recordedAt: new Date().toISOString(),
-    device: { name: outcome.result?.device.name ?? request.device?.name ?? 'unknown', peakDramBytesPerSecond: peakDramBytesPerSecond(request.device ?? null) },
+    device: { name: outcome.result?.device.name ?? device?.name ?? 'unknown', peakDramBytesPerSecond: peakDramBytesPerSecond(device) },
     kernel: { entry: kernel.entry, sourceFile: kernel.sourceName, step: chosen.index, grid: chosen.step.grid, block: chosen.step.block },
     tool: { ncuVersion: ncuVersionText, command: ['gpu-workbench', 'profile', ...(request.planPath ? ['--plan', request.planPath] : [])] },
     counters,

@@ -25,6 +25,7 @@ import { workbenchPids } from '../process/own-processes';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../process/supervised-process';
 import type { RunnerPool } from '../runner/runner-pool';
 import { deviceInfos, listDevices } from './device-service';
+import { cudaLibraries } from './discovery-service';
 import { machineMemory, planRefusedProblem } from './plan-check-service';
 
 export type { RunStatus };
@@ -49,6 +50,12 @@ export interface RunOptions {
   validate?: boolean;
   /** Told as the run enters each phase. */
   onPhase?: (phase: 'checks' | 'compile' | 'run' | 'diagnose') => void;
+  /**
+   * Start the device's runner as soon as the plan's own checks pass, while the devices are listed and the kernels
+   * compile: for a pool of one run whose runner starts under a tool (compute-sanitizer, ncu: a second or more), so
+   * that start-up and the compile overlap.
+   */
+  prestartRunner?: boolean;
 }
 
 /** What a run left behind, facts only: the diagnosis (core/runner/diagnose.ts) words them. */
@@ -118,7 +125,8 @@ async function execute(
 ): Promise<Outcome> {
   let phase = performance.now();
   options.onPhase?.('checks');
-  const checked = await preflight(plan);
+  // Only where a driver is there to start it with: elsewhere the run stops at the device check, and no tool is started.
+  const checked = await preflight(plan, () => options.prestartRunner && cudaLibraries().cuda.loaded && services.pool.prestart(plan.device));
   if ('stopped' in checked) return checked.stopped;
   const { device } = checked;
   timing.checkMs = performance.now() - phase;
@@ -165,7 +173,7 @@ async function execute(
 }
 
 /** The checks before any compile: host memory, the arguments against the kernels' parameters, the device. */
-async function preflight(plan: LaunchPlan): Promise<{ device: DeviceInfo } | { stopped: Outcome }> {
+async function preflight(plan: LaunchPlan, planChecked: () => void): Promise<{ device: DeviceInfo } | { stopped: Outcome }> {
   const hostMemory = checkHostMemory(plan, freemem());
   if (hostMemory.length) {
     return {
@@ -195,6 +203,7 @@ async function preflight(plan: LaunchPlan): Promise<{ device: DeviceInfo } | { s
       }),
     };
   }
+  planChecked();
   const devices = await deviceInfos();
   if (!devices.ok) return { stopped: outcome('unavailable', { problem: devices.problem }) };
   const device = devices.devices.find((d) => d.ordinal === plan.device);

@@ -79,6 +79,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
         signal: request.signal,
         arch: request.arch,
         onPhase: (phase) => request.onEvent?.({ kind: 'phase', phase }),
+        prestartRunner: true,
       },
     );
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.

@@ -31,3 +31,20 @@ test('a pool whose runners must not warm up starts them with the flag; by defaul
     }
   }
 });
+
+test('prestart starts the runner the next run then takes: one process, started before it was asked for; a second prestart starts none', async () => {
+  const seen: string[][] = [];
+  const pool = testRunnerPool({ launcher: recording(seen), warmSpare: false });
+  try {
+    pool.prestart(0);
+    pool.prestart(0);
+    assert.equal(seen.length, 1, 'started at once, not at the run');
+    const started = pool.status().runners.map((r) => r.pid);
+    const { runner } = await pool.acquire(0);
+    assert.deepEqual([seen.length, started], [1, [runner.pid]]);
+  } finally {
+    await pool.dispose();
+  }
+  pool.prestart(0);
+  assert.equal(seen.length, 1, 'a pool shut down starts nothing');
+});

@@ -38,7 +38,7 @@ const cases: { sample: string; tool: SanitizerTool }[] = [
 
 async function main(): Promise<void> {
   const compiler = new CompileService(forkLauncher, new CompileCache(join(dir, 'compile-cache')));
-  const rows: { name: string; bare: number; workbench: number; findings: string }[] = [];
+  const rows: { name: string; bare: number; workbench: number; findings: string; where: string }[] = [];
   for (const { sample, tool } of cases) {
     const loaded = await loadSample(sample, 'fixed');
     const plan = launchPlanSchema.parse(loaded.plan);
@@ -55,11 +55,25 @@ async function main(): Promise<void> {
     };
     const workbenchOnce = async () => {
       const started = performance.now();
-      const { outcome, report } = await sanitizePlan({ plan: loaded.plan, planPath: loaded.planPath, tool }, compiler);
+      const at: Record<string, number> = {};
+      const { outcome, report } = await sanitizePlan(
+        { plan: loaded.plan, planPath: loaded.planPath, tool, onEvent: (e) => e.kind === 'phase' && (at[e.phase] = performance.now() - started) },
+        compiler,
+      );
       const ms = performance.now() - started;
       if (outcome.status !== 'ok') throw new Error(`${sample} under ${tool}: ${outcome.diagnosis.headline}`);
+      parts.push({ run: (at['diagnose'] ?? NaN) - (at['run'] ?? NaN), after: ms - (at['diagnose'] ?? NaN), before: at['run'] ?? NaN });
       return { ms, verdict: `${report.verdict}, ${report.findings} findings` };
     };
+    const nodeUnderTool = () => {
+      const started = performance.now();
+      spawnSync(sanitizer!, [...sanitizerArguments({ ...DEFAULT_SANITIZER_OPTIONS, tool }, join(dir, `node-${tool}-%p.xml`)), process.execPath, '-e', '0'], {
+        stdio: 'ignore',
+      });
+      return performance.now() - started;
+    };
+    const parts: { before: number; run: number; after: number }[] = [];
+    const nodeBoot: number[] = [];
     // The first of each pays for loading the tool and filling the compile cache: not counted on either side.
     bareOnce();
     let findings = (await workbenchOnce()).verdict;
@@ -67,11 +81,19 @@ async function main(): Promise<void> {
     const workbench: number[] = [];
     for (let i = 0; i < REPEATS; i++) {
       bare.push(bareOnce());
+      nodeBoot.push(nodeUnderTool());
       const w = await workbenchOnce();
       workbench.push(w.ms);
       findings = w.verdict;
     }
-    rows.push({ name: `${tool}, ${sample} (fixed)`, bare: median(bare), workbench: median(workbench), findings });
+    parts.shift(); // the uncounted first run
+    rows.push({
+      name: `${tool}, ${sample} (fixed)`,
+      bare: median(bare),
+      workbench: median(workbench),
+      findings,
+      where: `until the run was sent ${median(parts.map((p) => p.before)).toFixed(0)} ms, the run (runner start under the tool included) ${median(parts.map((p) => p.run)).toFixed(0)} ms, then to the report ${median(parts.map((p) => p.after)).toFixed(0)} ms; the bare tool running \`node -e 0\` ${median(nodeBoot).toFixed(0)} ms`,
+    });
   }
   await compiler.dispose();
   console.log(`compute-sanitizer at ${sanitizer}, ${REPEATS} runs each, alternating (medians)`);
@@ -80,6 +102,7 @@ async function main(): Promise<void> {
   for (const r of rows)
     console.log(`| ${r.name} | ${r.bare.toFixed(0)} ms | ${r.workbench.toFixed(0)} ms | ${(r.workbench / r.bare).toFixed(3)}× | ${r.findings} |`);
   console.log('(target: ≤ 1.10× the bare tool)');
+  for (const r of rows) console.log(`${r.name}, the workbench's parts (medians): ${r.where}`);
 }
 
 main()

@@ -53,8 +53,12 @@ async function main(): Promise<void> {
   let previousFault = -Infinity;
   /** Every runner's start-up (process start to CUDA context open), by pid. */
   const startups = new Map<number, number>();
+  const phases = new Map<number, NonNullable<ReturnType<typeof workbench.pool.status>['runners'][number]['startupPhases']>>();
   const noteStartups = () => {
-    for (const r of workbench.pool.status().runners) if (r.startupMs !== null) startups.set(r.pid, r.startupMs);
+    for (const r of workbench.pool.status().runners) {
+      if (r.startupMs !== null) startups.set(r.pid, r.startupMs);
+      if (r.startupPhases) phases.set(r.pid, r.startupPhases);
+    }
   };
   const startupTimer = setInterval(noteStartups, 20);
   /** Where a recovery run's time went: the host's checks, the compile cache, the runner (round trip), inside the runner. */
@@ -134,7 +138,11 @@ async function main(): Promise<void> {
     `  the runner it went to had its context open when the run began (${withSpare.length}): ${spread(withSpare)}; not yet (${withoutSpare.length}): ${spread(withoutSpare)}`,
   );
   const startupList = [...startups.values()];
-  console.log(`  runner start-up, process start to context open (${startupList.length} runners): ${spread(startupList)}`);
+  console.log(`  runner start-up, from its code running to ready (${startupList.length} runners): ${spread(startupList)}`);
+  const phase = (key: 'bootMs' | 'librariesMs' | 'contextMs' | 'warmUpMs') => [...phases.values()].map((p) => p[key]);
+  console.log(
+    `    of which: Node starting and loading it (before the above) ${spread(phase('bootMs'))}; the driver library ${spread(phase('librariesMs'))}; the context ${spread(phase('contextMs'))}; the warm-up run ${spread(phase('warmUpMs'))}`,
+  );
   const soon = recoveries.filter((r) => r.sincePreviousFault < 1000);
   console.log(
     `  recoveries within 1 s of the one before (${soon.length}): ${spread(soon.map((r) => r.ms))}; ready spares then: ${[0, 1, 2, 3].map((n) => `${n}: ${soon.filter((r) => Math.min(r.readySpares, 3) === n).length}`).join(', ')}`,

@@ -136,6 +136,8 @@ const runnerPoolStatusSchema = z.object({
       contextReady: z.boolean(),
       busy: z.boolean(),
       startupMs: z.number().nullable(),
+      /** Where the start-up went (RunnerStatus.startupPhases); null while it starts, or where no context was tried. */
+      startupPhases: z.object({ bootMs: z.number(), librariesMs: z.number(), contextMs: z.number(), warmUpMs: z.number() }).nullable(),
     }),
   ),
   recentExits: z.array(z.object({ pid: z.number().int(), kind: z.string(), summary: z.string(), at: z.string() })),

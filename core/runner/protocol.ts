@@ -72,6 +72,11 @@ export interface RunnerStatus {
   /** Why there is no context (no driver, no such device, ...). */
   error: CudaErrorInfo | null;
   startupMs: number;
+  /**
+   * Where its start-up went: Node starting and loading the runner (before startupMs begins), the driver library,
+   * the context, the warm-up run. Absent where no context was tried.
+   */
+  startupPhases?: { bootMs: number; librariesMs: number; contextMs: number; warmUpMs: number };
 }
 
 /** The runner's replies: core/process/child-reply.ts, the envelope every child shares. */

@@ -31,8 +31,10 @@ const started = performance.now();
 const ordinal = Number(process.argv[2] ?? '0');
 const port = childPort();
 const reply = replies<RunnerProtocol, RunnerStatus>(port);
-const libraries = discoverLibraries();
+// The driver only: a runner never compiles (NVRTC is a large library to map) nor reads NVML.
+const libraries = discoverLibraries(undefined, 'driver');
 const addon = libraries.addon.loaded ? require(libraries.addon.path) : null;
+const librariesAt = performance.now();
 tieLifetimeToHost(addon);
 // This process exists to make CUDA calls: each on this thread, with no thread-pool round trip (native/src/async.h).
 addon?.setInline(true);
@@ -55,6 +57,7 @@ async function start(): Promise<void> {
     const problem = driverMissingProblem(libraries);
     status.error = { library: 'cuda', api: 'dlopen', code: -1, name: 'WORKBENCH_DRIVER_NOT_LOADED', message: `${problem.title}. ${problem.remedy}` };
   } else {
+    const contextFrom = performance.now();
     try {
       await addon.openContext(ordinal);
       const devices = (await addon.listDevices([])) as { ordinal: number; name: string }[];
@@ -63,7 +66,14 @@ async function start(): Promise<void> {
     } catch (error) {
       status.error = toCudaError(error, 'openContext');
     }
+    const warmUpFrom = performance.now();
     if (status.contextReady) await warmUp();
+    status.startupPhases = {
+      bootMs: started,
+      librariesMs: librariesAt - started,
+      contextMs: warmUpFrom - contextFrom,
+      warmUpMs: performance.now() - warmUpFrom,
+    };
   }
   status.startupMs = performance.now() - started;
   reply.ready(status);

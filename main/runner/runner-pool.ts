@@ -205,7 +205,15 @@ export class RunnerPool {
     const add = (role: 'active' | 'spare') => (runner: Runner, ordinal: number) => {
       if (runner.alive && runner.pid) {
         const status = this.readyStatus.get(runner);
-        runners.push({ pid: runner.pid, ordinal, role, contextReady: status?.contextReady ?? false, busy: runner.busy, startupMs: status?.startupMs ?? null });
+        runners.push({
+          pid: runner.pid,
+          ordinal,
+          role,
+          contextReady: status?.contextReady ?? false,
+          busy: runner.busy,
+          startupMs: status?.startupMs ?? null,
+          startupPhases: status?.startupPhases ?? null,
+        });
       }
     };
     this.active.forEach(add('active'));

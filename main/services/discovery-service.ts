@@ -16,7 +16,7 @@ const notLoaded = (error: string): LibraryReport => ({
 });
 
 /** Finds the CUDA libraries for this process (they stay loaded) and reports what was found where. */
-export function discoverLibraries(nvrtcSetting?: string): Omit<DiscoveryReport, 'nvcc'> {
+export function discoverLibraries(nvrtcSetting?: string, only: 'all' | 'driver' = 'all'): Omit<DiscoveryReport, 'nvcc'> {
   const addonState = loadAddon();
   const addon = { loaded: addonState.addon !== null, path: addonState.path, error: addonState.error };
   if (!addonState.addon) {
@@ -25,8 +25,8 @@ export function discoverLibraries(nvrtcSetting?: string): Omit<DiscoveryReport, 
   }
   const libraries = addonState.addon.loadLibraries({
     cuda: driverCandidates(),
-    nvrtc: nvrtcCandidates(nvrtcSetting),
-    nvml: nvmlCandidates(),
+    nvrtc: only === 'all' ? nvrtcCandidates(nvrtcSetting) : [],
+    nvml: only === 'all' ? nvmlCandidates() : [],
   });
   return { addon, ...libraries, platform: `${process.platform}-${process.arch}` };
 }

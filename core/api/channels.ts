@@ -26,6 +26,7 @@ import { monitorReportSchema } from '../memory/monitor-report';
 import { bundleExportResultSchema, bundlePreviewSchema, type BundleExportEvent } from '../bundle/bundle-export';
 import { bundleViewSchema, type BundleView } from '../bundle/bundle-view';
 import type { MemorySample, SampledProcess } from '../memory/samples';
+import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import { profileSchema } from '../kernel-profile/profile';
 
 const path = z.string().min(1).max(4096);
@@ -148,7 +149,8 @@ const planFile = z.object({ plan: z.unknown(), path: z.string() });
 
 /**
  * The name the host holds a result it made or read under, for this session (main/services/held-results.ts): a run's
- * outcome, an opened timeline, a monitoring session's samples. Calls name it instead of sending the data back.
+ * outcome, an opened timeline, a monitoring session's samples, a sanitizer report, a kernel profile. Calls name it
+ * instead of sending the data back.
  */
 const heldId = z.string().regex(/^[A-Za-z0-9_:-]{1,80}$/);
 
@@ -157,23 +159,28 @@ export type HeldOutcome = RunOutcome & { outcomeId: string };
 const held = z.object({ outcomeId: heldId });
 const heldOutcomeSchema = z.intersection(runOutcomeSchema, held);
 
-/** The id memory.export takes for a monitoring session's samples (monitor.start's id): the host keeps them as they stream. */
+/** A sanitizer report as the host answers it (sanitize.plan, sanitize.program, sanitize.open): with the id bundle.export names it by. */
+export type HeldSanitizeReport = SanitizeReport & { reportId: string };
+const heldSanitizeSchema = z.intersection(sanitizeAnswerSchema, z.object({ reportId: heldId }));
+
+/** The id memory.export and bundle.export take for a monitoring session's samples (monitor.start's id): the host keeps them as they stream. */
 export const monitorTimelineId = (id: string): string => `monitor:${id}`;
 
 /**
- * What bundle.preview and bundle.export are asked: the run on screen (by the id the host holds it under), the plan
- * it ran, and what was seen with it (the sanitizer's report, NVML samples). The host checks what the renderer sends as
- * data from outside (main/bundle/bundle-service.ts).
+ * What bundle.preview and bundle.export are asked: the run on screen and what was seen with it, each by the id the
+ * host holds it under, and the plan it ran (a user's document, checked on the host: main/bundle/bundle-service.ts).
  */
 const bundleRequestFields = {
   plan: z.unknown(),
   outcomeId: heldId,
   /** Where the plan came from, in words, for repro.cu's header. */
   origin: z.string().max(4096),
-  sanitizer: z.unknown().nullable().default(null),
-  samples: z.unknown().nullable().default(null),
-  /** The kernel profile made with this run (profile.run), checked against its schema on the host. */
-  profile: z.unknown().nullable().default(null),
+  /** The sanitizer report shown with this run: the reportId a sanitize.* call answered. */
+  sanitizerId: heldId.nullable().default(null),
+  /** NVML samples taken while it ran, when it took none of its own: the monitoring session's monitorTimelineId. */
+  samplesId: heldId.nullable().default(null),
+  /** The kernel profile made with this run: the profileId profile.run answered. */
+  profileId: heldId.nullable().default(null),
   includeSources: z.boolean().default(true),
   redact: z.boolean().default(true),
   /** The run was made on this machine: its doctor is the run's. Otherwise the bundle labels it the exporting machine's. */
@@ -274,7 +281,7 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
       })
       .strict(),
-    response: z.object({ report: sanitizeAnswerSchema, run: runOutcomeSchema }),
+    response: z.object({ report: heldSanitizeSchema, run: runOutcomeSchema }),
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 150_000,
     events: events<SanitizeEvent>(),
   }),
@@ -293,7 +300,8 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
       })
       .strict(),
-    response: z.object({ outcome: heldOutcomeSchema, profile: profileSchema.nullable() }),
+    /** profileId: the id the host holds the profile under (bundle.export), null with no profile. */
+    response: z.object({ outcome: heldOutcomeSchema, profile: profileSchema.nullable(), profileId: heldId.nullable() }),
     // Its compile, then ncu's run (slow: it replays the launch per section) and the export of its pages.
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 300_000,
     events: events<ProfileEvent>(),
@@ -338,7 +346,7 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
       })
       .strict(),
-    response: sanitizeAnswerSchema,
+    response: heldSanitizeSchema,
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 30_000,
     events: events<SanitizeEvent>(),
   }),
@@ -386,7 +394,7 @@ export const channels = {
       })
       .strict()
       .refine((r) => r.xmlPath !== null || r.textPath !== null, 'give the report (xmlPath) or the text the tool printed (textPath)'),
-    response: sanitizeAnswerSchema,
+    response: heldSanitizeSchema,
     // Its reader may take two minutes (main/readers/reader-process.ts), after waiting for a reader's slot.
     timeoutMs: 180_000,
   }),

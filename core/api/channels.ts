@@ -86,12 +86,14 @@ export type ProfileEvent = { kind: 'phase'; phase: RunEvent['phase'] | 'profile'
 export type SanitizeEvent = RunEvent | { kind: 'findings'; count: number };
 
 /**
- * What monitor.start streams, batched (about four times a second): the samples taken since the last batch,
- * and the processes listed in them or whose name or flag changed (merge them by pid); problems as they happen.
+ * What monitor.start streams: first the id the host gave the session (monitor.stop, memory.export and bundle.export
+ * name it by that), then, batched (about four times a second), the samples taken since the last batch and the
+ * processes listed in them or whose name or flag changed (merge them by pid); problems as they happen.
  */
-export type MonitorEvent = { kind: 'samples'; samples: MemorySample[]; processes: SampledProcess[] } | { kind: 'problem'; text: string };
+export type MonitorEvent =
+  { kind: 'started'; id: string } | { kind: 'samples'; samples: MemorySample[]; processes: SampledProcess[] } | { kind: 'problem'; text: string };
 
-/** A monitoring session's name, chosen by its caller, for monitor.stop. */
+/** A monitoring session's id, as the host made it (monitor.start's 'started' event). */
 const monitorId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 const devicesResultSchema = z.discriminatedUnion('ok', [
@@ -163,7 +165,7 @@ const heldOutcomeSchema = z.intersection(runOutcomeSchema, held);
 export type HeldSanitizeReport = SanitizeReport & { reportId: string };
 const heldSanitizeSchema = z.intersection(sanitizeAnswerSchema, z.object({ reportId: heldId }));
 
-/** The id memory.export and bundle.export take for a monitoring session's samples (monitor.start's id): the host keeps them as they stream. */
+/** The id memory.export and bundle.export take for a monitoring session's samples (the id monitor.start's first event gave): the host keeps them as they stream. */
 export const monitorTimelineId = (id: string): string => `monitor:${id}`;
 
 /**
@@ -422,13 +424,13 @@ export const channels = {
   }),
   /**
    * Samples every GPU's memory, and each process's, through NVML until `durationS` passes, the followed `pid`
-   * exits, or monitor.stop names it: then answers the report. Cancelling stops sampling too (without a report).
-   * A process can be followed, never started: no request names a program to run.
+   * exits, or monitor.stop names it: then answers the report. Its first event gives the session's id, which the
+   * host makes (a caller cannot name it, so two sessions never share one). Cancelling stops sampling too (without a
+   * report). A process can be followed, never started: no request names a program to run.
    */
   'monitor.start': channel({
     request: z
       .object({
-        id: monitorId.optional(),
         intervalMs: z.number().int().min(10).max(60_000).default(100),
         /** List processes at most this often (default: at every sample). */
         processIntervalMs: z.number().int().min(10).max(60_000).optional(),
@@ -445,7 +447,7 @@ export const channels = {
     timeoutMs: (request) => (request.durationS === undefined ? 2 ** 31 - 1 : request.durationS * 1000 + 60_000),
     events: events<MonitorEvent>(),
   }),
-  /** Ends the monitor.start call of that id, which then answers its report. */
+  /** Ends the monitor.start call of that id (its 'started' event gave it), which then answers its report. */
   'monitor.stop': channel({ request: z.object({ id: monitorId }).strict(), response: z.object({ stopped: z.boolean() }), timeoutMs: MINUTE }),
   /** A saved run result (a colleague's, or one the GPU suite recorded). */
   'run.open': channel({ request: z.object({ path }).strict(), response: z.intersection(savedRunOutcomeSchema, held), timeoutMs: MINUTE }),

@@ -63,6 +63,11 @@ interface Declaration<Request extends z.ZodType, Response extends z.ZodType> {
   request: Request;
   response: Response;
   timeoutMs: number | ((request: z.input<Request>) => number);
+  /**
+   * Its answer may hold typed arrays (a timeline's columns): serve sends it as one binary frame with the arrays as
+   * bytes (core/api/typed-wire.ts). Every other message, events included, is JSON text, written without looking for any.
+   */
+  binary?: true;
 }
 const channel = <Request extends z.ZodType, Response extends z.ZodType, Event = never>(
   declaration: Declaration<Request, Response> & { events?: Event },
@@ -462,6 +467,7 @@ export const channels = {
     response: z.intersection(memoryOpenResultSchema, z.object({ timelineIds: z.array(heldId) })),
     // A 1 GiB snapshot (the most read) takes well under a minute; a loaded machine gets room.
     timeoutMs: 300_000,
+    binary: true,
     events: events<MemoryOpenEvent>(),
   }),
   /**
@@ -505,6 +511,7 @@ export const channels = {
     request: z.object({ path }).strict(),
     response: z.intersection(bundleViewSchema, z.object({ outcome: held.nullable(), timelineIds: z.array(heldId) })),
     timeoutMs: 120_000,
+    binary: true,
   }),
   'gallery.list': channel({
     request: z.object({}).strict(),
@@ -565,6 +572,9 @@ export interface CallContext<E = unknown> {
 export const ANSWERED_AFTER_CANCEL: ReadonlySet<ChannelName> = new Set<ChannelName>(['diagnose.program']);
 /** A stopped program gets 2 s between SIGTERM and SIGKILL, and its monitor a bounded settle: well inside this. */
 export const CANCEL_ANSWER_GRACE_MS = 15_000;
+
+/** Whether a channel's answer may hold typed arrays (its declaration's `binary`). */
+export const answersBinary = (channel: ChannelName): boolean => channels[channel].binary === true;
 
 /** How long a renderer waits for an answer when the call names no limit: its channel's declared limit. */
 export function defaultCallTimeoutMs<C extends ChannelName>(channel: C, request: ChannelRequest<C>): number {

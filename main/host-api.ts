@@ -78,7 +78,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     ...compileHandlers(workbench),
     ...fileHandlers(paths, held),
     ...runHandlers(workbench, monitors, held),
-    ...sanitizeHandlers(workbench, { runsPrograms, paths, sanitizer }),
+    ...sanitizeHandlers(workbench, { runsPrograms, paths, sanitizer, held }),
     ...kernelProfileHandlers(workbench, held),
     ...diagnoseHandlers(runsPrograms),
     ...bundleHandlers(workbench, held),

@@ -26,6 +26,7 @@ import { monitorReportSchema } from '../memory/monitor-report';
 import { bundleExportResultSchema, bundlePreviewSchema, type BundleExportEvent } from '../bundle/bundle-export';
 import { bundleViewSchema, type BundleView } from '../bundle/bundle-view';
 import type { MemorySample, SampledProcess } from '../memory/samples';
+import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import { profileSchema } from '../kernel-profile/profile';
 
 const path = z.string().min(1).max(4096);
@@ -62,6 +63,11 @@ interface Declaration<Request extends z.ZodType, Response extends z.ZodType> {
   request: Request;
   response: Response;
   timeoutMs: number | ((request: z.input<Request>) => number);
+  /**
+   * Its answer may hold typed arrays (a timeline's columns): serve sends it as one binary frame with the arrays as
+   * bytes (core/api/typed-wire.ts). Every other message, events included, is JSON text, written without looking for any.
+   */
+  binary?: true;
 }
 const channel = <Request extends z.ZodType, Response extends z.ZodType, Event = never>(
   declaration: Declaration<Request, Response> & { events?: Event },
@@ -85,12 +91,14 @@ export type ProfileEvent = { kind: 'phase'; phase: RunEvent['phase'] | 'profile'
 export type SanitizeEvent = RunEvent | { kind: 'findings'; count: number };
 
 /**
- * What monitor.start streams, batched (about four times a second): the samples taken since the last batch,
- * and the processes listed in them or whose name or flag changed (merge them by pid); problems as they happen.
+ * What monitor.start streams: first the id the host gave the session (monitor.stop, memory.export and bundle.export
+ * name it by that), then, batched (about four times a second), the samples taken since the last batch and the
+ * processes listed in them or whose name or flag changed (merge them by pid); problems as they happen.
  */
-export type MonitorEvent = { kind: 'samples'; samples: MemorySample[]; processes: SampledProcess[] } | { kind: 'problem'; text: string };
+export type MonitorEvent =
+  { kind: 'started'; id: string } | { kind: 'samples'; samples: MemorySample[]; processes: SampledProcess[] } | { kind: 'problem'; text: string };
 
-/** A monitoring session's name, chosen by its caller, for monitor.stop. */
+/** A monitoring session's id, as the host made it (monitor.start's 'started' event). */
 const monitorId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 const devicesResultSchema = z.discriminatedUnion('ok', [
@@ -150,7 +158,8 @@ const planFile = z.object({ plan: z.unknown(), path: z.string() });
 
 /**
  * The name the host holds a result it made or read under, for this session (main/services/held-results.ts): a run's
- * outcome, an opened timeline, a monitoring session's samples. Calls name it instead of sending the data back.
+ * outcome, an opened timeline, a monitoring session's samples, a sanitizer report, a kernel profile. Calls name it
+ * instead of sending the data back.
  */
 const heldId = z.string().regex(/^[A-Za-z0-9_:-]{1,80}$/);
 
@@ -159,23 +168,28 @@ export type HeldOutcome = RunOutcome & { outcomeId: string };
 const held = z.object({ outcomeId: heldId });
 const heldOutcomeSchema = z.intersection(runOutcomeSchema, held);
 
-/** The id memory.export takes for a monitoring session's samples (monitor.start's id): the host keeps them as they stream. */
+/** A sanitizer report as the host answers it (sanitize.plan, sanitize.program, sanitize.open): with the id bundle.export names it by. */
+export type HeldSanitizeReport = SanitizeReport & { reportId: string };
+const heldSanitizeSchema = z.intersection(sanitizeAnswerSchema, z.object({ reportId: heldId }));
+
+/** The id memory.export and bundle.export take for a monitoring session's samples (the id monitor.start's first event gave): the host keeps them as they stream. */
 export const monitorTimelineId = (id: string): string => `monitor:${id}`;
 
 /**
- * What bundle.preview and bundle.export are asked: the run on screen (by the id the host holds it under), the plan
- * it ran, and what was seen with it (the sanitizer's report, NVML samples). The host checks what the renderer sends as
- * data from outside (main/bundle/bundle-service.ts).
+ * What bundle.preview and bundle.export are asked: the run on screen and what was seen with it, each by the id the
+ * host holds it under, and the plan it ran (a user's document, checked on the host: main/bundle/bundle-service.ts).
  */
 const bundleRequestFields = {
   plan: z.unknown(),
   outcomeId: heldId,
   /** Where the plan came from, in words, for repro.cu's header. */
   origin: z.string().max(4096),
-  sanitizer: z.unknown().nullable().default(null),
-  samples: z.unknown().nullable().default(null),
-  /** The kernel profile made with this run (profile.run), checked against its schema on the host. */
-  profile: z.unknown().nullable().default(null),
+  /** The sanitizer report shown with this run: the reportId a sanitize.* call answered. */
+  sanitizerId: heldId.nullable().default(null),
+  /** NVML samples taken while it ran, when it took none of its own: the monitoring session's monitorTimelineId. */
+  samplesId: heldId.nullable().default(null),
+  /** The kernel profile made with this run: the profileId profile.run answered. */
+  profileId: heldId.nullable().default(null),
   includeSources: z.boolean().default(true),
   redact: z.boolean().default(true),
   /** The run was made on this machine: its doctor is the run's. Otherwise the bundle labels it the exporting machine's. */
@@ -276,7 +290,7 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
       })
       .strict(),
-    response: z.object({ report: sanitizeAnswerSchema, run: runOutcomeSchema }),
+    response: z.object({ report: heldSanitizeSchema, run: runOutcomeSchema }),
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 150_000,
     events: events<SanitizeEvent>(),
   }),
@@ -295,7 +309,8 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
       })
       .strict(),
-    response: z.object({ outcome: heldOutcomeSchema, profile: profileSchema.nullable() }),
+    /** profileId: the id the host holds the profile under (bundle.export), null with no profile. */
+    response: z.object({ outcome: heldOutcomeSchema, profile: profileSchema.nullable(), profileId: heldId.nullable() }),
     // Its compile, then ncu's run (slow: it replays the launch per section) and the export of its pages.
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 300_000,
     events: events<ProfileEvent>(),
@@ -340,7 +355,7 @@ export const channels = {
         timeoutMs: z.number().int().min(1000).max(3_600_000).default(600_000),
       })
       .strict(),
-    response: sanitizeAnswerSchema,
+    response: heldSanitizeSchema,
     timeoutMs: (request) => (request.timeoutMs ?? 600_000) + 30_000,
     events: events<SanitizeEvent>(),
   }),
@@ -388,7 +403,7 @@ export const channels = {
       })
       .strict()
       .refine((r) => r.xmlPath !== null || r.textPath !== null, 'give the report (xmlPath) or the text the tool printed (textPath)'),
-    response: sanitizeAnswerSchema,
+    response: heldSanitizeSchema,
     // Its reader may take two minutes (main/readers/reader-process.ts), after waiting for a reader's slot.
     timeoutMs: 180_000,
   }),
@@ -416,13 +431,13 @@ export const channels = {
   }),
   /**
    * Samples every GPU's memory, and each process's, through NVML until `durationS` passes, the followed `pid`
-   * exits, or monitor.stop names it: then answers the report. Cancelling stops sampling too (without a report).
-   * A process can be followed, never started: no request names a program to run.
+   * exits, or monitor.stop names it: then answers the report. Its first event gives the session's id, which the
+   * host makes (a caller cannot name it, so two sessions never share one). Cancelling stops sampling too (without a
+   * report). A process can be followed, never started: no request names a program to run.
    */
   'monitor.start': channel({
     request: z
       .object({
-        id: monitorId.optional(),
         intervalMs: z.number().int().min(10).max(60_000).default(100),
         /** List processes at most this often (default: at every sample). */
         processIntervalMs: z.number().int().min(10).max(60_000).optional(),
@@ -439,7 +454,7 @@ export const channels = {
     timeoutMs: (request) => (request.durationS === undefined ? 2 ** 31 - 1 : request.durationS * 1000 + 60_000),
     events: events<MonitorEvent>(),
   }),
-  /** Ends the monitor.start call of that id, which then answers its report. */
+  /** Ends the monitor.start call of that id (its 'started' event gave it), which then answers its report. */
   'monitor.stop': channel({ request: z.object({ id: monitorId }).strict(), response: z.object({ stopped: z.boolean() }), timeoutMs: MINUTE }),
   /** A saved run result (a colleague's, or one the GPU suite recorded). */
   'run.open': channel({ request: z.object({ path }).strict(), response: z.intersection(savedRunOutcomeSchema, held), timeoutMs: MINUTE }),
@@ -454,6 +469,7 @@ export const channels = {
     response: z.intersection(memoryOpenResultSchema, z.object({ timelineIds: z.array(heldId) })),
     // A 1 GiB snapshot (the most read) takes well under a minute; a loaded machine gets room.
     timeoutMs: 300_000,
+    binary: true,
     events: events<MemoryOpenEvent>(),
   }),
   /**
@@ -497,6 +513,7 @@ export const channels = {
     request: z.object({ path }).strict(),
     response: z.intersection(bundleViewSchema, z.object({ outcome: held.nullable(), timelineIds: z.array(heldId) })),
     timeoutMs: 120_000,
+    binary: true,
   }),
   'gallery.list': channel({
     request: z.object({}).strict(),
@@ -557,6 +574,9 @@ export interface CallContext<E = unknown> {
 export const ANSWERED_AFTER_CANCEL: ReadonlySet<ChannelName> = new Set<ChannelName>(['diagnose.program']);
 /** A stopped program gets 2 s between SIGTERM and SIGKILL, and its monitor a bounded settle: well inside this. */
 export const CANCEL_ANSWER_GRACE_MS = 15_000;
+
+/** Whether a channel's answer may hold typed arrays (its declaration's `binary`). */
+export const answersBinary = (channel: ChannelName): boolean => channels[channel].binary === true;
 
 /** How long a renderer waits for an answer when the call names no limit: its channel's declared limit. */
 export function defaultCallTimeoutMs<C extends ChannelName>(channel: C, request: ChannelRequest<C>): number {

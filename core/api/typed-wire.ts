@@ -7,15 +7,17 @@
  * Two wires carry it:
  * - A reader process answers the host with the references in its answer frame ({ok, value, typed}) and the body in the
  *   body frame before it (core/readers/reader-protocol.ts).
- * - The serve host answers the browser, for a message that holds a typed array, with one binary WebSocket frame:
+ * - The serve host answers the browser, for an answer its channel declares binary (core/api/channels.ts: a timeline's
+ *   columns) that holds a typed array, with one binary WebSocket frame:
  *     bytes 0..3     the header's length H in bytes, little-endian
  *     bytes 4..4+H   the header, UTF-8 JSON: {"typed": the references, "message": the message with nulls}
  *     zero bytes up to the next multiple of 8
  *     the body
  *   so that the browser views each array in the frame's own buffer, with no copy (a body that is not 8-byte aligned
- *   in its buffer, as a reader's body frame is, is copied once). A message with no typed array is a JSON text frame,
- *   as every message was before. (msgpack or CBOR would also carry bytes, but would make every message binary and
- *   add a dependency, for what a header and a body do here.)
+ *   in its buffer, as a reader's body frame is, is copied once). Every other message is a JSON text frame, written
+ *   by JSON.stringify alone, without the walk that looks for typed arrays (main/serve/serve-socket.ts). (msgpack or
+ *   CBOR would also carry bytes, but would make every message binary and add a dependency, for what a header and a
+ *   body do here.)
  * Electron's IPC needs none of this: structured clone carries typed arrays as they are.
  *
  * References are paths rather than markers inside the JSON, so that no value read from a file can pose as one; the

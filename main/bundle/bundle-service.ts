@@ -8,7 +8,7 @@ import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bu
 import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
 import { evaluateDoctor } from '../../core/doctor/evaluate';
 import { shareableFacts, type DoctorFacts } from '../../core/doctor/facts';
-import { profileSchema, type Profile } from '../../core/kernel-profile/profile';
+import type { Profile } from '../../core/kernel-profile/profile';
 import type { SampleSeries } from '../../core/memory/samples';
 import { describeIssues, launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import type { RunOutcome } from '../../core/runner/run-outcome';
@@ -23,14 +23,15 @@ import type { DoctorMachine } from '../../core/bundle/bundle-view';
 
 /**
  * One path for making a bundle, whoever asks (the CLI's `bundle export`, the UI's bundle.preview and
- * bundle.export): the request's data checked as data from outside, then what the host adds — the doctor's
+ * bundle.export): the request's plan checked as data from outside, then what the host adds — the doctor's
  * report (time-limited), the profile of the run's device, each kernel's PTX (from the compile cache, where the
  * run's own compile left it, else compiled again off the event loop) — then the entries, then the zip.
  */
 
 /**
- * What the caller gives: the run, its plan, and what was seen. The outcome is the host's own (a result file it read
- * and checked, or one it holds by id for the UI); the rest is checked here whatever sent it.
+ * What the caller gives: the run, its plan, and what was seen. The outcome, report, samples and profile are the
+ * host's own (files it read and checked — checkSanitizerReport, checkSamples — or what it holds by id for the UI);
+ * the plan, a user's document, is checked here whatever sent it.
  */
 export interface BundleRequest {
   /** Null for a recorded result whose plan is not at hand: the bundle holds what there is and says what it lacks. */
@@ -38,11 +39,12 @@ export interface BundleRequest {
   outcome: RunOutcome;
   /** Where the plan came from, in words (a file, "sample oob-off-by-one (broken)"). */
   origin: string;
-  sanitizer?: unknown;
+  sanitizer?: SanitizeReport | null;
   sanitizerXml?: RawSanitizerXml[];
-  samples?: unknown;
-  /** The kernel profile made with this run (profile.run), checked against its schema. */
-  profile?: unknown;
+  /** NVML samples taken while it ran (default: the outcome's own). */
+  samples?: SampleSeries | null;
+  /** The kernel profile made with this run (profile.run). */
+  profile?: Profile | null;
   /** A device profile to use for the run's device, with where it came from (the CLI's --devices). */
   devices?: { profiles: DeviceProfile[]; from: string } | null;
   includeSources: boolean;
@@ -60,7 +62,7 @@ export interface BundleRequest {
 
 export type BundleEvent = BundleExportEvent;
 
-/** The request's plan, result, report or samples are not what they say: in words, nothing was written. */
+/** The request's plan, or a report or samples read from a file, are not what they say: in words, nothing was written. */
 export class BundleInputError extends Error {}
 
 export interface BundleHooks {
@@ -123,32 +125,33 @@ interface CheckedRequest {
   profile: Profile | null;
 }
 
-/** The request's data, each part checked as data from outside. */
-export function checkBundleRequest(request: BundleRequest): CheckedRequest {
+const issues = (error: Parameters<typeof describeIssues>[0]) => describeIssues(error).split('\n').slice(0, 3).join('; ');
+
+/** A sanitizer report read from a file (`bundle export --sanitizer`): checked as data from outside. */
+export function checkSanitizerReport(value: unknown): SanitizeReport {
+  const parsed = sanitizeReportSchema.safeParse(value);
+  if (!parsed.success) throw new BundleInputError(`The sanitizer report is not one the workbench wrote: ${issues(parsed.error)}`);
+  return parsed.data as SanitizeReport;
+}
+
+/** NVML samples read from a file (`bundle export --samples`): checked as data from outside. */
+export function checkSamples(value: unknown): SampleSeries {
+  const parsed = sampleSeriesSchema.safeParse(value);
+  if (!parsed.success) throw new BundleInputError(`The NVML samples are not a sample series: ${issues(parsed.error)}`);
+  return parsed.data;
+}
+
+/** The request with its plan checked as data from outside. */
+function checkBundleRequest(request: BundleRequest): CheckedRequest {
   const plan = request.plan === null || request.plan === undefined ? null : launchPlanSchema.safeParse(request.plan);
   if (plan && !plan.success) throw new BundleInputError(`The plan is not valid:\n${describeIssues(plan.error).split('\n').slice(0, 5).join('\n')}`);
-  let sanitizer: SanitizeReport | null = null;
-  if (request.sanitizer !== undefined && request.sanitizer !== null) {
-    const parsed = sanitizeReportSchema.safeParse(request.sanitizer);
-    if (!parsed.success)
-      throw new BundleInputError(`The sanitizer report is not one the workbench wrote: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
-    sanitizer = parsed.data as SanitizeReport;
-  }
-  let samples: SampleSeries | null = null;
-  if (request.samples !== undefined && request.samples !== null) {
-    const parsed = sampleSeriesSchema.safeParse(request.samples);
-    if (!parsed.success)
-      throw new BundleInputError(`The NVML samples are not a sample series: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
-    samples = parsed.data;
-  }
-  let profile: Profile | null = null;
-  if (request.profile !== undefined && request.profile !== null) {
-    const parsed = profileSchema.safeParse(request.profile);
-    if (!parsed.success)
-      throw new BundleInputError(`The kernel profile is not one the workbench wrote: ${describeIssues(parsed.error).split('\n').slice(0, 3).join('; ')}`);
-    profile = parsed.data;
-  }
-  return { plan: plan?.data ?? null, outcome: request.outcome, sanitizer, samples, profile };
+  return {
+    plan: plan?.data ?? null,
+    outcome: request.outcome,
+    sanitizer: request.sanitizer ?? null,
+    samples: request.samples ?? null,
+    profile: request.profile ?? null,
+  };
 }
 
 /**

@@ -14,7 +14,7 @@ import { PlanFileError, readPlanFile, readTextFile } from '../services/plan-file
 import { importSanitizerReportInReader, readRunOutcomeInReader } from '../readers/open-in-reader';
 import { loadSample } from '../services/sample-service';
 import { SanitizerImportError } from '../tools/sanitize-import';
-import { BundleInputError, exportBundle, gatherBundle, previewOf, type BundleRequest } from '../bundle/bundle-service';
+import { BundleInputError, checkSamples, checkSanitizerReport, exportBundle, gatherBundle, previewOf, type BundleRequest } from '../bundle/bundle-service';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { cliWorkbench } from './cli-support';
 import { EXIT } from './exit-codes';
@@ -82,7 +82,7 @@ async function sanitizerFor(opts: ExportOptions): Promise<Pick<BundleRequest, 's
     const report = value && typeof value === 'object' && 'report' in value && 'run' in value ? value['report'] : value;
     if (!report || typeof report !== 'object' || !('verdict' in report))
       throw new ExportError(`${opts.sanitizer} is not a sanitizer report (\`gpu-workbench sanitize --json\` writes one)`);
-    return { sanitizer: report, sanitizerXml: xml };
+    return { sanitizer: checkSanitizerReport(report), sanitizerXml: xml };
   }
   if (opts.sanitizerXml) {
     const tool = (opts.sanitizerTool ?? null) as SanitizerTool | null;
@@ -134,7 +134,7 @@ async function runExport(opts: ExportOptions): Promise<number> {
       );
     doctorFacts = parsed.facts;
   }
-  const samples = opts.samples ? await readJson(opts.samples, 'Samples file', 'samples') : undefined;
+  const samples = opts.samples ? checkSamples(await readJson(opts.samples, 'Samples file', 'samples')) : undefined;
   const request: BundleRequest = {
     plan,
     outcome,

@@ -12,18 +12,11 @@ export function bundleHandlers(workbench: Pick<Workbench, 'compiler'>, held: Hel
   return {
     'bundle.preview': (request, { signal }) =>
       userBundle(async () => {
-        const asked = bundleRequest(request, held.outcome(request.outcomeId, 'export the bundle'));
+        const asked = bundleRequest(request, held);
         return previewOf(await gatherBundle(asked, { compiler: workbench.compiler }, { signal }), asked);
       }),
     'bundle.export': (request, { signal, emit }) =>
-      userBundle(() =>
-        exportBundle(
-          fullPathToWrite(request.path),
-          bundleRequest(request, held.outcome(request.outcomeId, 'export the bundle')),
-          { compiler: workbench.compiler },
-          { signal, onEvent: emit },
-        ),
-      ),
+      userBundle(() => exportBundle(fullPathToWrite(request.path), bundleRequest(request, held), { compiler: workbench.compiler }, { signal, onEvent: emit })),
     // Read into memory within the bundle limits; nothing is written, compiled or run.
     'bundle.open': ({ path }) => {
       if (!isAbsolute(path))

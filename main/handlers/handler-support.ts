@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { readdir } from 'node:fs/promises';
 
 import { ApiError, type CallContext, type ChannelEvent, type ChannelName, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
-import type { RunOutcome } from '../../core/runner/run-outcome';
 import { BundleInputError, type BundleRequest } from '../bundle/bundle-service';
+import { samplesDuring } from '../../core/memory/run-timeline';
+import type { HeldResults } from '../services/held-results';
 import { BundleRefusedError } from '../bundle/read-bundle';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { projectRoot } from '../paths';
@@ -14,15 +15,22 @@ export type Handler<C extends ChannelName> = (request: ChannelRequest<C>, contex
 /** A feature's channels and their handlers: the host's table is made of these (main/host-api.ts). */
 export type HandlerGroup<C extends ChannelName> = { [K in C]: Handler<K> };
 
-/** What a bundle request from the UI asks for, as the bundle service takes it: with the outcome the host holds under its id. */
-export function bundleRequest(r: ChannelRequest<'bundle.preview'>, outcome: RunOutcome): BundleRequest {
+/**
+ * What a bundle request from the UI asks for, as the bundle service takes it: the outcome, the sanitizer report, the
+ * samples and the profile the host holds under the ids named (an id it no longer holds: HeldGoneError, in words).
+ */
+export function bundleRequest(r: ChannelRequest<'bundle.preview'>, held: HeldResults): BundleRequest {
+  const doing = 'export the bundle';
+  const outcome = held.outcome(r.outcomeId, doing);
+  const monitor = r.samplesId ? held.samples(r.samplesId, doing) : null;
   return {
     plan: r.plan,
     outcome,
     origin: r.origin,
-    sanitizer: r.sanitizer ?? null,
-    samples: r.samples ?? null,
-    profile: r.profile ?? null,
+    sanitizer: r.sanitizerId ? held.report(r.sanitizerId, doing) : null,
+    // A monitoring session's samples go in when they cover the run, as the Memory tab draws it.
+    samples: monitor && outcome.result ? samplesDuring(monitor, outcome.result) : null,
+    profile: r.profileId ? held.profile(r.profileId, doing) : null,
     includeSources: r.includeSources ?? true,
     redact: r.redact ?? true,
     recordedHere: r.recordedHere ?? false,

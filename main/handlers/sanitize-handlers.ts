@@ -7,16 +7,20 @@ import { checkPlans } from '../services/check-service';
 import { CheckConfigError, planDataTarget } from '../services/check-targets';
 import { sanitizePlan } from '../services/sanitize-plan-service';
 import { SanitizerBusyError, type SanitizerGate } from '../services/sanitizer-gate';
+import type { HeldResults } from '../services/held-results';
 import type { PathPolicy } from '../services/workspace-paths';
 import { SanitizerImportError } from '../tools/sanitize-import';
 import { SanitizerUnavailableError, sanitizeProgram } from '../tools/sanitize-program';
 import type { Workbench } from '../workbench';
 import { type HandlerGroup, planInWords } from './handler-support';
 
-/** compute-sanitizer: a plan, Check everything (its four tools at once), a program, a report opened. One run under the tool for this host, whichever window asks: a second is refused in words. */
+/**
+ * compute-sanitizer: a plan, Check everything (its four tools at once), a program, a report opened. One run under the
+ * tool for this host, whichever window asks: a second is refused in words. Each report answered is held (bundle.export names it).
+ */
 export function sanitizeHandlers(
   workbench: Workbench,
-  options: { runsPrograms: boolean; paths: PathPolicy; sanitizer: SanitizerGate },
+  options: { runsPrograms: boolean; paths: PathPolicy; sanitizer: SanitizerGate; held: HeldResults },
 ): HandlerGroup<'sanitize.plan' | 'check.plan' | 'sanitize.program' | 'sanitize.open'> {
   return {
     'sanitize.plan': async ({ plan, planPath, tool, timeoutMs }, { signal, emit }) => {
@@ -27,7 +31,7 @@ export function sanitizeHandlers(
             workbench.compiler,
           ),
         );
-        return { report, run: outcome };
+        return { report: options.held.holdReport(report), run: outcome };
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
         if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
@@ -58,7 +62,7 @@ export function sanitizeHandlers(
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
       try {
-        return await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, () =>
+        const report = await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, () =>
           sanitizeProgram({
             tool: tool as SanitizerTool,
             command,
@@ -69,6 +73,7 @@ export function sanitizeHandlers(
             onFindings: (count) => emit({ kind: 'findings', count }),
           }),
         );
+        return options.held.holdReport(report);
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');
         if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
@@ -77,7 +82,7 @@ export function sanitizeHandlers(
     },
     'sanitize.open': async ({ xmlPath, textPath, tool }, { signal }) => {
       try {
-        return await importSanitizerReportInReader(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null, { signal });
+        return options.held.holdReport(await importSanitizerReportInReader(xmlPath, textPath ?? null, (tool as SanitizerTool | null) ?? null, { signal }));
       } catch (error) {
         if (error instanceof SanitizerImportError) throw new ApiError(error.message, 'FILE');
         throw error;

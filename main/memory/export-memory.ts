@@ -18,8 +18,7 @@ const DOING = 'export';
 function monitorSamples(held: HeldResults, monitorId: string | undefined): SampleSeries | null {
   if (monitorId === undefined) return null;
   try {
-    const entry = held.entry(monitorTimelineId(monitorId), DOING);
-    return entry.kind === 'samples' ? entry.live.series : null;
+    return held.samples(monitorTimelineId(monitorId), DOING);
   } catch {
     return null;
   }
@@ -37,6 +36,8 @@ function exported(request: MemoryExportRequest, held: HeldResults): { timeline: 
   }
   if (entry.kind === 'samples')
     return request.format === 'csv' ? { series: entry.live.series } : { timeline: timelineFromSamples(entry.live.series, 'Monitor') };
+  if (entry.kind !== 'outcome')
+    throw new ApiError(`That id names a ${entry.kind === 'profile' ? 'kernel profile' : 'sanitizer report'}, which has no memory timeline.`, 'HELD_KIND');
   const { result, samples } = entry.outcome;
   if (request.format === 'csv') {
     if (!samples) throw new ApiError('This run did not sample device memory: there are no samples to export.', 'MEMORY_EXPORT_INVALID');

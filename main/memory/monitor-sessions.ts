@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import { ApiError, monitorTimelineId, type CallContext, type ChannelRequest, type MonitorEvent } from '../../core/api/channels';
 import { addSamples } from '../../core/memory/sample-batches';
 import type { MonitorReport } from '../../core/memory/monitor-report';
@@ -10,32 +12,35 @@ import { NvmlUnavailableError, openNvmlSource, type NvmlSource } from './nvml-so
 export const MAX_MONITOR_SESSIONS = 4;
 
 /**
- * The host's monitoring sessions for the UI (monitor.start / monitor.stop): at most MAX_MONITOR_SESSIONS,
- * each named by its caller for Stop; NVML opened once and shared. A session follows a process or the whole
- * device: a request never starts a program. A named session's samples are kept as the UI keeps them (its series,
- * batch by batch), held for memory.export under monitorTimelineId(id).
+ * The host's monitoring sessions for the UI (monitor.start / monitor.stop): at most MAX_MONITOR_SESSIONS, each
+ * under an id the host makes and gives in the session's first event (for Stop; a caller never chooses it, so no
+ * session takes over another's samples); NVML opened once and shared. A session follows a process or the whole
+ * device: a request never starts a program. Its samples are kept as the UI keeps them (its series, batch by batch),
+ * held for memory.export and bundle.export under monitorTimelineId(id).
  */
 export class MonitorSessions {
   private readonly running = new Map<string, AbortController>();
-  private unnamed = 0;
   private source: Promise<NvmlSource> | null = null;
 
-  constructor(private readonly held: HeldResults | null = null) {}
+  /** `open`: where NVML comes from (the driver's, through the addon). */
+  constructor(
+    private readonly held: HeldResults | null = null,
+    private readonly open: () => Promise<NvmlSource> = () => openNvmlSource(),
+  ) {}
 
   async start(request: ChannelRequest<'monitor.start'>, context: CallContext<MonitorEvent>): Promise<MonitorReport> {
-    if (this.running.size + this.unnamed >= MAX_MONITOR_SESSIONS)
+    if (this.running.size >= MAX_MONITOR_SESSIONS)
       throw new ApiError(`${MAX_MONITOR_SESSIONS} monitoring sessions are already running on this host: stop one first.`, 'MONITOR_BUSY');
-    if (request.id !== undefined && this.running.has(request.id))
-      throw new ApiError(`A monitoring session named ${request.id} is already running.`, 'MONITOR_BUSY');
     if (request.pid !== undefined && !processRuns(request.pid))
       throw new ApiError(`No process with PID ${request.pid} is running on the host.`, 'NO_SUCH_PROCESS');
     // The slot is taken before anything is awaited, so two calls at once cannot both take the last one.
+    const id = `m-${randomUUID()}`;
     const stop = new AbortController();
     context.signal.addEventListener('abort', () => stop.abort(), { once: true });
     if (context.signal.aborted) stop.abort();
-    if (request.id !== undefined) this.running.set(request.id, stop);
-    else this.unnamed++;
-    const heldId = request.id !== undefined && this.held ? monitorTimelineId(request.id) : null;
+    this.running.set(id, stop);
+    context.emit({ kind: 'started', id });
+    const heldId = this.held ? monitorTimelineId(id) : null;
     let live: LiveSeries | null = null;
     try {
       const source = await this.openSource();
@@ -59,8 +64,7 @@ export class MonitorSessions {
     } finally {
       // Held again at its final size, so the bound counts it.
       if (heldId && live) this.held!.holdSamples(heldId, live);
-      if (request.id !== undefined) this.running.delete(request.id);
-      else this.unnamed--;
+      this.running.delete(id);
     }
   }
 
@@ -77,7 +81,7 @@ export class MonitorSessions {
   }
 
   private async openSource(): Promise<NvmlSource> {
-    this.source ??= openNvmlSource();
+    this.source ??= this.open();
     try {
       return await this.source;
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 
+import { answersBinary, isChannelName } from '../../core/api/channels';
 import { encodeMessage } from '../../core/api/typed-wire';
 import { formatBytes } from '../../core/format';
 import { dispatch, type createHandlers } from '../host-api';
@@ -29,10 +30,12 @@ export function parseMessage(text: string): { id: number | string | null; channe
 }
 
 /**
- * A message as it goes to the browser: JSON text, or (when it holds typed arrays: a timeline's columns) one binary
- * frame with the arrays as bytes (core/api/typed-wire.ts); a binary answer over `maxBinaryBytes` is a refusal instead.
+ * A message as it goes to the browser: JSON text, or — an answer its channel declares binary (answersBinary: a
+ * timeline's columns) that holds typed arrays — one binary frame with the arrays as bytes (core/api/typed-wire.ts); a
+ * binary answer over `maxBinaryBytes` is a refusal instead. Only those answers are looked through for typed arrays.
  */
-export function frameOf(message: { id: unknown; [key: string]: unknown }, maxBinaryBytes = MAX_BINARY_ANSWER_BYTES): string | Uint8Array {
+export function frameOf(message: { id: unknown; [key: string]: unknown }, binary: boolean, maxBinaryBytes = MAX_BINARY_ANSWER_BYTES): string | Uint8Array {
+  if (!binary) return JSON.stringify(message);
   const data = encodeMessage(message);
   if (typeof data === 'string' || data.byteLength <= maxBinaryBytes) return data;
   const refusal = `The answer is ${formatBytes(data.byteLength)}, over the ${formatBytes(maxBinaryBytes)} the host sends at once.`;
@@ -48,8 +51,8 @@ export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHan
     for (const call of calls.values()) call.abort();
     calls.clear();
   });
-  const send = (value: { id: unknown; [key: string]: unknown }) => {
-    if (ws.readyState === ws.OPEN) ws.send(frameOf(value), () => undefined);
+  const send = (value: { id: unknown; [key: string]: unknown }, binary = false) => {
+    if (ws.readyState === ws.OPEN) ws.send(frameOf(value, binary), () => undefined);
   };
   const bad = (message: string, id: number | string | null = null) => send({ id, envelope: { ok: false, error: { code: 'BAD_MESSAGE', message } } });
   ws.on('message', (data, isBinary) => {
@@ -69,8 +72,9 @@ export function serveSocket(ws: WebSocket, handlers: ReturnType<typeof createHan
     const controller = new AbortController();
     calls.set(id, controller);
     const context = { signal: controller.signal, emit: (event: unknown) => send({ id, event }) };
+    const binary = isChannelName(message.channel) && answersBinary(message.channel);
     void dispatch(handlers, message.channel, message.request, context)
-      .then((envelope) => send({ id, envelope }))
+      .then((envelope) => send({ id, envelope }, binary && envelope.ok))
       .catch(() => send({ id, envelope: { ok: false, error: { code: 'HOST_ERROR', message: 'The host could not answer this message.' } } }))
       .finally(() => {
         if (calls.get(id) === controller) calls.delete(id);

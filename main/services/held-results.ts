@@ -1,39 +1,56 @@
 import { randomUUID } from 'node:crypto';
 
-import { ApiError, type HeldOutcome } from '../../core/api/channels';
+import { ApiError, type HeldOutcome, type HeldSanitizeReport } from '../../core/api/channels';
 import { approxBytes } from '../../core/approx-bytes';
 import { BoundedCache } from '../../core/bounded-cache';
+import type { Profile } from '../../core/kernel-profile/profile';
 import type { SampleSeries } from '../../core/memory/samples';
 import type { TimelineWire } from '../../core/memory/timeline-wire';
 import type { RunOutcome } from '../../core/runner/run-outcome';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 
 /**
  * What the host holds for this session, newest first, within these bytes for each kind: opening large snapshots (a
  * timeline can take hundreds of MiB) never pushes out the run result on screen, which Save and Export name.
  */
-export const HELD_BYTES: Record<'outcome' | 'timeline' | 'samples', number> = { outcome: 128 * 2 ** 20, timeline: 320 * 2 ** 20, samples: 64 * 2 ** 20 };
+export const HELD_BYTES: Record<Held['kind'], number> = {
+  outcome: 128 * 2 ** 20,
+  timeline: 320 * 2 ** 20,
+  samples: 64 * 2 ** 20,
+  sanitizer: 64 * 2 ** 20,
+  profile: 16 * 2 ** 20,
+};
 
 /** A monitoring session's samples as they stream (the UI's series: core/memory/sample-batches.ts), replaced batch by batch. */
 export interface LiveSeries {
   series: SampleSeries;
 }
 
-export type Held = { kind: 'outcome'; outcome: RunOutcome } | { kind: 'timeline'; wire: TimelineWire } | { kind: 'samples'; live: LiveSeries };
+export type Held =
+  | { kind: 'outcome'; outcome: RunOutcome }
+  | { kind: 'timeline'; wire: TimelineWire }
+  | { kind: 'samples'; live: LiveSeries }
+  | { kind: 'sanitizer'; report: SanitizeReport }
+  | { kind: 'profile'; profile: Profile };
+type Kind = Held['kind'];
+type Of<K extends Kind> = Extract<Held, { kind: K }>;
 
 /** Each kind's ids begin so (a monitoring session's is monitorTimelineId of its own): an id that is gone still says what it named. */
-const PREFIX: Record<Held['kind'], string> = { outcome: 'run-', timeline: 'timeline-', samples: 'monitor:' };
-const kindOf = (id: string): Held['kind'] => (Object.keys(PREFIX) as Held['kind'][]).find((k) => id.startsWith(PREFIX[k])) ?? 'timeline';
+const PREFIX: Record<Kind, string> = { outcome: 'run-', timeline: 'timeline-', samples: 'monitor:', sanitizer: 'sanitizer-', profile: 'profile-' };
+const kindOf = (id: string): Kind => (Object.keys(PREFIX) as Kind[]).find((k) => id.startsWith(PREFIX[k])) ?? 'timeline';
 
 /** What was asked for, in words for the message when it is gone: what it is, and what brings it back. */
-const GONE: Record<Held['kind'], { what: string; again: string }> = {
+const GONE: Record<Kind, { what: string; again: string }> = {
   outcome: { what: 'this run’s result', again: 'run it again (or open its result file again)' },
   timeline: { what: 'this memory timeline', again: 'open its file again' },
   samples: { what: 'this monitoring session’s samples', again: 'start monitoring again' },
+  sanitizer: { what: 'this sanitizer report', again: 'run the sanitizer again (or open its report again)' },
+  profile: { what: 'this kernel profile', again: 'profile the kernel again' },
 };
 
 /** The id names something the host no longer holds (evicted, or from before the host restarted): what happened, what to do. */
 export class HeldGoneError extends ApiError {
-  constructor(kind: Held['kind'], doing: string) {
+  constructor(kind: Kind, doing: string) {
     super(
       `The workbench no longer holds ${GONE[kind].what} (it keeps the newest it made or opened, within ${HELD_BYTES[kind] / 2 ** 20} MiB, only while it runs): ${GONE[kind].again}, then ${doing}.`,
       'HELD_GONE',
@@ -48,16 +65,26 @@ export class HeldGoneError extends ApiError {
  * back. An LRU for each kind, bounded by bytes: the oldest go first, and an id that is gone is said in words, never a crash.
  */
 export class HeldResults {
-  private readonly held: Record<Held['kind'], BoundedCache<string, { entry: Held; bytes: number }>>;
+  private readonly held: Record<Kind, BoundedCache<string, { entry: Held; bytes: number }>>;
 
-  constructor(capacityBytes: Record<Held['kind'], number> = HELD_BYTES) {
-    const cache = (kind: Held['kind']) => new BoundedCache<string, { entry: Held; bytes: number }>(capacityBytes[kind], (v) => v.bytes);
-    this.held = { outcome: cache('outcome'), timeline: cache('timeline'), samples: cache('samples') };
+  constructor(capacityBytes: Record<Kind, number> = HELD_BYTES) {
+    const cache = (kind: Kind) => new BoundedCache<string, { entry: Held; bytes: number }>(capacityBytes[kind], (v) => v.bytes);
+    this.held = { outcome: cache('outcome'), timeline: cache('timeline'), samples: cache('samples'), sanitizer: cache('sanitizer'), profile: cache('profile') };
   }
 
   /** The outcome with the id it is now held under. */
   holdOutcome(outcome: RunOutcome): HeldOutcome {
     return { ...outcome, outcomeId: this.hold({ kind: 'outcome', outcome }) };
+  }
+
+  /** The sanitizer report with the id it is now held under. */
+  holdReport(report: SanitizeReport): HeldSanitizeReport {
+    return { ...report, reportId: this.hold({ kind: 'sanitizer', report }) };
+  }
+
+  /** The id a kernel profile is now held under. */
+  holdProfile(profile: Profile): string {
+    return this.hold({ kind: 'profile', profile });
   }
 
   /** Each timeline's id, in order. */
@@ -72,9 +99,22 @@ export class HeldResults {
 
   /** The outcome under that id, else why not (HeldGoneError) — `doing`: what the user was doing, to say what to do. */
   outcome(id: string, doing: string): RunOutcome {
-    const entry = this.entry(id, doing);
-    if (entry.kind !== 'outcome') throw new ApiError(`That id names ${GONE[entry.kind].what}, not a run’s result.`, 'HELD_KIND');
-    return entry.outcome;
+    return this.of('outcome', id, doing).outcome;
+  }
+
+  /** The sanitizer report under that id, else why not. */
+  report(id: string, doing: string): SanitizeReport {
+    return this.of('sanitizer', id, doing).report;
+  }
+
+  /** The kernel profile under that id, else why not. */
+  profile(id: string, doing: string): Profile {
+    return this.of('profile', id, doing).profile;
+  }
+
+  /** A monitoring session's samples so far under that id (monitorTimelineId), else why not. */
+  samples(id: string, doing: string): SampleSeries {
+    return this.of('samples', id, doing).live.series;
   }
 
   /** Whatever is held under that id; HeldGoneError, saying what the id named, when nothing is. */
@@ -83,6 +123,14 @@ export class HeldResults {
     const entry = this.held[kind].get(id)?.entry;
     if (!entry) throw new HeldGoneError(kind, doing);
     return entry;
+  }
+
+  /** What is held under that id when it is of that kind; a refusal naming both kinds when it is another. */
+  private of<K extends Kind>(kind: K, id: string, doing: string): Of<K> {
+    const entry = this.entry(id, doing);
+    const a = (k: Kind) => GONE[k].what.replace(/^this /, 'a ');
+    if (entry.kind !== kind) throw new ApiError(`That id names ${a(entry.kind)}, not ${a(kind)}.`, 'HELD_KIND');
+    return entry as Of<K>;
   }
 
   private hold(entry: Held): string {

@@ -46,7 +46,7 @@ export function kernelProfileHandlers(workbench: Pick<Workbench, 'compiler' | 'p
           },
           workbench,
         );
-        return { outcome: held.holdOutcome(outcome), profile };
+        return { outcome: held.holdOutcome(outcome), profile, profileId: profile && held.holdProfile(profile) };
       } catch (error) {
         if (error instanceof Error && /^Nothing to profile/.test(error.message)) throw new ApiError(error.message, 'NOTHING_TO_PROFILE');
         throw error;

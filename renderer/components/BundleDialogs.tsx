@@ -5,7 +5,7 @@ import { BUNDLE_PHASE_WORDS, type BundleExportEvent, type BundleExportResult, ty
 import { formatBytes } from '../../core/format';
 import type { Profile } from '../../core/kernel-profile/profile';
 import { basenameOf, dirnameOf, resolveShownPath } from '../../core/workspace/paths';
-import { exportSource, profileWithRun, type BundleChoices } from '../store/bundle-slice';
+import { exportSource, heldReportId, profileWithRun, type BundleChoices } from '../store/bundle-slice';
 import { startFolder } from '../store/open-file';
 import type { WorkbenchState, WorkbenchStore } from '../store/store';
 import { FileBrowserDialog } from './FileBrowserDialog';
@@ -237,7 +237,8 @@ export function ExportBundleDialog({ store }: { store: WorkbenchStore }) {
   const state = useStore(store);
   const close = () => store.getState().showBundleDialog(null);
   const source = exportSource(state);
-  const report = state.sanitizeReport;
+  // A report goes in by the id the host holds it under: one without (a bundle's own) is not offered.
+  const report = heldReportId(state.sanitizeReport) ? state.sanitizeReport : null;
   const [sources, setSources] = useState(true);
   const [redact, setRedact] = useState(true);
   const [withSanitizer, setWithSanitizer] = useState(report !== null && state.sanitizeOrigin?.kind !== 'program');

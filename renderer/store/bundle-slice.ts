@@ -1,8 +1,9 @@
 import type { StateCreator } from 'zustand';
 
-import type { CallOptions, ChannelRequest, HeldBundleView } from '../../core/api/channels';
+import { monitorTimelineId, type CallOptions, type ChannelRequest, type HeldBundleView, type HeldSanitizeReport } from '../../core/api/channels';
 import type { BundleExportResult, BundlePreview } from '../../core/bundle/bundle-export';
 import type { Profile } from '../../core/kernel-profile/profile';
+import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import type { Timeline } from '../../core/memory/timeline';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
 import { planMatchesOutcome } from '../../core/plan/recorded-plan';
@@ -142,13 +143,18 @@ export const createBundleSlice: StateCreator<WorkbenchState, [], [], BundleSlice
   exportBundle: (choices, path, options) => get().api.invoke('bundle.export', { ...bundleRequest(get(), choices), path }, options),
 });
 
-/** The kernel profile on screen when it was made with the run on screen (it goes with that run, and with no other). */
-export function profileWithRun(s: WorkbenchState): Profile | null {
+/** The kernel profile on screen when it was made with the run on screen (it goes with that run, and with no other), with the id the host holds it under. */
+function runProfile(s: WorkbenchState): { profile: Profile; profileId: string } | null {
   const shown = s.kernelProfile;
-  return shown?.origin.kind === 'run' && shown.origin.outcome === s.outcome ? shown.profile : null;
+  return shown?.origin.kind === 'run' && shown.origin.outcome === s.outcome ? { profile: shown.profile, profileId: shown.origin.profileId } : null;
 }
 
-/** What bundle.preview and bundle.export are asked for the run on screen: its outcome by the id the host holds it under. */
+export const profileWithRun = (s: WorkbenchState): Profile | null => runProfile(s)?.profile ?? null;
+
+/** The id the host holds the sanitizer report on screen under (a bundle's own has none: it is in that bundle already). */
+export const heldReportId = (report: SanitizeReport | null): string | null => (report as Partial<HeldSanitizeReport> | null)?.reportId ?? null;
+
+/** What bundle.preview and bundle.export are asked for the run on screen: its outcome, and what was seen with it, by the ids the host holds them under. */
 function bundleRequest(s: WorkbenchState, choices: BundleChoices): ChannelRequest<'bundle.preview'> {
   const outcomeId = heldOutcomeId(s.outcome);
   if (!outcomeId) throw new Error(NOT_HELD('export the bundle'));
@@ -157,8 +163,10 @@ function bundleRequest(s: WorkbenchState, choices: BundleChoices): ChannelReques
     plan: source.ok ? source.plan : null,
     outcomeId,
     origin: source.ok ? source.origin : '',
-    sanitizer: choices.sanitizer ? s.sanitizeReport : null,
-    profile: choices.profile ? profileWithRun(s) : null,
+    sanitizerId: choices.sanitizer ? heldReportId(s.sanitizeReport) : null,
+    // The run took no samples of its own: the monitoring session's, where they cover it (as the Memory tab draws it).
+    samplesId: !s.outcome?.samples && s.monitor.id ? monitorTimelineId(s.monitor.id) : null,
+    profileId: choices.profile ? (runProfile(s)?.profileId ?? null) : null,
     includeSources: choices.includeSources,
     redact: choices.redact,
     recordedHere: source.ok && source.recordedHere,

@@ -18,8 +18,8 @@ import type { WorkbenchState, WorkbenchStore } from './store';
  * person chose to set them side by side): Compare shows each figure before and after.
  */
 export type KernelProfileOrigin =
-  /** Profiled here: the document and the text it ran (its lines are that text's), and the run's outcome. */
-  | { kind: 'run'; docId: string; docName: string; planPath: string | null; source: string; outcome: RunOutcome }
+  /** Profiled here: the document and the text it ran (its lines are that text's), the run's outcome, and the id the host holds the profile under. */
+  | { kind: 'run'; docId: string; docName: string; planPath: string | null; source: string; outcome: RunOutcome; profileId: string }
   | { kind: 'file'; path: string }
   /** A bundle's: its lines are in the bundle's own read-only documents, never in a file of this machine. */
   | { kind: 'bundle'; path: string; sources: SourceContext };
@@ -153,7 +153,7 @@ export const createKernelProfileSlice: StateCreator<WorkbenchState, [], [], Kern
         kernelProfileSeq: s.kernelProfileSeq + 1,
       }));
       try {
-        const { outcome, profile } = await get().api.invoke(
+        const { outcome, profile, profileId } = await get().api.invoke(
           'profile.run',
           { plan: request.plan, planPath: request.planPath, step: request.step },
           {
@@ -163,7 +163,7 @@ export const createKernelProfileSlice: StateCreator<WorkbenchState, [], [], Kern
         );
         // The run Profile made is the run on screen too (its diagnosis, when it could not run), without taking the tab.
         get().showOutcome(outcome, { file: null, planPath: request.planPath, sources: request.sources, plan: request.plan, profiled: true });
-        if (profile)
+        if (profile && profileId)
           show({
             profile,
             origin: {
@@ -173,6 +173,7 @@ export const createKernelProfileSlice: StateCreator<WorkbenchState, [], [], Kern
               planPath: request.planPath,
               source,
               outcome,
+              profileId,
             },
           });
         else

@@ -36,7 +36,7 @@ export interface OpenedMemory {
 
 export interface MonitorState {
   running: boolean;
-  /** The session's id on the host (monitor.start): what memory.export names its samples by. Null before the first. */
+  /** The session's id, as the host made it (monitor.start's first event): what memory.export and bundle.export name its samples by. Null until it comes. */
   id: string | null;
   intervalMs: number;
   /** The samples so far (the oldest dropped past MAX_MONITOR_SAMPLES). */
@@ -232,9 +232,8 @@ function monitorActions(set: Set, get: Get): Pick<MemorySlice, 'startMonitor' | 
       const devices = get().devices;
       const known = devices?.ok ? devices.devices.map((d) => ({ index: d.ordinal, name: d.name, uuid: d.uuid, totalBytes: d.totalMemBytes })) : [];
       const series: SampleSeries = { intervalMs, devices: known, processes: [], samples: [], dropped: 0 };
-      const id = `ui-${Date.now().toString(36)}`;
       set((s) => ({
-        monitor: { running: true, id, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
+        monitor: { running: true, id: null, intervalMs, series, timeline: timelineFromSamples(series, 'Monitor'), problems: [], error: null },
         memorySource: 'monitor',
         memorySelection: null,
         memoryAliveAt: null,
@@ -244,11 +243,13 @@ function monitorActions(set: Set, get: Get): Pick<MemorySlice, 'startMonitor' | 
       try {
         await get().api.invoke(
           'monitor.start',
-          { id, intervalMs },
+          { intervalMs },
           {
             signal: controller.signal,
             onEvent: (event) => {
               if (monitorAbort !== controller) return;
+              // The id the host made for this session: what its samples are exported and bundled by.
+              if (event.kind === 'started') return set((s) => ({ monitor: { ...s.monitor, id: event.id } }));
               if (event.kind === 'problem') return set((s) => ({ monitor: { ...s.monitor, problems: [...s.monitor.problems.slice(-9), event.text] } }));
               set((s) => {
                 const next = addSamples(s.monitor.series ?? series, event.samples, event.processes);

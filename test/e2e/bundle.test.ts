@@ -304,3 +304,50 @@ test('26.6: a result whose plan is not at hand exports what there is, and says w
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// Issue 27: the sanitizer report on screen goes into the bundle by the id the host answered it with, never as data the
+// page sends back; the box that puts it in is what the preview and the zip follow.
+test('27: Export bundle with the sanitizer report on screen: sanitizer.json and the tool’s own files go in, and out with the box', async () => {
+  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
+  await page.getByTestId('tab').first().waitFor();
+  await openSample(page, 'oob-off-by-one');
+  await openResult(page, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
+  await page.getByTestId('diagnosis-headline').waitFor();
+  const reports = join(ROOT, 'test/fixtures/sanitizer/h100');
+  await page.getByRole('button', { name: 'Open sanitizer report…' }).click();
+  const open = page.getByTestId('sanitizer-open-dialog');
+  await open.getByLabel('Sanitizer report (XML)').fill(join(reports, 'memcheck-oob.xml'));
+  await open.getByLabel('Sanitizer text output (optional)').fill(join(reports, 'memcheck-oob.xml.txt'));
+  await open.getByRole('button', { name: 'Open report' }).click();
+  await open.waitFor({ state: 'detached' });
+  await page.getByTestId('output-tab-Run').click();
+  await page.getByTestId('run-export-bundle').click();
+  const dialog = page.getByTestId('bundle-export-dialog');
+  const box = dialog.getByLabel('Include the sanitizer report');
+  assert.ok(await box.isChecked(), 'a report opened from its files goes in unless the box is cleared');
+  const files = dialog.getByTestId('bundle-preview-files');
+  const names = async () => (await files.locator('td.mono').allInnerTexts()).sort();
+  for (let started = Date.now(); !(await names()).includes('sanitizer.json') && Date.now() - started < 60_000;) await page.waitForTimeout(100);
+  assert.ok((await names()).includes('sanitizer.json'), (await names()).join(', '));
+  assert.ok(
+    (await names()).some((n) => n.startsWith('sanitizer/') && n.endsWith('.xml')),
+    'the XML the tool wrote goes in as it wrote it',
+  );
+  await box.uncheck();
+  for (let started = Date.now(); (await names()).includes('sanitizer.json') && Date.now() - started < 30_000;) await page.waitForTimeout(100);
+  assert.ok(!(await names()).some((n) => n.startsWith('sanitizer')), 'the preview follows the box');
+  await box.check();
+  for (let started = Date.now(); !(await names()).includes('sanitizer.json') && Date.now() - started < 30_000;) await page.waitForTimeout(100);
+  const target = join(work, 'with-report.zip');
+  await dialog.getByLabel('Save the bundle to').fill(target);
+  await dialog.getByTestId('bundle-export-submit').click();
+  await dialog.getByTestId('bundle-export-done').waitFor({ timeout: 60_000 });
+  const { entries } = await readBundle(target);
+  const report = JSON.parse(new TextDecoder().decode(entries.get('sanitizer.json')!)) as { tool: string; groups: unknown[]; reportId?: unknown };
+  assert.equal(report.tool, 'memcheck');
+  assert.ok(report.groups.length > 0, 'its findings');
+  assert.equal('reportId' in report, false, 'the id of this session never goes into a file');
+  assert.deepEqual([...entries.keys()].sort(), await names(), 'the zip holds exactly what the preview listed');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

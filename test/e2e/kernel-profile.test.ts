@@ -14,6 +14,7 @@ import { ROOT } from '../helpers/cli';
 import { serveWithBrowser } from '../helpers/serve';
 import { activeTab, assertInViewport, markedLine, openByPath, sizeName, VIEWPORTS } from '../helpers/ui';
 import type { RunOutcome } from '../../core/runner/run-outcome';
+import type { Profile } from '../../core/kernel-profile/profile';
 
 // Issue 28 (e2e, no GPU): a kernel profile recorded on an H100 (test/fixtures/ncu) opened with Open…: its findings,
 // figures and lines in the Profile tab, its heat margin and hover on its own file's lines and on no other file's,
@@ -61,7 +62,7 @@ const profileTab = (page: Page) => page.getByTestId('output-tab-Profile');
 async function bundleWithProfile(): Promise<string> {
   const path = join(work, 'with-profile.zip');
   const outcome = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'), 'utf8')) as RunOutcome;
-  const profile = JSON.parse(readFileSync(join(NCU, 'profile-broken.json'), 'utf8')) as unknown;
+  const profile = JSON.parse(readFileSync(join(NCU, 'profile-broken.json'), 'utf8')) as Profile;
   const { plan } = await loadSample('uncoalesced-access', 'broken');
   await exportBundle(path, { plan, outcome, origin: 'sample uncoalesced-access (broken)', includeSources: true, redact: true, profile }, { compiler: null });
   return path;

@@ -368,11 +368,28 @@ test('bundle.preview and bundle.export from the UI: the preview lists exactly wh
     };
     assert.equal(notAPlan.error.code, 'BUNDLE_INPUT');
     assert.match(notAPlan.error.message, /The plan is not valid/);
-    const fakeReport = (await dispatch(handlers, 'bundle.preview', { ...request, sanitizer: { verdict: 'clean' } })) as {
+    // The sanitizer report goes in by the id the host answered it with (sanitize.open here), never as data sent back.
+    const opened2 = (await dispatch(handlers, 'sanitize.open', { xmlPath: null, textPath: join(ROOT, 'test/fixtures/sanitizer/memcheck-oob.txt') })) as {
+      ok: boolean;
+      value: { reportId: string; headline: string };
+    };
+    assert.ok(opened2.ok, JSON.stringify(opened2));
+    assert.match(opened2.value.reportId, /^sanitizer-/);
+    const withReport = (await dispatch(handlers, 'bundle.preview', { ...request, sanitizerId: opened2.value.reportId })) as typeof preview;
+    assert.ok(withReport.ok, JSON.stringify(withReport));
+    assert.ok(withReport.value.files.some((f) => f.name === 'sanitizer.json'));
+    assert.ok(!preview.value.files.some((f) => f.name === 'sanitizer.json'), 'none without one');
+    const sentBack = (await dispatch(handlers, 'bundle.preview', { ...request, sanitizer: { verdict: 'clean' } })) as { ok: boolean; error: { code: string } };
+    assert.equal(sentBack.error.code, 'BAD_REQUEST');
+    const gone = (await dispatch(handlers, 'bundle.preview', { ...request, sanitizerId: 'sanitizer-00000000-0000-4000-8000-000000000000' })) as {
       ok: boolean;
       error: { code: string; message: string };
     };
-    assert.match(fakeReport.error.message, /The sanitizer report is not one the workbench wrote/);
+    assert.equal(gone.error.code, 'HELD_GONE');
+    assert.match(
+      gone.error.message,
+      /no longer holds this sanitizer report .*: run the sanitizer again \(or open its report again\), then export the bundle\.$/,
+    );
   } finally {
     await workbench.dispose();
   }

@@ -40,6 +40,7 @@ function refused(envelope: Envelope<unknown>, code: string): string {
 }
 
 let outcomeId = '';
+let reportId = '';
 
 test('run.open answers the outcome with its id; run.save by that id writes the host’s own outcome, without the id', async () => {
   const opened = answered<{ outcomeId: string; status: string; diagnosis: { headline: string } }>(await api.call('run.open', { path: RESULT }));
@@ -69,6 +70,23 @@ test('bundle.preview and bundle.export by the outcome’s id: what would go in, 
     done.files.map((f) => f.name),
     preview.files.map((f) => f.name),
   );
+});
+
+test('a sanitizer report opened is answered with its id, and a bundle names it by that id: sanitizer.json goes in', async () => {
+  const report = answered<{ reportId: string; groups: unknown[] }>(
+    await api.call('sanitize.open', { xmlPath: null, textPath: join(ROOT, 'test/fixtures/sanitizer/memcheck-oob.txt') }),
+  );
+  assert.match(report.reportId, /^sanitizer-[0-9a-f-]{36}$/);
+  reportId = report.reportId;
+  const preview = answered<{ files: { name: string }[] }>(
+    await api.call('bundle.preview', { plan: null, outcomeId, origin: 'the result never-frees.json', includeSources: false, sanitizerId: reportId }),
+  );
+  assert.ok(
+    preview.files.some((f) => f.name === 'sanitizer.json'),
+    preview.files.map((f) => f.name).join(', '),
+  );
+  // The report itself sent back is refused before any handler sees it.
+  refused(await api.call('bundle.preview', { plan: null, outcomeId, origin: 'x', sanitizer: report }), 'BAD_REQUEST');
 });
 
 test('memory.export by id: a run’s timeline (its outcomeId), and a file’s (the id memory.open gave), as traces Perfetto opens', async () => {
@@ -106,6 +124,15 @@ test('an id from another session of the host is refused in words that say what h
   assert.match(
     refused(await api.call('memory.export', { format: 'trace', path, timelineId: 'timeline-00000000-0000-4000-8000-000000000000' }), 'HELD_GONE'),
     /this memory timeline .*: open its file again, then export\.$/,
+  );
+  // The run opened again in this session, its report from the last one: the report is what is missing, in words.
+  const reopened = answered<{ outcomeId: string }>(await api.call('run.open', { path: RESULT }));
+  assert.match(
+    refused(
+      await api.call('bundle.export', { plan: null, outcomeId: reopened.outcomeId, origin: 'x', sanitizerId: reportId, path: join(work, 'again.zip') }),
+      'HELD_GONE',
+    ),
+    /^The workbench no longer holds this sanitizer report \(.*\): run the sanitizer again \(or open its report again\), then export the bundle\.$/,
   );
   assert.equal(existsSync(path) || existsSync(join(work, 'again.zip')), false);
 });

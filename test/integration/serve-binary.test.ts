@@ -100,6 +100,14 @@ test('bundle.open: the run’s timeline arrives as typed arrays equal to the bun
 test('answers without columns stay JSON text, and the browser may still send no binary frame', async () => {
   const info = await call(3, 'app.info', {});
   assert.equal(info.at(-1)!.binary, false);
+  // A run's outcome (its event log and read-backs: the largest answers with no columns) is text, as JSON writes it.
+  const run = (await call(5, 'run.open', { path: join(ROOT, 'test/fixtures/runs/never-frees.json') })).at(-1)!;
+  assert.equal(run.binary, false);
+  assert.equal(run.message.envelope?.ok, true);
+  // A refusal of a channel that answers columns is text too: only an answer that holds them is a binary frame.
+  const refused = (await call(6, 'memory.open', { path: join(work, 'no-such.pickle') })).at(-1)!;
+  assert.equal(refused.binary, false);
+  assert.equal(refused.message.envelope?.ok, false);
   const before = frames.length;
   ws.send(Buffer.from(JSON.stringify({ id: 4, channel: 'app.info', request: {} })), { binary: true });
   for (let waited = 0; frames.length === before && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));

@@ -170,7 +170,24 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
   // Paths stay inside the fuzz's own folder: the fuzz must not write into the checkout or the home folder.
   const inside = () => join(dir, `f${Math.floor(rand() * 20)}`);
   // Ids of what the host holds: none of these was given out by this host (gone, or never), or is not an id at all.
-  const heldId = () => pick(['run-00000000-0000-4000-8000-000000000000', 'timeline-1', 'monitor:ui-1', 'monitor:', '../../etc/passwd', '', 'x'.repeat(81)]);
+  const heldId = () =>
+    pick([
+      'run-00000000-0000-4000-8000-000000000000',
+      'timeline-1',
+      'monitor:ui-1',
+      'monitor:',
+      'sanitizer-1',
+      'profile-1',
+      '../../etc/passwd',
+      '',
+      'x'.repeat(81),
+    ]);
+  // What a bundle names beside its run: a report, samples and a profile the host may hold, or not.
+  const seen = () => ({
+    ...(rand() < 0.5 ? { sanitizerId: heldId() } : {}),
+    ...(rand() < 0.3 ? { samplesId: heldId() } : {}),
+    ...(rand() < 0.3 ? { profileId: heldId() } : {}),
+  });
   const templates: Record<string, () => Record<string, unknown>> = {
     'files.read': () => ({ path: inside() }),
     'files.write': () => ({ path: inside(), text: pick(strings) }),
@@ -188,8 +205,8 @@ function fuzzMessages(count: number, seed: number, dir: string): string[] {
     }),
     'run.page': () => ({ runnerPid: 1, runId: 'x', buffer: 'b', offset: 0, count: 1 }),
     'bundle.open': () => ({ path: inside() }),
-    'bundle.preview': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings) }),
-    'bundle.export': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings), path: inside() }),
+    'bundle.preview': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings), ...seen() }),
+    'bundle.export': () => ({ plan: value(1), outcomeId: heldId(), origin: pick(strings), path: inside(), ...seen() }),
     'compile.sass': () => ({ key: '0'.repeat(64) }),
     'sanitize.open': () => ({ xmlPath: inside(), textPath: rand() < 0.5 ? inside() : '/dev/zero', tool: null }),
     // serve runs no program the browser names (it was not started with --allow-programs): the marker never appears.

@@ -55,6 +55,33 @@ test('the bundle calls wait for the doctor, the compiles and the zip', () => {
   assert.equal(limit('bundle.export', { ...fields, path: '/b.zip' }), 300_000);
 });
 
+test('a bundle names what was seen with its run by the ids the host answered; the data itself is refused', () => {
+  const fields = { plan: plan(1), outcomeId: 'run-1', origin: 'k.cu', path: '/b.zip' };
+  const asked = channels['bundle.export'].request.safeParse({ ...fields, sanitizerId: 'sanitizer-1', samplesId: 'monitor:m-1', profileId: 'profile-1' });
+  assert.ok(asked.success, asked.error?.message);
+  assert.deepEqual(channels['bundle.preview'].request.parse({ plan: null, outcomeId: 'run-1', origin: '' }), {
+    plan: null,
+    outcomeId: 'run-1',
+    origin: '',
+    sanitizerId: null,
+    samplesId: null,
+    profileId: null,
+    includeSources: true,
+    redact: true,
+    recordedHere: false,
+  });
+  for (const sent of [{ sanitizer: { verdict: 'clean' } }, { samples: { samples: [] } }, { profile: { version: 1 } }, { sanitizerId: { verdict: 'clean' } }])
+    assert.equal(channels['bundle.export'].request.safeParse({ ...fields, ...sent }).success, false, JSON.stringify(sent));
+});
+
+test('a sanitizer report is answered with the id it is held under, and a kernel profile made with a run with its own', () => {
+  const report = { tool: 'memcheck', verdict: 'clean' };
+  const withoutId = channels['sanitize.open'].response.safeParse(report);
+  assert.ok(!withoutId.success && withoutId.error.issues.some((i) => i.path.join('.') === 'reportId'), 'the id is required');
+  const profiled = channels['profile.run'].response.safeParse({ outcome: {}, profile: null });
+  assert.ok(!profiled.success && profiled.error.issues.some((i) => i.path.join('.') === 'profileId'));
+});
+
 /** A read-back's values as the run had them: NaN, which JSON wrote as null. */
 const nanRevived = (key: string, value: unknown) => {
   if ((key === 'expected' || key === 'actual') && value === null) return NaN;

@@ -23,7 +23,7 @@ test('an outcome held is given back by its id, the same data, and the id is not 
 
 test('past its bound the oldest go first, and an id that is gone is said in words: what it named, what to do', () => {
   const size = approxBytes({ kind: 'outcome', outcome });
-  const held = new HeldResults({ outcome: size * 2.5, timeline: size * 1.5, samples: size });
+  const held = new HeldResults({ outcome: size * 2.5, timeline: size * 1.5, samples: size, sanitizer: size, profile: size });
   const [a, b, c] = [0, 1, 2].map(() => held.holdOutcome(outcome).outcomeId);
   // Timelines opened meanwhile, past their own bound, push out timelines only: the newest run results stay.
   held.holdTimelines([outcome, outcome, outcome] as never);
@@ -52,6 +52,32 @@ test('an id of another kind is refused as such, not misread', () => {
     () => held.outcome(timelineId!, 'save it'),
     (e: unknown) => e instanceof ApiError && e.code === 'HELD_KIND',
   );
+});
+
+test('a sanitizer report and a kernel profile are held by the id answered with them; one that is gone says what brings it back', () => {
+  const held = new HeldResults();
+  const report = { verdict: 'clean', headline: 'No errors' } as never;
+  const answered = held.holdReport(report);
+  assert.match(answered.reportId, /^sanitizer-[0-9a-f-]{36}$/);
+  assert.equal(held.report(answered.reportId, 'export the bundle'), report);
+  assert.equal('reportId' in held.report(answered.reportId, 'export the bundle'), false, 'what is bundled carries no id');
+  const profileId = held.holdProfile({ kind: 'gpu-workbench-profile' } as never);
+  assert.match(profileId, /^profile-[0-9a-f-]{36}$/);
+  assert.deepEqual(held.profile(profileId, 'export the bundle'), { kind: 'gpu-workbench-profile' });
+
+  assert.throws(
+    () => held.report('sanitizer-00000000-0000-4000-8000-000000000000', 'export the bundle'),
+    /^HeldGoneError: The workbench no longer holds this sanitizer report .*: run the sanitizer again \(or open its report again\), then export the bundle\.$/,
+  );
+  assert.throws(
+    () => held.profile('profile-0f', 'export the bundle'),
+    /no longer holds this kernel profile .*: profile the kernel again, then export the bundle\.$/,
+  );
+  assert.throws(
+    () => held.profile(answered.reportId, 'export the bundle'),
+    (e: unknown) => e instanceof ApiError && e.code === 'HELD_KIND' && e.message === 'That id names a sanitizer report, not a kernel profile.',
+  );
+  assert.throws(() => held.samples(profileId, 'export the bundle'), /^ApiError: That id names a kernel profile, not a monitoring session’s samples\.$/);
 });
 
 test('a monitoring session is held under its own id, and what it holds follows the stream', () => {

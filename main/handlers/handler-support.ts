@@ -4,7 +4,8 @@ import { readdir } from 'node:fs/promises';
 import { ApiError, type CallContext, type ChannelEvent, type ChannelName, type ChannelRequest, type ChannelResponse } from '../../core/api/channels';
 import { BundleInputError, type BundleRequest } from '../bundle/bundle-service';
 import { samplesDuring } from '../../core/memory/run-timeline';
-import type { HeldResults } from '../services/held-results';
+import { HeldGoneError, type HeldResults } from '../services/held-results';
+import type { SampleSeries } from '../../core/memory/samples';
 import { BundleRefusedError } from '../bundle/read-bundle';
 import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { projectRoot } from '../paths';
@@ -22,7 +23,7 @@ export type HandlerGroup<C extends ChannelName> = { [K in C]: Handler<K> };
 export function bundleRequest(r: ChannelRequest<'bundle.preview'>, held: HeldResults): BundleRequest {
   const doing = 'export the bundle';
   const outcome = held.outcome(r.outcomeId, doing);
-  const monitor = r.samplesId ? held.samples(r.samplesId, doing) : null;
+  const monitor = r.samplesId ? heldSamples(held, r.samplesId, doing) : null;
   return {
     plan: r.plan,
     outcome,
@@ -35,6 +36,19 @@ export function bundleRequest(r: ChannelRequest<'bundle.preview'>, held: HeldRes
     redact: r.redact ?? true,
     recordedHere: r.recordedHere ?? false,
   };
+}
+
+/**
+ * The monitoring session's samples the renderer names because the run took none of its own: nobody chose them, so a
+ * session the host no longer holds leaves them out (the preview's list shows what goes in) instead of refusing the bundle.
+ */
+function heldSamples(held: HeldResults, id: string, doing: string): SampleSeries | null {
+  try {
+    return held.samples(id, doing);
+  } catch (error) {
+    if (error instanceof HeldGoneError) return null;
+    throw error;
+  }
 }
 
 /** A bundle's problems reach the user as their message, with a code the UI can tell apart. */

@@ -135,4 +135,16 @@ test('an id from another session of the host is refused in words that say what h
     /^The workbench no longer holds this sanitizer report \(.*\): run the sanitizer again \(or open its report again\), then export the bundle\.$/,
   );
   assert.equal(existsSync(path) || existsSync(join(work, 'again.zip')), false);
+  // A monitoring session's samples are sent unasked (the run took none of its own): one no longer held is left out.
+  const withoutSamples = join(work, 'without-samples.zip');
+  answered(
+    await api.call('bundle.export', {
+      plan: null,
+      outcomeId: reopened.outcomeId,
+      origin: 'x',
+      samplesId: 'monitor:m-00000000-0000-4000-8000-000000000000',
+      path: withoutSamples,
+    }),
+  );
+  assert.equal(existsSync(withoutSamples), true, 'exported, without the samples');
 });

@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-
 import type { AbortLike } from '../../core/api/channels';
-import { groupLeaderHandle } from '../process/launcher';
-import { GROUP_REAPER } from '../process/sanitizer-launcher';
-import { BoundedOutput } from './bounded-output';
+import { runInOwnGroup } from '../process/group-program';
+import type { BoundedOutput } from './bounded-output';
 
 export interface ToolProgramRun {
   code: number | null;
@@ -19,11 +16,10 @@ const STOP_GRACE_MS = 5_000;
 const PIPES_AFTER_EXIT_MS = 2_000;
 
 /**
- * Runs a CUDA tool (compute-sanitizer, ncu) leading a program the user gave: the tool leads a process group of its own with a reaper in
- * it tied to the host, so the program dies with the host; a timeout or an abort stops the whole group (SIGTERM, then
- * SIGKILL after a grace). The output is kept bounded and streamed as it comes.
+ * Runs a CUDA tool (compute-sanitizer, ncu) leading a program the user gave, in a process group of its own tied to
+ * the host (main/process/group-program.ts); a tool that cannot be started is an error that says so.
  */
-export function runToolProgram(
+export async function runToolProgram(
   toolPath: string,
   args: string[],
   options: {
@@ -39,60 +35,12 @@ export function runToolProgram(
     onChunk?: (chunk: Buffer) => void;
   },
 ): Promise<ToolProgramRun> {
-  // The one handle of a child that leads its group: after its exit only the group is signalled, never a reused pid.
-  const child = spawn('/bin/sh', ['-c', GROUP_REAPER, options.name, toolPath, ...args], {
-    cwd: options.cwd,
-    env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    detached: true,
+  const run = await runInOwnGroup({
+    ...options,
+    argv: [toolPath, ...args],
+    stopGraceMs: options.stopGraceMs ?? STOP_GRACE_MS,
+    pipesAfterExitMs: PIPES_AFTER_EXIT_MS,
   });
-  const handle = groupLeaderHandle(child, child.stdio[3]);
-  const output = new BoundedOutput();
-  const onData = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
-    options.onOutput?.(chunk.toString('utf8'), stream);
-    output.push(chunk);
-    options.onChunk?.(chunk);
-  };
-  child.stdout!.on('data', onData('stdout'));
-  child.stderr!.on('data', onData('stderr'));
-  let timedOut: { afterMs: number } | null = null;
-  let cancelled = false;
-  let exited = false;
-  const stop = () => {
-    handle.kill('SIGTERM');
-    setTimeout(() => handle.kill('SIGKILL'), options.stopGraceMs ?? STOP_GRACE_MS).unref();
-  };
-  const watchdog = setTimeout(() => {
-    timedOut = { afterMs: options.timeoutMs };
-    stop();
-  }, options.timeoutMs);
-  const onAbort = () => {
-    if (exited) return;
-    cancelled = true;
-    stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  return new Promise((resolve, reject) => {
-    child.on('error', (error) => {
-      clearTimeout(watchdog);
-      reject(new Error(`${options.name} could not be started: ${error.message}`));
-    });
-    child.on('exit', (code, signal) => {
-      exited = true;
-      clearTimeout(watchdog);
-      // The pipes close once all that holds them is gone; a process that left the group (a daemon it started) may hold
-      // them for ever: what came by then is what there is.
-      const done = () => resolve({ code, signal, timedOut, cancelled, output });
-      const late = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        done();
-      }, PIPES_AFTER_EXIT_MS);
-      child.once('close', () => {
-        clearTimeout(late);
-        done();
-      });
-    });
-  });
+  if (run.spawnError !== null) throw new Error(`${options.name} could not be started: ${run.spawnError}`);
+  return { code: run.code, signal: run.signal, timedOut: run.timedOut ? { afterMs: options.timeoutMs } : null, cancelled: run.cancelled, output: run.output };
 }

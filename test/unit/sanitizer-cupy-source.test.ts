@@ -120,7 +120,10 @@ test("a source the cache does not hold: the tool's place stays, and the report s
 test("the workbench's kernel cache is trimmed to its bound oldest kernel first, a cubin and its saved source together", async () => {
   const cache = mkdtempSync(join(scratch, 'kept-'));
   const kernel = (hash: string, ageS: number, bytes: number) => {
-    for (const [name, size] of [[`${hash}.cubin`, bytes], [`${hash}.cubin.cu`, 100]] as const) {
+    for (const [name, size] of [
+      [`${hash}.cubin`, bytes],
+      [`${hash}.cubin.cu`, 100],
+    ] as const) {
       writeFileSync(join(cache, name), Buffer.alloc(size));
       const at = Date.now() / 1000 - ageS;
       utimesSync(join(cache, name), at, at);

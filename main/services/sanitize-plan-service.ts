@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { makePrivateFolder } from './private-folder';
 import type { AbortLike, SanitizeEvent } from '../../core/api/channels';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
+import { emptySummary } from '../../core/sanitizer/parse-text';
 import { nameFindingAddress } from '../../core/sanitizer/name-address';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
@@ -84,6 +85,9 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     );
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
     await pool.dispose();
+    // Started beside the compile, the runner under the tool may have opened a context for a plan that then never ran
+    // (it did not compile, its device was missing): that report saw nothing of the plan, and must not be judged clean.
+    if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };
     const report = await collectReport({
       tool: request.tool,
       command: ['gpu-workbench', 'sanitize', '--tool', request.tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
@@ -108,6 +112,36 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     await pool?.dispose();
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+/** Whether the plan got as far as its runner: a result, or the runner's end (a crash, the watchdog). */
+const reachedRun = (outcome: RunOutcome): boolean => outcome.result != null || outcome.exit != null;
+
+/** The report of a plan that never ran: the tool checked nothing, and the run's own diagnosis says why. */
+function notRunReport(request: SanitizePlanRequest, outcome: RunOutcome, sanitizer: { path: string }, started: number): SanitizeReport {
+  const { tool } = request;
+  const cancelled = outcome.status === 'cancelled';
+  return {
+    tool,
+    command: ['gpu-workbench', 'sanitize', '--tool', tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
+    cwd: process.cwd(),
+    sanitizer: { path: sanitizer.path, version: null },
+    exitCode: null,
+    signal: null,
+    durationMs: performance.now() - started,
+    findings: 0,
+    findingsFrom: 'xml',
+    groups: [],
+    summary: emptySummary(),
+    xmlFiles: [],
+    programOutput: '',
+    toolOutput: '',
+    outputDroppedBytes: 0,
+    problems: [],
+    verdict: cancelled ? 'cancelled' : 'no-cuda',
+    headline: cancelled ? `Cancelled: ${tool} was stopped before the plan ran.` : `${tool} checked nothing: the plan never ran.`,
+    details: [cancelled ? 'Run it again when you are ready.' : `${outcome.diagnosis.headline} Fix that first, then run it under ${tool} again.`],
+  };
 }
 
 /**

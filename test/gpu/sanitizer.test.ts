@@ -148,6 +148,20 @@ test("out of memory under compute-sanitizer: the workbench's own processes holdi
   }
 });
 
+test('a plan that does not compile is not called clean: the tool checked nothing, and the exit says so', async () => {
+  // Its runner starts under the tool beside the compile: the report of that runner saw nothing of the plan.
+  const r = await sanitize([
+    '--tool',
+    'memcheck',
+    join(SAMPLES, 'syntax-error/missing_semicolon.cu'),
+    ...['--kernel', 'scale', '--grid', '1', '--block', '32', '--arg', 'data:f32[32]=0', '--arg', 'factor:f32=2', '--arg', 'n:i32=32'],
+  ]);
+  const { report, run } = parseJson<{ report: SanitizeReport; run: { status: string } }>(r);
+  assert.notEqual(r.code, 0);
+  assert.equal(run.status, 'compile-error');
+  assert.deepEqual([report.verdict, report.headline], ['no-cuda', 'memcheck checked nothing: the plan never ran.']);
+});
+
 test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {
   const left = listProcesses().filter((p) => /compute-sanitizer|dist\/main\/runner\.js|oob\.py|leak\.py/.test(p.cmdline) && p.pid !== process.pid);
   assert.deepEqual(left, []);

@@ -25,9 +25,16 @@ export interface CupyKernelCache {
 /** The workbench's CuPy kernel cache is kept under this size, the least recently written files removed first. */
 export const MAX_CUPY_CACHE_BYTES = 256 * 2 ** 20;
 
+/** A variable's value when it names an absolute folder; empty or relative ones are unset (as the XDG spec says). */
+const absoluteDir = (value: string | undefined): string | null => (value && isAbsolute(value) ? value : null);
+
 /** The workbench's own CuPy kernel cache: GPU_WORKBENCH_CUPY_CACHE_DIR, else beside the compile cache. */
 export const workbenchCupyCacheDir = (): string =>
-  process.env['GPU_WORKBENCH_CUPY_CACHE_DIR'] ?? join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'gpu-workbench', 'cupy-kernels');
+  absoluteDir(process.env['GPU_WORKBENCH_CUPY_CACHE_DIR']) ??
+  join(absoluteDir(process.env['XDG_CACHE_HOME']) ?? join(homedir(), '.cache'), 'gpu-workbench', 'cupy-kernels');
+
+/** The names CuPy gives a kernel's files: `<hash>.cubin`, and its saved source `<hash>.cubin.cu`. Nothing else is touched. */
+const KERNEL_FILE = /^([0-9a-f]{16,128})\.cubin(\.cu)?$/;
 
 /**
  * CuPy's kernel cache for a program under the tool: the caller's CUPY_CACHE_DIR when its environment sets one
@@ -47,14 +54,17 @@ export async function cupyKernelCache(programEnv: Readonly<Record<string, string
   return { dir, private: true, env: { ...save, CUPY_CACHE_DIR: dir } };
 }
 
-/** The folder, made private if missing and trimmed to its bound; null when it is not this user's own plain folder. */
+/**
+ * The folder, made private if missing and tidied (trimmed to its bound, kernels without their source removed); null
+ * when it is not this user's own plain folder, which the run then does without.
+ */
 async function keptCacheDir(dir: string): Promise<string | null> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const info = await lstat(dir);
     const mine = typeof process.getuid !== 'function' || info.uid === process.getuid();
     if (!info.isDirectory() || !mine || (info.mode & 0o077) !== 0) return null;
-    await trimCache(dir, MAX_CUPY_CACHE_BYTES);
+    await tidyCache(dir, MAX_CUPY_CACHE_BYTES);
     return dir;
   } catch {
     return null;
@@ -62,27 +72,37 @@ async function keptCacheDir(dir: string): Promise<string | null> {
 }
 
 /**
- * Removes the least recently written kernels until the folder holds at most `maxBytes`; answers how many went. A
- * kernel's files (`<hash>.cubin`, its saved source `<hash>.cubin.cu`) go together: a cubin left without its source
- * would be loaded, and its line could no longer be found in the user's .py.
+ * Keeps the folder under `maxBytes`, removing the least recently written kernels first, and removes each cubin whose
+ * saved source is not beside it (a run killed between CuPy writing the two): CuPy would load it, and its line could
+ * never be found in the user's .py. A kernel's files go together. Only CuPy's kernel files are touched (KERNEL_FILE),
+ * whatever else the folder holds. Answers how many kernels went.
  */
-export async function trimCache(dir: string, maxBytes: number): Promise<number> {
-  const kernels = new Map<string, { paths: string[]; bytes: number; mtimeMs: number }>();
-  for (const name of await readdir(dir)) {
-    const info = await lstat(join(dir, name)).catch(() => null);
-    if (!info?.isFile()) continue;
-    const key = name.split('.', 1)[0]!;
-    const kernel = kernels.get(key) ?? { paths: [], bytes: 0, mtimeMs: 0 };
+export async function tidyCache(dir: string, maxBytes: number): Promise<number> {
+  const kernels = new Map<string, { paths: string[]; bytes: number; mtimeMs: number; source: boolean }>();
+  const names = (await readdir(dir)).flatMap((name) => {
+    const m = KERNEL_FILE.exec(name);
+    return m ? [{ name, hash: m[1]!, source: m[2] !== undefined }] : [];
+  });
+  const infos = await Promise.all(names.map((n) => lstat(join(dir, n.name)).catch(() => null)));
+  names.forEach(({ name, hash, source }, i) => {
+    const info = infos[i];
+    if (!info?.isFile()) return;
+    const kernel = kernels.get(hash) ?? { paths: [], bytes: 0, mtimeMs: 0, source: false };
     kernel.paths.push(join(dir, name));
     kernel.bytes += info.size;
     kernel.mtimeMs = Math.max(kernel.mtimeMs, info.mtimeMs);
-    kernels.set(key, kernel);
-  }
-  let total = [...kernels.values()].reduce((sum, k) => sum + k.bytes, 0);
-  let removed = 0;
-  for (const k of [...kernels.values()].sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    kernel.source ||= source;
+    kernels.set(hash, kernel);
+  });
+  const remove = (k: { paths: string[] }) => Promise.all(k.paths.map((p) => rm(p, { force: true })));
+  const orphans = [...kernels.values()].filter((k) => !k.source);
+  await Promise.all(orphans.map(remove));
+  const kept = [...kernels.values()].filter((k) => k.source).sort((a, b) => a.mtimeMs - b.mtimeMs);
+  let total = kept.reduce((sum, k) => sum + k.bytes, 0);
+  let removed = orphans.length;
+  for (const k of kept) {
     if (total <= maxBytes) break;
-    await Promise.all(k.paths.map((p) => rm(p, { force: true })));
+    await remove(k);
     total -= k.bytes;
     removed++;
   }
@@ -165,6 +185,6 @@ const namesCupySource = (g: FindingGroup): boolean =>
 
 const missingSource = (name: string, cache: Pick<CupyKernelCache, 'dir' | 'private'>): string =>
   cache.private
-    ? `CuPy's copy of the kernel source ${name} was not in the workbench's kernel cache (${cache.dir}): the kernel's line is shown as CuPy named it, not in your .py.`
+    ? `CuPy's copy of the kernel source ${name} was not in the workbench's kernel cache (${cache.dir}): the kernel's line is shown as CuPy named it, not in your .py. The next run compiles it again with its source (the workbench removes a kernel saved without it).`
     : `CuPy's copy of the kernel source ${name} is not in CUPY_CACHE_DIR (${cache.dir}): CuPy saves it only when it compiles the kernel, and this one was cached already. ` +
       'Unset CUPY_CACHE_DIR (the workbench then gives the run a cache of its own), or remove that kernel from the cache, to see its line in your .py.';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -98,6 +98,9 @@ test("a CuPy RawKernel's invalid read is shown at its line in oob.py; the launch
 });
 
 test('a kept cache already holding the kernel and its source (an earlier step compiled it) places the line as well', async () => {
+  mkdirSync(keptCache, { recursive: true, mode: 0o700 });
+  copyFileSync(OOB.FAKE_SOURCE, join(keptCache, '856f8193deab3878984904ecb40fceb5f1fe63c4.cubin.cu'));
+  writeFileSync(join(keptCache, '856f8193deab3878984904ecb40fceb5f1fe63c4.cubin'), 'cubin');
   const r = parseJson<SanitizeReport>(await sanitize({ ...OOB, FAKE_SOURCE: '' }, true));
   assert.equal(seenEnv()['CUPY_CACHE_DIR'], keptCache);
   assert.equal(r.groups[0]!.sourceMapped?.line, 21);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -9,7 +9,7 @@ import { cupySourceName, findKernelLine } from '../../core/sanitizer/cupy-kernel
 import { describeGroup } from '../../core/sanitizer/group';
 import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';
 import { parseSanitizerXml } from '../../core/sanitizer/parse-xml';
-import { placeCupyKernels, scriptOf, trimCache } from '../../main/tools/cupy-kernel-sources';
+import { placeCupyKernels, scriptOf, tidyCache } from '../../main/tools/cupy-kernel-sources';
 import { ROOT } from '../helpers/cli';
 import { relocatedRecording } from '../helpers/program-fixtures';
 
@@ -119,22 +119,31 @@ test("a source the cache does not hold: the tool's place stays, and the report s
 
 test("the workbench's kernel cache is trimmed to its bound oldest kernel first, a cubin and its saved source together", async () => {
   const cache = mkdtempSync(join(scratch, 'kept-'));
-  const kernel = (hash: string, ageS: number, bytes: number) => {
-    for (const [name, size] of [
-      [`${hash}.cubin`, bytes],
-      [`${hash}.cubin.cu`, 100],
-    ] as const) {
-      writeFileSync(join(cache, name), Buffer.alloc(size));
-      const at = Date.now() / 1000 - ageS;
-      utimesSync(join(cache, name), at, at);
-    }
+  const age = (name: string, ageS: number) => {
+    const at = Date.now() / 1000 - ageS;
+    utimesSync(join(cache, name), at, at);
   };
-  kernel('aaa', 300, 1000);
-  kernel('bbb', 200, 1000);
-  kernel('ccc', 100, 1000);
-  assert.equal(await trimCache(cache, 5000), 0, 'under the bound: nothing goes');
-  assert.equal(await trimCache(cache, 2300), 1);
-  assert.deepEqual(readdirSync(cache).sort(), ['bbb.cubin', 'bbb.cubin.cu', 'ccc.cubin', 'ccc.cubin.cu']);
-  assert.equal(await trimCache(cache, 0), 2);
-  assert.deepEqual(readdirSync(cache), []);
+  const kernel = (hash: string, ageS: number, bytes: number, withSource = true) => {
+    writeFileSync(join(cache, `${hash}.cubin`), Buffer.alloc(bytes));
+    age(`${hash}.cubin`, ageS);
+    if (!withSource) return;
+    writeFileSync(join(cache, `${hash}.cubin.cu`), Buffer.alloc(100));
+    age(`${hash}.cubin.cu`, ageS);
+  };
+  const [a, b, c, orphan] = ['a', 'b', 'c', 'd'].map((x) => x.repeat(40));
+  kernel(a!, 300, 1000);
+  kernel(b!, 200, 1000);
+  kernel(c!, 100, 1000);
+  // Not CuPy's: never touched, however old or large.
+  writeFileSync(join(cache, 'notes.txt'), Buffer.alloc(10_000));
+  age('notes.txt', 9999);
+  assert.equal(await tidyCache(cache, 5000), 0, 'under the bound: nothing goes');
+  assert.equal(await tidyCache(cache, 2300), 1);
+  assert.deepEqual(readdirSync(cache).sort(), [`${b}.cubin`, `${b}.cubin.cu`, `${c}.cubin`, `${c}.cubin.cu`, 'notes.txt']);
+  // A cubin written without its source (a run killed between the two) goes whatever the bound: CuPy would load it.
+  kernel(orphan!, 10, 10, false);
+  assert.equal(await tidyCache(cache, 5000), 1);
+  assert.equal(existsSync(join(cache, `${orphan}.cubin`)), false);
+  assert.equal(await tidyCache(cache, 0), 2);
+  assert.deepEqual(readdirSync(cache), ['notes.txt']);
 });

@@ -145,7 +145,9 @@ const runnerPoolStatusSchema = z.object({
       busy: z.boolean(),
       startupMs: z.number().nullable(),
       /** Where the start-up went (RunnerStatus.startupPhases); null while it starts, or where no context was tried. */
-      startupPhases: z.object({ bootMs: z.number(), librariesMs: z.number(), contextMs: z.number(), warmUpMs: z.number() }).nullable(),
+      startupPhases: z
+        .object({ bootMs: z.number(), librariesMs: z.number(), contextMs: z.number(), warmUpMs: z.number(), warmUpProblem: z.string().nullable() })
+        .nullable(),
     }),
   ),
   recentExits: z.array(z.object({ pid: z.number().int(), kind: z.string(), summary: z.string(), at: z.string() })),
@@ -551,6 +553,7 @@ export type ChannelEvent<C extends ChannelName> = Channels[C] extends { events: 
 export interface AbortLike {
   readonly aborted: boolean;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener?(type: 'abort', listener: () => void): void;
 }
 
 /** What a call's caller may add: a way to cancel it, a listener for its events, and its own time limit. */

@@ -30,7 +30,7 @@ export interface GroupProgramRun {
   code: number | null;
   signal: string | null;
   timedOut: boolean;
-  /** Stopped by the caller's signal, and not by the timeout. */
+  /** Stopped by the caller's signal before the timeout stopped it (the first cause is the one reported). */
   cancelled: boolean;
   output: BoundedOutput;
   durationMs: number;
@@ -71,16 +71,19 @@ export function runInOwnGroup(options: GroupProgramOptions): Promise<GroupProgra
     handle.kill('SIGTERM');
     setTimeout(() => handle.kill('SIGKILL'), options.stopGraceMs).unref();
   };
+  // The first cause is the one reported: a cancel is not turned into a timeout by the watchdog firing in its grace.
   const watchdog = setTimeout(
     () => {
+      if (cancelled) return;
       timedOut = true;
       stop();
     },
     Math.max(0, options.timeoutMs),
   );
   const onAbort = () => {
-    if (exited) return;
+    if (exited || timedOut) return;
     cancelled = true;
+    clearTimeout(watchdog);
     stop();
   };
   if (options.signal?.aborted) onAbort();
@@ -89,12 +92,14 @@ export function runInOwnGroup(options: GroupProgramOptions): Promise<GroupProgra
   return new Promise((resolve) => {
     const finish = (code: number | null, signal: string | null, spawnError: string | null) => {
       clearTimeout(watchdog);
+      // A signal that outlives this run (a diagnosis's, over all its steps) must not keep it alive.
+      options.signal?.removeEventListener?.('abort', onAbort);
       resolve({
         pid: child.pid ?? null,
         code,
         signal,
         timedOut,
-        cancelled: cancelled && !timedOut,
+        cancelled,
         output,
         durationMs: performance.now() - started,
         spawnError,

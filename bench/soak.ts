@@ -140,8 +140,9 @@ async function main(): Promise<void> {
   const startupList = [...startups.values()];
   console.log(`  runner start-up, from its code running to ready (${startupList.length} runners): ${spread(startupList)}`);
   const phase = (key: 'bootMs' | 'librariesMs' | 'contextMs' | 'warmUpMs') => [...phases.values()].map((p) => p[key]);
+  const warmUpProblems = [...phases.values()].flatMap((p) => (p.warmUpProblem ? [p.warmUpProblem] : []));
   console.log(
-    `    of which: Node starting and loading it (before the above) ${spread(phase('bootMs'))}; the driver library ${spread(phase('librariesMs'))}; the context ${spread(phase('contextMs'))}; the warm-up run ${spread(phase('warmUpMs'))}`,
+    `    of which: Node starting and loading it (before the above) ${spread(phase('bootMs'))}; the driver library ${spread(phase('librariesMs'))}; the context ${spread(phase('contextMs'))}; the warm-up run ${spread(phase('warmUpMs'))}; warm-up runs that went wrong: ${warmUpProblems.length}${warmUpProblems.length ? ` (${warmUpProblems[0]})` : ''}`,
   );
   const soon = recoveries.filter((r) => r.sincePreviousFault < 1000);
   console.log(

@@ -74,9 +74,9 @@ export interface RunnerStatus {
   startupMs: number;
   /**
    * Where its start-up went: Node starting and loading the runner (before startupMs begins), the driver library,
-   * the context, the warm-up run. Absent where no context was tried.
+   * the context, the warm-up run (and what went wrong in it, where something did). Absent where no context was tried.
    */
-  startupPhases?: { bootMs: number; librariesMs: number; contextMs: number; warmUpMs: number };
+  startupPhases?: { bootMs: number; librariesMs: number; contextMs: number; warmUpMs: number; warmUpProblem: string | null };
 }
 
 /** The runner's replies: core/process/child-reply.ts, the envelope every child shares. */

@@ -67,12 +67,13 @@ async function start(): Promise<void> {
       status.error = toCudaError(error, 'openContext');
     }
     const warmUpFrom = performance.now();
-    if (status.contextReady) await warmUp();
+    const warmUpProblem = status.contextReady ? await warmUp() : null;
     status.startupPhases = {
       bootMs: started,
       librariesMs: librariesAt - started,
       contextMs: warmUpFrom - contextFrom,
       warmUpMs: performance.now() - warmUpFrom,
+      warmUpProblem,
     };
   }
   status.startupMs = performance.now() - started;
@@ -80,12 +81,13 @@ async function start(): Promise<void> {
 }
 
 /**
- * One run of the warm-up plan before this runner says it is ready (main/runner/warm-up.ts). A failure that leaves the
- * context usable is forgotten (the user's run will meet it, with its own plan); a sticky one means no run could
- * succeed here, so the runner says so instead of being ready.
+ * One run of the warm-up plan before this runner says it is ready (main/runner/warm-up.ts); answers what went wrong
+ * in it, in words, or null. A failure that leaves the context usable is said in the runner's status and goes no
+ * further (the user's run meets whatever it was, with its own plan). A sticky one leaves a context no run could use:
+ * the runner exits as after any sticky error, before it is ready, and the pool starts another in its place.
  */
-async function warmUp(): Promise<void> {
-  if (process.argv.includes(NO_WARM_UP) || process.env['GPU_WORKBENCH_RUNNER_WARM_UP'] === '0') return;
+async function warmUp(): Promise<string | null> {
+  if (process.argv.includes(NO_WARM_UP) || process.env['GPU_WORKBENCH_RUNNER_WARM_UP'] === '0') return null;
   const cache = (modules ??= new ModuleCache(addon));
   try {
     const { result } = await executePlan(
@@ -96,12 +98,10 @@ async function warmUp(): Promise<void> {
       (m) => cache.function(m),
       'warm-up',
     );
-    if (result.failure?.sticky) {
-      status.contextReady = false;
-      status.error = result.failure.error;
-    }
-  } catch {
-    // not a run's failure: the user's first run meets whatever this was, with its own plan
+    if (result.failure?.sticky) process.exit(STICKY_EXIT_CODE);
+    return result.failure ? `${result.failure.error.name}: ${result.failure.error.message}` : null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
   } finally {
     addon.captureOutputStop();
   }

@@ -3,8 +3,9 @@ import { launchPlanSchema, type LaunchPlan } from '../../core/plan/plan-schema';
 import type { CompiledModule } from '../../core/runner/protocol';
 
 /**
- * A kernel any driver JIT-compiles for its GPU (PTX, not a cubin of one architecture): `out[i] = i` for i < n.
- * Its PTX ISA and target are the oldest the CUDA 12 and 13 drivers still take.
+ * The warm-up kernel, as PTX the driver JIT-compiles for the GPU it runs on: `out[i] = i` for i < n. Its target is
+ * Volta (sm_70), so it runs on Volta and newer; on an older GPU its load fails, which the runner says in its status
+ * and goes on without.
  */
 const WARM_UP_PTX = `.version 7.0
 .target sm_70

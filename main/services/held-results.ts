@@ -37,6 +37,7 @@ type Of<K extends Kind> = Extract<Held, { kind: K }>;
 
 /** Each kind's ids begin so (a monitoring session's is monitorTimelineId of its own): an id that is gone still says what it named. */
 const PREFIX: Record<Kind, string> = { outcome: 'run-', timeline: 'timeline-', samples: 'monitor:', sanitizer: 'sanitizer-', profile: 'profile-' };
+const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
 const kindOf = (id: string): Kind => (Object.keys(PREFIX) as Kind[]).find((k) => id.startsWith(PREFIX[k])) ?? 'timeline';
 
 /** What was asked for, in words for the message when it is gone: what it is, and what brings it back. */
@@ -66,8 +67,10 @@ export class HeldGoneError extends ApiError {
  */
 export class HeldResults {
   private readonly held: Record<Kind, BoundedCache<string, { entry: Held; bytes: number }>>;
+  /** Ids given out for results larger than their kind's bound (never held), newest 64, with their sizes. */
+  private readonly tooLarge = new Map<string, number>();
 
-  constructor(capacityBytes: Record<Kind, number> = HELD_BYTES) {
+  constructor(private readonly capacityBytes: Record<Kind, number> = HELD_BYTES) {
     const cache = (kind: Kind) => new BoundedCache<string, { entry: Held; bytes: number }>(capacityBytes[kind], (v) => v.bytes);
     this.held = { outcome: cache('outcome'), timeline: cache('timeline'), samples: cache('samples'), sanitizer: cache('sanitizer'), profile: cache('profile') };
   }
@@ -121,6 +124,12 @@ export class HeldResults {
   entry(id: string, doing: string): Held {
     const kind = kindOf(id);
     const entry = this.held[kind].get(id)?.entry;
+    const large = this.tooLarge.get(id);
+    if (!entry && large !== undefined)
+      throw new ApiError(
+        `${capitalised(GONE[kind].what)} is too large for the workbench to keep (about ${Math.ceil(large / 2 ** 20)} MiB; it keeps ${Math.round(this.capacityBytes[kind] / 2 ** 20)} MiB of them), so it cannot be named to ${doing}. Make it smaller (fewer or smaller buffers read back, a shorter run), then ${doing}.`,
+        'HELD_TOO_LARGE',
+      );
     if (!entry) throw new HeldGoneError(kind, doing);
     return entry;
   }
@@ -135,7 +144,12 @@ export class HeldResults {
 
   private hold(entry: Held): string {
     const id = `${PREFIX[entry.kind]}${randomUUID()}`;
-    this.held[entry.kind].set(id, { entry, bytes: approxBytes(entry) });
+    const bytes = approxBytes(entry);
+    // Larger than its kind's whole bound, it is not held at all: a later call naming it is told so, not "gone".
+    if (bytes > this.capacityBytes[entry.kind]) {
+      this.tooLarge.set(id, bytes);
+      if (this.tooLarge.size > 64) this.tooLarge.delete(this.tooLarge.keys().next().value!);
+    } else this.held[entry.kind].set(id, { entry, bytes });
     return id;
   }
 }

@@ -45,6 +45,21 @@ test('past its bound the oldest go first, and an id that is gone is said in word
   assert.throws(() => held.entry('monitor:ui-1', 'export'), /no longer holds this monitoring session’s samples .*: start monitoring again, then export\./);
 });
 
+test('a result larger than its kind’s whole bound is not held, and naming it says so (not that it is gone)', () => {
+  const size = approxBytes({ kind: 'outcome', outcome });
+  const held = new HeldResults({ outcome: size / 2, timeline: size, samples: size, sanitizer: size, profile: size });
+  const { outcomeId } = held.holdOutcome(outcome);
+  assert.throws(
+    () => held.outcome(outcomeId, 'export the bundle'),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.code === 'HELD_TOO_LARGE' &&
+      /^This run’s result is too large for the workbench to keep \(about \d+ MiB; it keeps \d+ MiB of them\), so it cannot be named to export the bundle\. Make it smaller .*then export the bundle\.$/.test(
+        e.message,
+      ),
+  );
+});
+
 test('an id of another kind is refused as such, not misread', () => {
   const held = new HeldResults();
   const [timelineId] = held.holdTimelines([{ version: 1 } as never]);

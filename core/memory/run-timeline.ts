@@ -47,7 +47,14 @@ export function samplesDuring(series: SampleSeries | null, result: RunResult): S
   const first = series.samples[0]!.timeUs;
   const last = series.samples[series.samples.length - 1]!.timeUs;
   if (first > to || last < from) return null;
-  return series;
+  const { samples } = series;
+  const start = Math.max(0, samples.findIndex((x) => x.timeUs >= from) - 1);
+  const after = samples.findIndex((x) => x.timeUs > to);
+  const end = after === -1 ? samples.length : after + 1;
+  if (start === 0 && end === samples.length) return series;
+  const kept = samples.slice(start, end);
+  const pids = new Set(kept.flatMap((x) => (x.processes ?? []).map((p) => p.pid)));
+  return { ...series, samples: kept, processes: series.processes.filter((p) => pids.has(p.pid)), dropped: start === 0 ? series.dropped : 0 };
 }
 
 /** Time per step in a timeline built without an event log (steps in order, not to time). */

@@ -51,6 +51,8 @@ async function main(): Promise<void> {
       const started = performance.now();
       const r = spawnSync(sanitizer!, bareArgs, { stdio: 'ignore', timeout: 600_000 });
       if (r.error) throw r.error;
+      // The fixed variant runs clean: a bare tool that failed fast would make the workbench look slow.
+      if (r.status !== 0) throw new Error(`the bare ${tool} on ${sample}'s repro exited ${r.status ?? r.signal}: not a clean run to compare with`);
       return performance.now() - started;
     };
     const workbenchOnce = async () => {

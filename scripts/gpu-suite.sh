@@ -2,6 +2,7 @@
 # Runs the GPU suite on the GPU machine, which has no Node.js and no registry: everything it needs is
 # built here and carried (dist/, native/build/Release, and .gpu/node.xz from ../shared/gpu/pack-node.sh).
 # Usage there: bash scripts/gpu-suite.sh          (results and fixtures go to $OUT when it is set)
+#              bash scripts/gpu-suite.sh --split  (two GPUs: the suite in two halves at once, about 7 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v node >/dev/null 2>&1; then
@@ -21,4 +22,29 @@ if [ -n "${OUT:-}" ]; then
 fi
 node --version
 set -o pipefail
-node scripts/run-tests.mjs gpu "$@" 2>&1 | tee ${OUT:+"$OUT/suite.log"}
+if [ "${1:-}" != --split ]; then
+  node scripts/run-tests.mjs gpu "$@" 2>&1 | tee ${OUT:+"$OUT/suite.log"}
+  exit
+fi
+# --split, on a host with two GPUs: check and repro (about 6 minutes) on the second GPU while every other file runs on
+# the first, then monitor.test alone (its 100 Hz sampler reads every GPU, and NVML waits on one under ncu). The
+# "nothing left behind" checks count only their own test process's children (test/helpers/own-processes-tag.ts).
+gpus=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU " || true)
+[ "$gpus" -ge 2 ] || { echo "--split needs two GPUs; this host has $gpus" >&2; exit 2; }
+logs=${OUT:-$(mktemp -d)}
+suite() { NODE_ENV=test node --enable-source-maps --test --test-concurrency=1 --test-reporter=spec "$@"; }
+late='/(check|repro|monitor)\.test\.js$'
+first=$(ls dist/test/gpu/*.test.js | grep -v -E "$late")
+set +e
+(CUDA_VISIBLE_DEVICES=0 suite $first >"$logs/suite-a.log" 2>&1; echo $? >"$logs/suite-a.rc") &
+(CUDA_VISIBLE_DEVICES=1 suite dist/test/gpu/check.test.js dist/test/gpu/repro.test.js >"$logs/suite-b.log" 2>&1; echo $? >"$logs/suite-b.rc") &
+wait
+CUDA_VISIBLE_DEVICES=0 suite dist/test/gpu/monitor.test.js >"$logs/suite-monitor.log" 2>&1
+echo $? >"$logs/suite-monitor.rc"
+status=0
+for part in a b monitor; do
+  echo "suite-$part: exit $(cat "$logs/suite-$part.rc"); $(grep -E '^ℹ (tests|pass|fail) ' "$logs/suite-$part.log" | tr '\n' ' ')"
+  grep -E '^✖ ' "$logs/suite-$part.log" | grep -v 'failing tests' | sort -u
+  [ "$(cat "$logs/suite-$part.rc")" = 0 ] || status=1
+done
+exit $status

@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
+import { startedByThisTest } from '../helpers/own-processes-tag';
+
 import { reportLines } from '../../core/check/check-text';
 import { junitXml } from '../../core/check/junit';
 import { forkLauncher } from '../../main/process/launcher';
@@ -67,6 +69,6 @@ test('after the check: no tool, runner or ncu left behind', async () => {
     const name = program.split('/').pop() ?? '';
     return name === 'compute-sanitizer' || name === 'ncu' || (name.startsWith('node') && script.endsWith('dist/main/runner.js'));
   };
-  const left = listProcesses().filter((p) => ours(p.cmdline) && p.pid !== process.pid);
+  const left = listProcesses().filter((p) => ours(p.cmdline) && p.pid !== process.pid && startedByThisTest(p.pid));
   assert.deepEqual(left, []);
 });

@@ -9,8 +9,10 @@ import { ATTRIBUTES } from '../../core/cuda/device-attributes';
 import type { DoctorCheck } from '../../core/discovery';
 import { parseJson, runCli } from '../helpers/cli';
 
+/** nvidia-smi's rows for the GPUs CUDA sees here: all of them, or those CUDA_VISIBLE_DEVICES names (half of the suite on each GPU). */
+const visible = process.env['CUDA_VISIBLE_DEVICES'] ? ['-i', process.env['CUDA_VISIBLE_DEVICES']] : [];
 const smi = (query: string) =>
-  execFileSync('nvidia-smi', [`--query-gpu=${query}`, '--format=csv,noheader,nounits'], { encoding: 'utf8' })
+  execFileSync('nvidia-smi', [...visible, `--query-gpu=${query}`, '--format=csv,noheader,nounits'], { encoding: 'utf8' })
     .trim()
     .split('\n')
     .map((l) => l.split(',').map((s) => s.trim()));

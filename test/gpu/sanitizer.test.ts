@@ -3,6 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
 
+import { startedByThisTest } from '../helpers/own-processes-tag';
+
 import type { FindingGroup } from '../../core/sanitizer/findings';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { forkLauncher } from '../../main/process/launcher';
@@ -163,7 +165,9 @@ test('a plan that does not compile is not called clean: the tool checked nothing
 });
 
 test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {
-  const left = listProcesses().filter((p) => /compute-sanitizer|dist\/main\/runner\.js|oob\.py|leak\.py/.test(p.cmdline) && p.pid !== process.pid);
+  const left = listProcesses().filter(
+    (p) => /compute-sanitizer|dist\/main\/runner\.js|oob\.py|leak\.py/.test(p.cmdline) && p.pid !== process.pid && startedByThisTest(p.pid),
+  );
   assert.deepEqual(left, []);
   const r = await runCli(['run', '--sample', 'oob-off-by-one', '--fixed', '--json'], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stdout.slice(-2000));

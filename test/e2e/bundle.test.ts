@@ -172,13 +172,19 @@ test('15: an out-of-memory and a leak opened from their bundles: the diagnosis a
   await page.close();
 });
 
+/** The app with the off-by-one sample open and its recorded H100 result on screen. */
+async function openOobResult() {
+  const opened = await openApp(app.browser, app.serve.url, viewport);
+  await opened.page.getByTestId('tab').first().waitFor();
+  await openSample(opened.page, 'oob-off-by-one');
+  await openResult(opened.page, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
+  await opened.page.getByTestId('diagnosis-headline').waitFor();
+  return opened;
+}
+
 test('15: Export bundle… from the Run tab: the exact files and environment, sources and redaction switched, progress, the zip written', async () => {
-  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
-  await page.getByTestId('tab').first().waitFor();
   // A recorded H100 result with its plan (the sample), as a person has one on screen.
-  await openSample(page, 'oob-off-by-one');
-  await openResult(page, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
-  await page.getByTestId('diagnosis-headline').waitFor();
+  const { page, errors } = await openOobResult();
   await page.getByTestId('run-export-bundle').click();
   const dialog = page.getByTestId('bundle-export-dialog');
   const files = dialog.getByTestId('bundle-preview-files');
@@ -308,11 +314,7 @@ test('26.6: a result whose plan is not at hand exports what there is, and says w
 // Issue 27: the sanitizer report on screen goes into the bundle by the id the host answered it with, never as data the
 // page sends back; the box that puts it in is what the preview and the zip follow.
 test('27: Export bundle with the sanitizer report on screen: sanitizer.json and the tool’s own files go in, and out with the box', async () => {
-  const { page, errors } = await openApp(app.browser, app.serve.url, viewport);
-  await page.getByTestId('tab').first().waitFor();
-  await openSample(page, 'oob-off-by-one');
-  await openResult(page, join(ROOT, 'test/fixtures/runs/oob-off-by-one.json'));
-  await page.getByTestId('diagnosis-headline').waitFor();
+  const { page, errors } = await openOobResult();
   const reports = join(ROOT, 'test/fixtures/sanitizer/h100');
   await page.getByRole('button', { name: 'Open sanitizer report…' }).click();
   const open = page.getByTestId('sanitizer-open-dialog');

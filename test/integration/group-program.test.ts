@@ -20,21 +20,17 @@ const stubborn = (signal: AbortSignal, timeoutMs: number) =>
     signal,
   });
 
-test('a cancel whose stop outlasts the watchdog is still a cancel, not a timeout', async () => {
-  const controller = new AbortController();
-  const running = stubborn(controller.signal, 300);
-  setTimeout(() => controller.abort(), 50);
-  const run = await running;
-  assert.deepEqual([run.cancelled, run.timedOut, run.signal], [true, false, 'SIGKILL']);
-});
-
-test('a timeout whose stop outlasts a later cancel is still a timeout', async () => {
-  const controller = new AbortController();
-  const running = stubborn(controller.signal, 50);
-  setTimeout(() => controller.abort(), 300);
-  const run = await running;
-  assert.deepEqual([run.cancelled, run.timedOut, run.signal], [false, true, 'SIGKILL']);
-});
+for (const { first, cancelAtMs, timeoutMs, expected } of [
+  { first: 'a cancel', cancelAtMs: 50, timeoutMs: 300, expected: { cancelled: true, timedOut: false } },
+  { first: 'a timeout', cancelAtMs: 300, timeoutMs: 50, expected: { cancelled: false, timedOut: true } },
+])
+  test(`${first} whose stop outlasts the other cause is still reported as ${first}`, async () => {
+    const controller = new AbortController();
+    const running = stubborn(controller.signal, timeoutMs);
+    setTimeout(() => controller.abort(), cancelAtMs);
+    const run = await running;
+    assert.deepEqual({ cancelled: run.cancelled, timedOut: run.timedOut, signal: run.signal }, { ...expected, signal: 'SIGKILL' });
+  });
 
 test('the caller’s signal keeps no listener once the run is over (a diagnosis’s signal outlives each of its runs)', async () => {
   const controller = new AbortController();

@@ -14,7 +14,7 @@ import SHIM from '../main/diagnose/python/sitecustomize.py';
  * `npm run bench:diagnose` (GPU machine): what `diagnose` costs beside running the same steps by hand, and how soon
  * the program's output reaches the screen.
  *
- * 1. Overhead. For program samples whose diagnosis takes several steps, the whole diagnosis (a new CLI process:
+ * 1. Overhead (argv: rounds, then optionally the samples to time). For program samples whose diagnosis takes several steps, the whole diagnosis (a new CLI process:
  *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
  *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
  *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
@@ -23,6 +23,8 @@ import SHIM from '../main/diagnose/python/sitecustomize.py';
  *    < 100 ms.
  */
 const ROUNDS = Number(process.argv[2] ?? 3);
+/** Only the samples named here, comma-separated (`node dist/bench/diagnose-bench.js 5 pytorch-oom-too-large`): a rerun of one row. */
+const ONLY = process.argv[3]?.split(',') ?? null;
 const root = projectRoot();
 const cli = join(root, 'dist/main/cli.js');
 const sanitizer = locateComputeSanitizer().path;
@@ -112,7 +114,8 @@ async function overhead(): Promise<void> {
     { name: 'ctypes-segfault', thorough: false },
     { name: 'pytorch-oom-too-large', thorough: false },
     { name: 'cupy-race', thorough: true },
-  ];
+  ].filter((c) => !ONLY || ONLY.includes(c.name));
+  if (ONLY && cases.length !== ONLY.length) throw new Error(`unknown sample in ${ONLY.join(', ')}`);
   const xmlDir = mkdtempSync(join(tmpdir(), 'diagnose-bench-'));
   console.log(`\n1. The whole diagnosis against the same steps by hand (${ROUNDS} rounds, alternating; twice as many for a diagnosis under 5 s)`);
   console.log('case | steps | by hand (median) | in the running host (the UI’s path) | a new CLI process');

@@ -29,9 +29,10 @@ export class BoundedCache<K, V> {
     return value;
   }
 
-  set(key: K, value: V): void {
+  /** Holds the value, the least recently used going first past the bound; false when the value alone is over it (not held). */
+  set(key: K, value: V): boolean {
     this.delete(key);
-    if (this.sizeOf(value) > this.capacity) return;
+    if (this.sizeOf(value) > this.capacity) return false;
     this.entries.set(key, value);
     this.total += this.sizeOf(value);
     for (const [k, v] of this.entries) {
@@ -40,6 +41,7 @@ export class BoundedCache<K, V> {
       this.total -= this.sizeOf(v);
       this.onEvict(k, v);
     }
+    return true;
   }
 
   delete(key: K): void {

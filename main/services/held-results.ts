@@ -146,10 +146,10 @@ export class HeldResults {
     const id = `${PREFIX[entry.kind]}${randomUUID()}`;
     const bytes = approxBytes(entry);
     // Larger than its kind's whole bound, it is not held at all: a later call naming it is told so, not "gone".
-    if (bytes > this.capacityBytes[entry.kind]) {
+    if (!this.held[entry.kind].set(id, { entry, bytes })) {
       this.tooLarge.set(id, bytes);
       if (this.tooLarge.size > 64) this.tooLarge.delete(this.tooLarge.keys().next().value!);
-    } else this.held[entry.kind].set(id, { entry, bytes });
+    }
     return id;
   }
 }

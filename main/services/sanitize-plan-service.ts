@@ -90,7 +90,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };
     const report = await collectReport({
       tool: request.tool,
-      command: ['gpu-workbench', 'sanitize', '--tool', request.tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
+      command: sanitizeCommand(request),
       cwd: process.cwd(),
       sanitizer,
       // The runner leaving after a sticky error is the workbench's own doing (the run's diagnosis says why), not a program's failure.
@@ -114,6 +114,15 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
   }
 }
 
+/** The command that makes this report again, as the report shows it. */
+const sanitizeCommand = (request: SanitizePlanRequest): string[] => [
+  'gpu-workbench',
+  'sanitize',
+  '--tool',
+  request.tool,
+  ...(request.planPath ? ['--plan', request.planPath] : []),
+];
+
 /** Whether the plan got as far as its runner: a result, or the runner's end (a crash, the watchdog). */
 const reachedRun = (outcome: RunOutcome): boolean => outcome.result != null || outcome.exit != null;
 
@@ -123,7 +132,7 @@ function notRunReport(request: SanitizePlanRequest, outcome: RunOutcome, sanitiz
   const cancelled = outcome.status === 'cancelled';
   return {
     tool,
-    command: ['gpu-workbench', 'sanitize', '--tool', tool, ...(request.planPath ? ['--plan', request.planPath] : [])],
+    command: sanitizeCommand(request),
     cwd: process.cwd(),
     sanitizer: { path: sanitizer.path, version: null },
     exitCode: null,

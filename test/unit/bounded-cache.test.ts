@@ -26,9 +26,9 @@ test('it keeps the most recently used within its capacity, counted or sized, and
   assert.deepEqual(evicted, ['b'], 'b was the least recently used');
   assert.equal(lru.get('a'), 1);
   const bytes = new BoundedCache<string, Uint8Array>(10, (v) => v.byteLength);
-  bytes.set('big', new Uint8Array(11));
+  assert.equal(bytes.set('big', new Uint8Array(11)), false, 'the caller is told it was not kept');
   assert.equal(bytes.get('big'), undefined, 'larger than the whole capacity: not kept');
-  bytes.set('x', new Uint8Array(6));
+  assert.equal(bytes.set('x', new Uint8Array(6)), true);
   bytes.set('y', new Uint8Array(6));
   assert.equal(bytes.get('x'), undefined);
   assert.equal(bytes.size, 1);

@@ -4,9 +4,9 @@ import { InvalidArgumentError } from 'commander';
 import { forkLauncher } from '../process/launcher';
 import { PlanFileError } from '../services/plan-files';
 import { createWorkbench, type Workbench, type WorkbenchOptions } from '../workbench';
+import { UsageError } from './usage-error';
 
-/** A mistake in the command line or in a file it names: one line for the user, exit 64 (cli.ts main). */
-export class UsageError extends Error {}
+export { UsageError } from './usage-error';
 
 /** The value as JSON with --json, else the human text. */
 export const print = (json: boolean, value: unknown, human: () => string) => console.log(json ? JSON.stringify(value, null, 2) : human());

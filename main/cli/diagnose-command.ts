@@ -13,9 +13,6 @@ import { reportLines } from '../../core/diagnose/report';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { DEFAULT_BUDGET_MS, diagnoseProgram, type DiagnoseEvent } from '../diagnose/diagnose-service';
 import { EXIT } from './exit-codes';
-import { exportDiagnosisBundle } from '../bundle/diagnosis-bundle';
-import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
-import { snapshotKeepPath } from '../diagnose/diagnose-files';
 
 /** A day: a budget past it is a typo. */
 const MAX_BUDGET_MS = 86_400_000;
@@ -104,11 +101,18 @@ async function diagnose(args: string[], opts: DiagnoseOptions, hasCommand: boole
       budgetMs: opts.budget,
       signal: controller.signal,
       onEvent: progressPrinter(!!opts.json),
-      keepSnapshot: opts.saveSnapshot ? resolve(opts.saveSnapshot) : opts.bundle ? await snapshotKeepPath() : undefined,
+      keepSnapshot: opts.saveSnapshot
+        ? resolve(opts.saveSnapshot)
+        : opts.bundle
+          ? await (await import('../diagnose/diagnose-files')).snapshotKeepPath()
+          : undefined,
     });
     if (opts.json) console.log(JSON.stringify(report, null, 2));
     else console.log(['', ...reportLines(report)].join('\n'));
     if (opts.bundle) {
+      // Loaded only for --bundle: the bundle writer and its schemas are a fifth of the CLI's start-up.
+      const { exportDiagnosisBundle } = await import('../bundle/diagnosis-bundle');
+      const { BundleCancelledError, BundleWriteError } = await import('../bundle/write-bundle');
       try {
         const written = await exportDiagnosisBundle(report, resolve(opts.bundle), { redact: opts.redact });
         console.error(

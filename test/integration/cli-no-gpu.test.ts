@@ -60,6 +60,41 @@ test('bad command lines get one clear message and exit 64', async () => {
   }
 });
 
+test('--help lists every command although a command line loads only the command it names', async () => {
+  const all = await runCli(['--help']);
+  assert.equal(all.code, 0);
+  const listed = [...all.stdout.matchAll(/^ {2}(\w+)\b/gm)].map((m) => m[1]);
+  const commands = [
+    'devices',
+    'doctor',
+    'compile',
+    'validate',
+    'explain',
+    'run',
+    'serve',
+    'bundle',
+    'sanitize',
+    'samples',
+    'memory',
+    'monitor',
+    'profile',
+    'check',
+    'diagnose',
+  ];
+  assert.deepEqual(
+    listed.filter((name) => commands.includes(name!)),
+    commands,
+    all.stdout,
+  );
+  const one = await runCli(['diagnose', '--help']);
+  assert.equal(one.code, 0);
+  assert.match(one.stdout, /Usage: gpu-workbench diagnose \[options\] -- <command>/);
+  assert.match(one.stdout, /--thorough/);
+  const mistake = await runCli(['diagnose', '--frobnicate', '--', 'true']);
+  assert.equal(mistake.code, 64);
+  assert.match(mistake.stderr + mistake.stdout, /unknown option '--frobnicate'/);
+});
+
 test('plans that cannot run are refused before any compiler or GPU is touched: one clear message each, exit 64', async () => {
   const work = mkdtempSync(join(tmpdir(), 'gpu-workbench-plans-'));
   const base = JSON.parse(readFileSync(join(SAMPLES, 'vector-add/plan.json'), 'utf8')) as {

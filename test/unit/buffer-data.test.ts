@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { initialBytes, summarizeBuffer, PREVIEW_ELEMENTS } from '../../core/plan/buffer-data';
+import { initialBytes, mulberry32, summarizeBuffer, PREVIEW_ELEMENTS } from '../../core/plan/buffer-data';
 
 test('iota and constant initializers write the values a kernel will read', () => {
   const iota = initialBytes({ name: 'a', type: 'i32', count: 5, init: { kind: 'iota', start: 10, step: -3 } });
@@ -77,6 +77,25 @@ test('the typed-array fast paths give the same bytes and summaries as element-by
         Array.from({ length: 97 }, (_, i) => readElement(view, i * elementSize(type), type)),
         `${type} summary`,
       );
+    }
+  }
+});
+
+test('the float summary (four lanes) gives the minimum, maximum and mean of every length, the tail past the lanes included', () => {
+  const rand = mulberry32(7);
+  for (const length of [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 1001]) {
+    for (const Array_ of [Float32Array, Float64Array]) {
+      const values = Array_.from({ length }, () => (rand() - 0.5) * 2000 + 0.5);
+      const s = summarizeBuffer('x', Array_ === Float32Array ? 'f32' : 'f64', new Uint8Array(values.buffer));
+      const plain = [...values];
+      assert.equal(s.min, Math.min(...plain), `${length} min`);
+      assert.equal(s.max, Math.max(...plain), `${length} max`);
+      const mean = plain.reduce((a, b) => a + b, 0) / length;
+      assert.ok(Math.abs(s.mean! - mean) <= 1e-9 * Math.max(1, Math.abs(mean)), `${length} mean ${s.mean} against ${mean}`);
+      // The extreme in the last, unrolled-away elements is found.
+      const last = Array_.from(values);
+      last[length - 1] = 1e6;
+      assert.equal(summarizeBuffer('x', Array_ === Float32Array ? 'f32' : 'f64', new Uint8Array(last.buffer)).max, 1e6);
     }
   }
 });

@@ -111,7 +111,7 @@ await Promise.all([
 for (const name of ['cli', 'serve', 'runner', 'compile-worker', 'file-reader']) {
   writeFileSync(
     r(`dist/main/${name}.js`),
-    `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nrequire('./boot.js').runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module);\n`,
+    `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nconst boot = require('./boot.js');\nboot.runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module${name === 'cli' ? ', boot.commandVariant(process.argv)' : ''});\n`,
   );
 }
 

@@ -128,7 +128,8 @@ interface Stats {
  * summarised on every run. A finite sum means no NaN or Inf was met, so the common case needs no
  * per-element test; anything else takes the careful loop. The float loop keeps four running sums and two
  * minima and maxima, so no addition waits for the one before it (the H200 host's profile of a re-run put the
- * one-lane loop at a sixth of the runner's time).
+ * one-lane loop at a sixth of the runner's time). Its sum rounds differently in the last bits, and f64 values near
+ * 1e308 whose one-lane running sum overflowed may now sum to a finite number (a truer mean).
  */
 function floatStats(values: Float32Array | Float64Array): Stats {
   const n = values.length;
@@ -150,18 +151,19 @@ function floatStats(values: Float32Array | Float64Array): Stats {
     s1 += b;
     s2 += c;
     s3 += d;
-    const lowAB = a < b ? a : b;
-    const highAB = a < b ? b : a;
-    const lowCD = c < d ? c : d;
-    const highCD = c < d ? d : c;
+    // On a tie the earlier element is kept, as the one-lane loop did (0 and -0 compare equal).
+    const lowAB = b < a ? b : a;
+    const highAB = b > a ? b : a;
+    const lowCD = d < c ? d : c;
+    const highCD = d > c ? d : c;
     min0 = lowAB < min0 ? lowAB : min0;
     min1 = lowCD < min1 ? lowCD : min1;
     max0 = highAB > max0 ? highAB : max0;
     max1 = highCD > max1 ? highCD : max1;
   }
   let sum = s0 + s1 + (s2 + s3);
-  let min = min0 < min1 ? min0 : min1;
-  let max = max0 > max1 ? max0 : max1;
+  let min = min1 < min0 ? min1 : min0;
+  let max = max1 > max0 ? max1 : max0;
   for (; i < n; i++) {
     const v = values[i]!;
     min = v < min ? v : min;

@@ -15,9 +15,9 @@ import { Script } from 'node:vm';
  * mismatch, and then the bundle is compiled as usual and the cache written again. Nothing here can change
  * what runs: a missing, stale or unreadable cache only costs the time it would have saved.
  */
-export function runWithCodeCache(file: string, mod: NodeModule): void {
+export function runWithCodeCache(file: string, mod: NodeModule, variant?: string): void {
   const source = readFileSync(file, 'utf8');
-  const cacheFile = cachePathFor(file);
+  const cacheFile = cachePathFor(file, variant);
   let cachedData: Buffer | undefined;
   if (cacheFile) cachedData = readCache(cacheFile);
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
@@ -40,16 +40,24 @@ function readCache(cacheFile: string): Buffer | undefined {
   }
 }
 
-/** Cache files kept at most; the oldest go first (each build of a bundle has its own). */
-const MAX_CACHE_FILES = 24;
+/** Cache files kept at most; the oldest go first (each build of a bundle has its own, and each CLI command its own). */
+const MAX_CACHE_FILES = 48;
+
+/**
+ * What a start of this bundle runs, when that decides what V8 compiles: the CLI's command. The CLI initialises only the
+ * command it runs (main/cli/cli.ts), and a cache holds only what its first start compiled, so one cache for every
+ * command would leave `diagnose` compiling its code at every start after a first `devices`. Only a command's shape of
+ * name counts; anything else (help, a mistake) shares one cache.
+ */
+export const commandVariant = (argv: string[]): string => (/^[a-z][a-z-]{0,31}$/.test(argv[2] ?? '') ? argv[2]! : '');
 
 /** The cache file for this bundle as built now, under this Node; null when caching is off or has no home. */
-function cachePathFor(file: string): string | null {
+function cachePathFor(file: string, variant = ''): string | null {
   if (process.env['GPU_WORKBENCH_NO_CODE_CACHE']) return null;
   try {
     const { size, mtimeMs } = statSync(file);
     const base = process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache');
-    const key = createHash('sha256').update(`${file}\0${size}\0${mtimeMs}\0${process.version}\0${process.arch}`).digest('hex').slice(0, 32);
+    const key = createHash('sha256').update(`${file}\0${size}\0${mtimeMs}\0${process.version}\0${process.arch}\0${variant}`).digest('hex').slice(0, 32);
     return join(base, 'gpu-workbench', 'code-cache', `${key}.bin`);
   } catch {
     return null;

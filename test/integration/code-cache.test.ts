@@ -28,3 +28,26 @@ test('the code cache is written on a first start, and a FIFO or a folder in its 
   assert.match(withFifo.stdout, /Usage: gpu-workbench/);
   assert.ok(statSync(join(dir, written[0]!)).isFile(), 'the FIFO was replaced by a cache file');
 });
+
+// The CLI initialises only the command it runs, and a cache holds what its first start compiled: each command has its own.
+test('each CLI command has its own code cache, and a command started again reads its own', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'wb-code-cache-'));
+  const env = { XDG_CACHE_HOME: home };
+  const dir = join(home, 'gpu-workbench', 'code-cache');
+  const caches = () =>
+    readdirSync(dir)
+      .filter((n) => n.endsWith('.bin'))
+      .sort();
+  assert.equal((await runCli(['explain', 'CUDA error: out of memory'], { env, timeoutMs: 20_000 })).code, 0);
+  const afterExplain = caches();
+  assert.equal(afterExplain.length, 1);
+  const diagnose = await runCli(['diagnose', '--help'], { env, timeoutMs: 20_000 });
+  assert.equal(diagnose.code, 0, diagnose.stderr);
+  const afterDiagnose = caches();
+  assert.equal(afterDiagnose.length, 2, 'diagnose wrote its own cache beside explain’s');
+  assert.equal((await runCli(['diagnose', '--help'], { env, timeoutMs: 20_000 })).code, 0);
+  assert.deepEqual(caches(), afterDiagnose, 'the second diagnose read its cache and wrote no other');
+  // Anything that is not a command's name shares one cache: a path or a long word does not make files without end.
+  for (const args of [['--help'], ['/tmp/x.cu'], ['x'.repeat(64)]]) await runCli(args, { env, timeoutMs: 20_000 });
+  assert.equal(caches().length, 3, 'help, the path and the long word share one cache');
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { initialBytes, mulberry32, summarizeBuffer, PREVIEW_ELEMENTS } from '../../core/plan/buffer-data';
+import { initialBytes, mulberry32, summarizeBuffer, PREVIEW_ELEMENTS, type BufferSummary } from '../../core/plan/buffer-data';
 
 test('iota and constant initializers write the values a kernel will read', () => {
   const iota = initialBytes({ name: 'a', type: 'i32', count: 5, init: { kind: 'iota', start: 10, step: -3 } });
@@ -84,18 +84,40 @@ test('the typed-array fast paths give the same bytes and summaries as element-by
 test('the float summary (four lanes) gives the minimum, maximum and mean of every length, the tail past the lanes included', () => {
   const rand = mulberry32(7);
   for (const length of [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 1001]) {
-    for (const Array_ of [Float32Array, Float64Array]) {
-      const values = Array_.from({ length }, () => (rand() - 0.5) * 2000 + 0.5);
-      const s = summarizeBuffer('x', Array_ === Float32Array ? 'f32' : 'f64', new Uint8Array(values.buffer));
+    for (const type of ['f32', 'f64'] as const) {
+      const make = (values: number[]) => (type === 'f32' ? new Float32Array(values) : new Float64Array(values));
+      const values = make(Array.from({ length }, () => (rand() - 0.5) * 2000 + 0.5));
+      const s = summarizeBuffer('x', type, new Uint8Array(values.buffer));
       const plain = [...values];
-      assert.equal(s.min, Math.min(...plain), `${length} min`);
-      assert.equal(s.max, Math.max(...plain), `${length} max`);
+      assert.equal(s.min, Math.min(...plain), `${type} ${length} min`);
+      assert.equal(s.max, Math.max(...plain), `${type} ${length} max`);
       const mean = plain.reduce((a, b) => a + b, 0) / length;
-      assert.ok(Math.abs(s.mean! - mean) <= 1e-9 * Math.max(1, Math.abs(mean)), `${length} mean ${s.mean} against ${mean}`);
-      // The extreme in the last, unrolled-away elements is found.
-      const last = Array_.from(values);
-      last[length - 1] = 1e6;
-      assert.equal(summarizeBuffer('x', Array_ === Float32Array ? 'f32' : 'f64', new Uint8Array(last.buffer)).max, 1e6);
+      assert.ok(Math.abs(s.mean! - mean) <= 1e-9 * Math.max(1, Math.abs(mean)), `${type} ${length}: mean ${s.mean} against ${mean}`);
+      // An extreme, a NaN or an infinity in the last elements (past the lanes when the length is not a multiple of 4) is met.
+      for (const [value, check] of [
+        [1e6, (t: BufferSummary) => t.max === 1e6],
+        [-1e6, (t: BufferSummary) => t.min === -1e6],
+        [NaN, (t: BufferSummary) => t.nanCount === 1 && t.min === (length > 1 ? Math.min(...plain.slice(0, -1)) : null)],
+        [Infinity, (t: BufferSummary) => t.infCount === 1 && t.max === (length > 1 ? Math.max(...plain.slice(0, -1)) : null)],
+      ] as const) {
+        const last = make([...plain.slice(0, -1), value]);
+        const t = summarizeBuffer('x', type, new Uint8Array(last.buffer));
+        assert.ok(check(t), `${type} ${length} ending in ${value}: ${JSON.stringify(t)}`);
+      }
     }
   }
+});
+
+test('the float summary: an infinity inside the lanes, ties of 0 and -0, and f64 sums past 1e308', () => {
+  const inLanes = summarizeBuffer('x', 'f32', new Uint8Array(new Float32Array([1, -Infinity, 3, 4, 5, 6, 7, 8]).buffer));
+  assert.equal(inLanes.infCount, 1);
+  assert.equal(inLanes.min, 1);
+  assert.equal(inLanes.max, 8);
+  // The earlier of two equal elements is kept, as the one-lane loop did.
+  assert.ok(Object.is(summarizeBuffer('x', 'f64', new Uint8Array(new Float64Array([0, -0, 1, 1]).buffer)).min, 0));
+  assert.ok(Object.is(summarizeBuffer('x', 'f64', new Uint8Array(new Float64Array([-0, 0, 1, 1]).buffer)).min, -0));
+  // Lanes that cancel: a one-lane running sum overflowed to Infinity here; the four lanes give the true 0.
+  const cancelling = summarizeBuffer('x', 'f64', new Uint8Array(new Float64Array([1e308, 1e308, 0, 0, -1e308, -1e308, 0, 0]).buffer));
+  assert.equal(cancelling.mean, 0);
+  assert.equal(cancelling.infCount, 0);
 });

@@ -24,9 +24,13 @@ export function runCli(args: string[], options: { timeoutMs?: number; env?: Reco
       child.kill('SIGKILL');
       reject(new Error(`gpu-workbench ${args.join(' ')} did not finish in ${options.timeoutMs ?? 120_000} ms\n${stdout}\n${stderr}`));
     }, options.timeoutMs ?? 120_000);
-    child.on('exit', (code) => {
+    // 'exit' can come before the last of stdout and stderr is read (CI saw an empty stderr under load): the answer
+    // is complete at 'close', when both streams have ended. The time is the process's own, taken at its exit.
+    let ms = 0;
+    child.on('exit', () => (ms = performance.now() - started));
+    child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
+      resolve({ code, stdout, stderr, ms });
     });
   });
 }

@@ -108,10 +108,15 @@ export function runCliMeasured(args: string[], dir: string, timeoutMs = 60_000):
       child.kill('SIGKILL');
       reject(new Error(`gpu-workbench ${args.join(' ')} did not finish in ${timeoutMs} ms\n${stdout}\n${stderr}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    // The answer is complete at 'close' (both streams ended), not at 'exit'; time and peaks are taken at the exit.
+    let ms = 0;
+    let sampled = { host: 0, readers: 0 };
+    child.on('exit', () => {
+      ms = performance.now() - started;
+      sampled = stop();
+    });
+    child.on('close', (code) => {
       clearTimeout(timer);
-      const ms = performance.now() - started;
-      const sampled = stop();
       let reported = 0;
       try {
         reported = Number(readFileSync(peakFile, 'utf8')) * 1024;

@@ -25,20 +25,23 @@ export const compiledModuleSchema = z.object({
 });
 export type CompiledModule = z.infer<typeof compiledModuleSchema>;
 
+/** Every request's id: the runner answers with it. */
+export const requestIdSchema = z.number().int().nonnegative();
+
 export const runnerRequestSchema = z.discriminatedUnion('type', [
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('status') }),
+  z.object({ id: requestIdSchema, type: z.literal('status') }),
   z.object({
-    id: z.number().int().nonnegative(),
+    id: requestIdSchema,
     type: z.literal('run'),
     plan: launchPlanSchema,
     modules: z.array(compiledModuleSchema).min(1).max(64),
     /** The host's watchdog for this run: the determinism check is skipped when it could not fit. */
     timeLimitMs: z.number().int().positive().optional(),
   }),
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('memInfo') }),
+  z.object({ id: requestIdSchema, type: z.literal('memInfo') }),
   /** A page of a buffer the last run read back: the runner keeps that data until its next run. */
   z.object({
-    id: z.number().int().nonnegative(),
+    id: requestIdSchema,
     type: z.literal('page'),
     runId: z.string().max(64),
     buffer: z.string().max(64),
@@ -46,10 +49,10 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
     count: z.number().int().min(1).max(MAX_PAGE_ELEMENTS),
   }),
   /** Loads modules and reports each function's attributes as the driver sees them, then unloads. */
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('inspect'), modules: z.array(compiledModuleSchema).min(1).max(64) }),
+  z.object({ id: requestIdSchema, type: z.literal('inspect'), modules: z.array(compiledModuleSchema).min(1).max(64) }),
   /** For the GPU suite: launches one kernel with many configurations and reports the driver's verdicts. */
   z.object({
-    id: z.number().int().nonnegative(),
+    id: requestIdSchema,
     type: z.literal('probe'),
     module: compiledModuleSchema,
     args: z.array(z.custom<Uint8Array>((v) => v instanceof Uint8Array)).max(64),
@@ -59,7 +62,7 @@ export const runnerRequestSchema = z.discriminatedUnion('type', [
     raiseDynamicShared: z.boolean().default(false),
   }),
   /** Drops a request still waiting in the runner's queue (its caller cancelled it); answered at once. */
-  z.object({ id: z.number().int().nonnegative(), type: z.literal('drop'), target: z.number().int().nonnegative() }),
+  z.object({ id: requestIdSchema, type: z.literal('drop'), target: z.number().int().nonnegative() }),
 ]);
 export type RunnerRequest = z.infer<typeof runnerRequestSchema>;
 

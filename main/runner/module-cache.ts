@@ -28,9 +28,21 @@ export class ModuleCache {
     this.modules = new BoundedCache(capacity, undefined, (_key, oldest) => void this.addon.unloadModule(oldest.moduleId).catch(() => undefined));
   }
 
+  /** Each image's hash, by the image itself: a re-run's request hands the runner the same bytes again (core/api/last-parse.ts). */
+  private readonly keys = new WeakMap<Uint8Array, string>();
+
+  private keyOf(image: Uint8Array): string {
+    let key = this.keys.get(image);
+    if (key === undefined) {
+      key = createHash('sha1').update(image).digest('hex');
+      this.keys.set(image, key);
+    }
+    return key;
+  }
+
   /** The module's function; `loaded` says whether this call loaded the module (a driver call) or the cache held it. */
   async function(module: CompiledModule): Promise<{ fn: LoadedFunction; loaded: boolean }> {
-    const key = createHash('sha1').update(module.image).digest('hex');
+    const key = this.keyOf(module.image);
     let entry = this.modules.get(key);
     const loaded = !entry;
     if (!entry) {

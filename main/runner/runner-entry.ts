@@ -2,7 +2,9 @@ import { isSticky } from '../../core/cuda/error-catalog';
 import { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES } from '../../core/cuda/function-attributes';
 import { driverMissingProblem } from '../../core/discovery';
 import { describeIssues } from '../../core/plan/plan-schema';
+import { LastParse } from '../../core/api/last-parse';
 import {
+  requestIdSchema,
   runnerRequestSchema,
   STICKY_EXIT_CODE,
   type RunnerProtocol,
@@ -214,14 +216,17 @@ async function handle(request: RunnerRequest): Promise<void> {
   }
 }
 
-/** What this runner accepts: the protocol's requests, and in the lifecycle tests' build theirs too (runner-test-hooks.ts). */
-const requestSchema = WORKBENCH_TEST_HOOKS ? testRunnerRequestSchema() : runnerRequestSchema;
+/**
+ * What this runner accepts: the protocol's requests, and in the lifecycle tests' build theirs too (runner-test-hooks.ts).
+ * A re-run sends the request it sent before but for its id: that is not walked by the schema again (core/api/last-parse.ts).
+ */
+const requests = new LastParse(WORKBENCH_TEST_HOOKS ? testRunnerRequestSchema() : runnerRequestSchema, { varying: { field: 'id', schema: requestIdSchema } });
 
 let queue: Promise<void> = Promise.resolve();
 /** Requests their callers cancelled while they waited in the queue. */
 const dropped = new Set<number>();
 port.onMessage((raw) => {
-  const parsed = requestSchema.safeParse(raw);
+  const parsed = requests.safeParse(raw);
   if (!parsed.success) {
     const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : null;
     replyError(id, {

@@ -1,4 +1,5 @@
 import type { AbortLike } from '../../core/api/channels';
+import { LastParse } from '../../core/api/last-parse';
 import { compileOptionsSchema } from '../../core/compile/compile-options';
 import { findKernelSymbol } from '../../core/cubin';
 import { isOutOfMemory } from '../../core/cuda/error-catalog';
@@ -80,6 +81,12 @@ function kernelsIn(source: string): ReturnType<typeof findKernels> {
   return kernels;
 }
 
+/**
+ * The last plan validated, and a copy of what it was given as (its caller may change its own object afterwards): a
+ * re-run of the same plan is not walked by the schema again (core/api/last-parse.ts).
+ */
+const plans = new LastParse(launchPlanSchema, { keep: (input) => structuredClone(input) });
+
 /** Validates, compiles and runs a launch plan: the one path the CLI, the UI and the tests take. */
 export async function runPlan(input: unknown, services: { compiler: CompileService; pool: RunnerPool }, options: RunOptions): Promise<RunOutcome> {
   const started = performance.now();
@@ -100,14 +107,14 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
     });
     return { ...out, diagnosis, timing };
   };
-  const parsed = launchPlanSchema.safeParse(input);
+  const parsed = plans.safeParse(input);
   if (!parsed.success) {
     return finish('invalid', {
       problem: { title: 'The launch plan is not valid', detail: describeIssues(parsed.error), remedy: 'Fix the fields named above and run again.' },
     });
   }
-  plan = parsed.data;
-  if (options.determinismRuns !== undefined) plan.checks.determinismRuns = options.determinismRuns;
+  // The parsed plan may be the one the last run was given (plans, below): it is not changed, but copied.
+  plan = options.determinismRuns === undefined ? parsed.data : { ...parsed.data, checks: { ...parsed.data.checks, determinismRuns: options.determinismRuns } };
   const { status, pieces } = await execute(plan, services, options, timing);
   return finish(status, pieces);
 }

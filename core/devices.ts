@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { ATTRIBUTES } from './cuda/device-attributes';
 

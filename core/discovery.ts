@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { CounterPermission } from './kernel-profile/counter-permission';
 import { counterAccess } from './kernel-profile/counter-permission';

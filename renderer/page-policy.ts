@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 // First of the renderer's modules: what follows runs before Monaco's and zod's schemas are made.
 

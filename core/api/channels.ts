@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { checkReportSchema, type CheckEvent } from '../check/check-model';
 import { compileOptionsSchema } from '../compile/compile-options';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { MAX_SOURCE_BYTES } from '../limits';
 import { schemaFor } from './typed-schema';

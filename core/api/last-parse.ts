@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Deeper than any message a schema of ours passes: past it, values are not compared (and so not equal). */
 const MAX_DEPTH = 64;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The fields of T that the schema S does not name: zod drops (and never checks) a field it does not name. */
 type Unnamed<T, S extends z.ZodType> = Exclude<keyof T, keyof z.output<S>>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { FILE_KIND_PLACES, type FileKind } from '../workspace/file-kind';
 

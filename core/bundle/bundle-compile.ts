@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { compileOptionsSchema, type CompileOptions } from '../compile/compile-options';
 import { kernelFacts, type CompileResult } from '../compile/compile-result';

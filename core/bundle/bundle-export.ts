@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What bundle.preview answers and bundle.export streams and answers (core/api/channels.ts); made in main/bundle/bundle-service.ts. */
 

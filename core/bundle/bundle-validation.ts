@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { LaunchPlan } from '../plan/plan-schema';
 import type { RunResult } from '../runner/run-result';

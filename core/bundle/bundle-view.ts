@@ -1,7 +1,7 @@
 import { NO_GPU_ARCH } from '../devices';
 import { diagnosisAnswerSchema, parseDiagnosisReport } from '../diagnose/report-schema';
 import type { DiagnosisReport } from '../diagnose/report';
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { readAs, schemaFor } from '../api/typed-schema';
 import { doctorCheckSchema, type DoctorCheck } from '../discovery';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { BUNDLE_SCHEMA, type BundleRole } from './bundle-limits';
 

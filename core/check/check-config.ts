@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { DEFAULT_PROFILE_THRESHOLDS, type ProfileThresholds } from '../kernel-profile/profile-findings';
 import { CHECK_NAMES, type CheckName } from './check-model';

@@ -5,7 +5,7 @@
  * verdict: a check that could not run is never counted as passed, and a report in which nothing ran says so.
  */
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { fileArgument } from '../process/argument-words';
 import { registerLimitedBlockSize } from '../validate/occupancy';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** One compiler message, placed on the source where the compiler put it. */
 export interface Diagnostic {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { readAs } from '../api/typed-schema';
 import { RUN_KINDS } from './evidence';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { DiscoveryReport } from '../discovery';
 import { DOCTOR_ENV_VARIABLES } from './environment-rules';

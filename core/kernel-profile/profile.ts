@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A kernel's profile: what Nsight Compute measured for one launch of a plan (or, without counters, what CUDA events

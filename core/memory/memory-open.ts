@@ -3,7 +3,7 @@
  * pickle: one per device with data; a saved run result: one; a Chrome trace: one per process), ready for the wire,
  * each with its summary.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 import type { RunResult } from '../runner/run-result';

@@ -3,7 +3,7 @@
  * channel): how it ended, per device the baseline, peak and end, per process its memory over time and
  * its flag, and the series itself (its samples only when asked: a long session holds millions).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 import { liveSampleSeriesSchema } from './sample-series-schema';

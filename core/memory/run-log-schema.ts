@@ -3,7 +3,7 @@
  * reads (the log, the allocation records, the steps, the failure, the device, the start time) are checked here —
  * types, bounded strings and lists, finite numbers. What passes is safe to hand to timelineFromRun.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { savedEventLogFields } from '../runner/event-log-schema';
 import type { RunResult } from '../runner/run-result';

@@ -12,7 +12,7 @@
  * Every scan is linear in the allocations; sorting is done once per question with sortedIndex (radix, or one
  * pass when the column is already in order), never per query.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 import { sortedIndex } from './sort-index';

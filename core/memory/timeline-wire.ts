@@ -9,7 +9,7 @@
  * renderer's) checks the same first, then what only the columns hold: every index against what it indexes, every
  * number that must be finite. Either throws TimelineWireError saying where and what.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { SPAN_LANES, type Timeline, type TimelineCounter, type TimelineFrame, type TimelineStack } from './timeline';
 

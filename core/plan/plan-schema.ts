@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { compileOptionsSchema } from '../compile/compile-options';
 import { MAX_SOURCE_BYTES } from '../limits';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A failure as it crosses a process boundary: the library and call that failed, the code and its name. */
 export const childErrorSchema = z.object({ library: z.string(), api: z.string(), code: z.number(), name: z.string(), message: z.string() });

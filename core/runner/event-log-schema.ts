@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { MAX_RUN_EVENTS, MAX_RUN_GPU_TIMES, type RunLogEvent } from './event-log';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { launchPlanSchema } from '../plan/plan-schema';
 import type { CudaErrorInfo, FunctionAttributes, RunResult } from './run-result';

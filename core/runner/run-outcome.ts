@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 import { diagnosticsSchema, type Diagnostic } from '../compile/diagnostics';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { VERDICT_KINDS } from '../diagnose/verdict';
 import type { DiagnosisReport } from '../diagnose/report';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { CHECK_NAMES } from '../check/check-model';
 import { DIAGNOSIS_KINDS, type Diagnosis } from '../runner/diagnose';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 import type { Dim3 } from '../dims';
 import { formatDim3 } from '../dims';

@@ -4,7 +4,7 @@
  * without a GPU. Compiled in only where WORKBENCH_TEST_HOOKS is true (main/build-flags.d.ts): runner-entry.ts reaches
  * this module only behind that flag, and it holds nothing but functions, so the shipped runner drops it whole.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { runnerRequestSchema, type RunnerProtocol, type RunnerStatus } from '../../core/runner/protocol';
 import { replies, type ChildPort } from '../process/child-port';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { deserialize, serialize } from 'node:v8';
 
-import { z } from 'zod';
+import * as z from 'zod';
 
 import { LastParse, sameData } from '../../core/api/last-parse';
 import { mulberry32 } from '../../core/plan/buffer-data';

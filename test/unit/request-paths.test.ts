@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 import { channels, type ChannelName } from '../../core/api/channels';
 import { REQUEST_PATHS } from '../../main/request-paths';

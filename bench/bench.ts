@@ -31,6 +31,8 @@ import { LineReference } from './line-reference';
  */
 const N = 1 << 16;
 const REPEATS = 50;
+/** `node dist/bench/bench.js --rerun`: only the re-run rows (a fresh runner, warm, whole path), about 20 s. */
+const RERUN_ONLY = process.argv.includes('--rerun');
 const EDIT_BLOCKS = 3;
 const EDITS_PER_BLOCK = 10;
 const root = projectRoot();
@@ -205,6 +207,15 @@ async function main() {
   console.log(
     `Full re-run breakdown (medians): plan checks ${median(fullParts.map((p) => p.checkMs)).toFixed(2)} ms, compile (cache) ${median(fullParts.map((p) => p.compileMs)).toFixed(2)} ms, runner ${median(fullParts.map((p) => p.runMs)).toFixed(2)} ms`,
   );
+  if (RERUN_ONLY) {
+    await workbench.dispose();
+    await pool.dispose();
+    return printRows(device.name, [
+      ['fresh process to first result', median(cold), median(refCold.map((r) => r.wallMs))],
+      ['re-run of an unchanged kernel (warm runner)', median(warm), median(rawWarm)],
+      ['re-run of an unchanged kernel (whole path: checks, cache, runner)', median(warmFull), median(rawWarmFull)],
+    ]);
+  }
   // A code edit (a kernel with a name of its own appended) makes NVRTC compile for real; a comment edit
   // leaves the compiled program unchanged, and NVRTC 12.9+ answers it from the driver's compute cache.
   // NVRTC's speed differs by up to 40% between processes on these VMs (user CPU time, same compile:
@@ -334,16 +345,21 @@ async function main() {
     samples: { cold, warm, warmFull, edited, commented, recovery },
   };
   if (process.env['OUT'] && existsSync(process.env['OUT'])) writeFileSync(join(process.env['OUT'], 'bench.json'), JSON.stringify(result, null, 2));
-  console.log(`\n${device.name}, vecAdd n=${N} (alloc, upload 2 buffers, launch, sync, read back, free)`);
-  console.log('| measure | workbench | raw reference | difference |');
-  console.log('| --- | ---: | ---: | ---: |');
-  for (const r of result.rows)
-    console.log(
-      `| ${r.name} | ${r.workbenchMs.toFixed(2)} ms | ${r.rawMs.toFixed(2)} ms | ${r.overMs >= 0 ? '+' : ''}${r.overMs.toFixed(2)} ms (${r.ratio.toFixed(2)}×) |`,
-    );
+  printRows(device.name, rows);
   console.log('(re-run and edited rows: the raw program timed the same work just before each workbench measurement, alternating)');
   console.log('(compile rows: the reference is a bare nvrtcCompileProgram call with the same options, in-process)');
   console.log(`(the fault row's raw figure is a fresh process: what recovery costs without a warm spare; faults seen: ${[...new Set(faultCodes)].join(', ')})`);
+}
+
+/** The rows as a table: each measure, the workbench's figure beside the raw reference's. */
+function printRows(deviceName: string, rows: readonly (readonly [string, number, number])[]): void {
+  console.log(`\n${deviceName}, vecAdd n=${N} (alloc, upload 2 buffers, launch, sync, read back, free)`);
+  console.log('| measure | workbench | raw reference | difference |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [name, wb, raw] of rows)
+    console.log(
+      `| ${name} | ${wb.toFixed(2)} ms | ${raw.toFixed(2)} ms | ${wb - raw >= 0 ? '+' : ''}${(wb - raw).toFixed(2)} ms (${(wb / raw).toFixed(2)}×) |`,
+    );
 }
 
 main().catch((error) => {

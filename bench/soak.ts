@@ -16,6 +16,8 @@ import { createWorkbench } from '../main/workbench';
 const RUNS = Number(process.argv[2] ?? 1000);
 /** Spares the pool keeps after a fault (its default when not given): `node dist/bench/soak.js 1000 3`. */
 const SPARES = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
+/** How the spares start after a fault (RunnerPoolOptions.spareStarts): `node dist/bench/soak.js 1000 4 one-at-a-time`. */
+const SPARE_STARTS = process.argv[4] === 'one-at-a-time' ? 'one-at-a-time' : 'together';
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;
@@ -40,7 +42,8 @@ async function main(): Promise<void> {
   const gallery = await listGallery();
   await discover(); // loads NVML, for the memory baseline
   const baseline = await usedBytes();
-  const workbench = createWorkbench(forkLauncher, { sparesAfterFault: SPARES });
+  const workbench = createWorkbench(forkLauncher, { sparesAfterFault: SPARES, spareStarts: SPARE_STARTS });
+  console.log(`Spares after a fault: ${SPARES ?? 'the default'}, started ${SPARE_STARTS === 'together' ? 'together' : 'one at a time'}`);
   const rand = mulberry32(20261123);
   const wrong: string[] = [];
   const afterFault: number[] = [];

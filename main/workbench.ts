@@ -2,7 +2,7 @@ import { NO_GPU_ARCH, smArch } from '../core/devices';
 import { CompileCache } from './compile/compile-cache';
 import { CompileService } from './compile/compile-service';
 import type { ProcessLauncher } from './process/launcher';
-import { RunnerPool } from './runner/runner-pool';
+import { RunnerPool, type RunnerPoolOptions } from './runner/runner-pool';
 import { DraftStore } from './services/draft-store';
 import { WorkspaceStore } from './services/workspace-store';
 import { runPlan, type RunOptions, type RunOutcome } from './services/run-service';
@@ -35,13 +35,20 @@ export interface WorkbenchOptions {
   /** Keep a warm spare runner per device (the app and serve do; a one-shot CLI command does not). */
   warmSpare?: boolean;
   sparesAfterFault?: number;
+  /** How the spares start (RunnerPoolOptions.spareStarts): the soak compares the two. */
+  spareStarts?: RunnerPoolOptions['spareStarts'];
   /** Compile through the on-disk cache (default true; the CLI's `compile --no-cache` turns it off). */
   compileCache?: boolean;
 }
 
 export function createWorkbench(launcher: ProcessLauncher, options: WorkbenchOptions = {}): Workbench {
   const compiler = new CompileService(launcher, options.compileCache === false ? null : new CompileCache());
-  const pool = new RunnerPool({ launcher, warmSpare: options.warmSpare ?? true, sparesAfterFault: options.sparesAfterFault });
+  const pool = new RunnerPool({
+    launcher,
+    warmSpare: options.warmSpare ?? true,
+    sparesAfterFault: options.sparesAfterFault,
+    spareStarts: options.spareStarts,
+  });
   let arch: string | null = null;
   return {
     compiler,

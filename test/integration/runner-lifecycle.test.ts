@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { distEntry } from '../../main/paths';
-import { forkLauncher } from '../../main/process/launcher';
+import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
 import { SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
 import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
@@ -166,5 +166,51 @@ test('cancelling a request that waits behind another drops it only; cancelling t
     assert.equal(exit.kind, 'cancelled');
   } finally {
     await pool3.dispose();
+  }
+});
+
+/** A launcher that notes when each child was started and when it first spoke (its ready). */
+function timedLauncher(log: { started: number; ready: number | null }[]): ProcessLauncher {
+  return {
+    ...forkLauncher,
+    launch: (entry, args, name) => {
+      const child = forkLauncher.launch(entry, args, name);
+      const times: { started: number; ready: number | null } = { started: performance.now(), ready: null };
+      log.push(times);
+      child.onMessage(() => (times.ready ??= performance.now()));
+      return child;
+    },
+  };
+}
+
+/** The most runners that were starting (launched, not yet ready) at any one time. */
+const mostStartingAtOnce = (log: { started: number; ready: number | null }[]) =>
+  Math.max(...log.map((a) => log.filter((b) => b.started <= a.started && (b.ready ?? Infinity) > a.started).length));
+
+test('spares started one at a time: never two runners starting at once, cold or after a fault, and all of them there in the end', async () => {
+  for (const spareStarts of ['one-at-a-time', 'together'] as const) {
+    const log: { started: number; ready: number | null }[] = [];
+    const pool = testRunnerPool({ launcher: timedLauncher(log), warmSpare: true, spareStarts });
+    const spares = () => pool.status().runners.filter((r) => r.role === 'spare');
+    const settled = async (count: number) => {
+      for (let i = 0; i < 250 && !(spares().length === count && log.every((l) => l.ready !== null)); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(spares().length, count, `${spareStarts}: ${count} spares`);
+    };
+    try {
+      const { runner } = await pool.acquire(0);
+      await settled(1);
+      const pending = hooked(runner)
+        .request('block', { ms: 10_000 }, 30_000)
+        .catch(() => undefined);
+      process.kill(runner.pid!, 'SIGKILL');
+      await pending;
+      await pool.acquire(0);
+      await settled(SPARES_AFTER_FAULT);
+      assert.equal(log.length, 2 + SPARES_AFTER_FAULT, `${spareStarts}: the first runner, its spare, then the spares after the fault`);
+      if (spareStarts === 'one-at-a-time') assert.equal(mostStartingAtOnce(log), 1, 'one at a time');
+      else assert.ok(mostStartingAtOnce(log) >= 2, 'together: the first runner and its spare start at once');
+    } finally {
+      await pool.dispose();
+    }
   }
 });

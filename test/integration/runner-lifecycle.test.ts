@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import { distEntry } from '../../main/paths';
 import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
-import { SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
+import { SPARES_AFTER_FAULT, type RunnerPool } from '../../main/runner/runner-pool';
 import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
 
 // The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
@@ -12,6 +12,15 @@ import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
 // build's (test/helpers/test-runner.ts), which also answer `block`, a request that hangs as a driver call can.
 const pool = testRunnerPool({ launcher: forkLauncher, warmSpare: true });
 after(() => pool.dispose());
+
+/** A fault as the pool meets one: the runner is killed while a request of its is under way, and that request ends. */
+async function killedMidRequest(runner: Awaited<ReturnType<RunnerPool['acquire']>>['runner']): Promise<void> {
+  const pending = hooked(runner)
+    .request('block', { ms: 10_000 }, 30_000)
+    .catch(() => undefined);
+  process.kill(runner.pid!, 'SIGKILL');
+  await pending;
+}
 
 const exitOf = async (promise: Promise<unknown>) => {
   try {
@@ -100,11 +109,7 @@ test('after a fault more spares stand ready: three faults in a row are each foll
       const spares = () => faulty.status().runners.filter((r) => r.role === 'spare');
       for (let i = 0; i < 100 && !spares().every((s) => s.pid); i++) await new Promise((r) => setTimeout(r, 20));
       const warm = spares().map((s) => s.pid);
-      const pending = hooked(runner)
-        .request('block', { ms: 10_000 }, 30_000)
-        .catch(() => undefined);
-      process.kill(runner.pid!, 'SIGKILL');
-      await pending;
+      await killedMidRequest(runner);
       const next = await faulty.acquire(0);
       assert.ok(warm.includes(next.runner.pid!), `fault ${fault + 1}: the next runner ${next.runner.pid} was one of the warm spares ${warm}`);
       const after = faulty.status().runners.filter((r) => r.role === 'spare').length;
@@ -120,11 +125,7 @@ test('the extra spares go when the fault window closes, and a cancel is not a fa
   try {
     const spares = () => pool2.status().runners.filter((r) => r.role === 'spare').length;
     const { runner } = await pool2.acquire(0);
-    const pending = hooked(runner)
-      .request('block', { ms: 10_000 }, 30_000)
-      .catch(() => undefined);
-    process.kill(runner.pid!, 'SIGKILL');
-    await pending;
+    await killedMidRequest(runner);
     await pool2.acquire(0);
     assert.equal(spares(), SPARES_AFTER_FAULT, `${SPARES_AFTER_FAULT} spares inside the window`);
     await new Promise((r) => setTimeout(r, 700));
@@ -199,11 +200,7 @@ test('spares started one at a time: never two runners starting at once, cold or 
     try {
       const { runner } = await pool.acquire(0);
       await settled(1);
-      const pending = hooked(runner)
-        .request('block', { ms: 10_000 }, 30_000)
-        .catch(() => undefined);
-      process.kill(runner.pid!, 'SIGKILL');
-      await pending;
+      await killedMidRequest(runner);
       await pool.acquire(0);
       await settled(SPARES_AFTER_FAULT);
       assert.equal(log.length, 2 + SPARES_AFTER_FAULT, `${spareStarts}: the first runner, its spare, then the spares after the fault`);

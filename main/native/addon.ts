@@ -113,7 +113,8 @@ export interface NativeAddon {
   /** bytes + 2 × guardBytes, guards filled with guardByte, the inside with poisonByte (−1: untouched); the base pointer. */
   memAllocGuarded(bytes: number, guardBytes: number, guardByte: number, poisonByte: number): Promise<bigint>;
   memcpyHtoD(pointer: bigint, data: Uint8Array): Promise<number>;
-  memcpyDtoH(pointer: bigint, bytes: number): Promise<{ data: Uint8Array; ms: number }>;
+  /** Fills `into` (all of it) from the device; the copy's milliseconds. */
+  memcpyDtoH(pointer: bigint, into: Uint8Array): Promise<number>;
   memsetD8(pointer: bigint, value: number, bytes: number): Promise<void>;
   /** `bytes` from each pointer, concatenated, copied in one call. */
   memcpyDtoHRegions(pointers: bigint[], bytes: number): Promise<Uint8Array>;

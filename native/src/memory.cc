@@ -71,39 +71,25 @@ Napi::Value MemcpyHtoD(const Napi::CallbackInfo& info) {
   return PromiseWorker::StartKeeping(env, buffer, execute, [elapsed](Napi::Env env) { return Napi::Number::New(env, *elapsed); });
 }
 
-// memcpyDtoH(pointer, bytes) -> Promise<{ data: Buffer, ms }>. The driver copies straight into a Buffer that
-// Node allocated (uninitialised) before the call: no copy of ours, and no external buffer, which Electron's V8
-// memory cage refuses (the build hides the external-buffer API: CMakeLists.txt).
+// memcpyDtoH(pointer, buffer) -> Promise<milliseconds>: the driver copies buffer.length bytes into the caller's
+// Buffer. The caller allocates it (in JavaScript, where a failed allocation is a RangeError rather than V8's fatal
+// out-of-memory); no memory of ours is handed to JavaScript, which Electron's V8 memory cage would refuse (the
+// build hides the external-buffer API: CMakeLists.txt).
 Napi::Value MemcpyDtoH(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   CUdeviceptr pointer = args::bigint(env, info[0], "pointer");
-  size_t bytes = static_cast<size_t>(args::number(env, info[1], "bytes", 1, kMaxBytes));
-  Napi::Buffer<uint8_t> host;
-  try {
-    host = Napi::Buffer<uint8_t>::New(env, bytes);
-  } catch (const Napi::Error&) {
-    std::string message = "Cannot allocate " + std::to_string(bytes) + " bytes of host memory for the read-back";
-    return PromiseWorker::Start(env, [message](Failure& failure) { failWorkbench(failure, "cuMemcpyDtoH_v2", message); },
-                                undefinedResult);
-  }
-  uint8_t* data = host.Data();
+  Napi::Buffer<uint8_t> buffer = args::buffer(env, info[1], "buffer");
+  uint8_t* data = buffer.Data();
+  size_t length = buffer.Length();
   auto elapsed = std::make_shared<double>(0);
-  auto execute = [pointer, bytes, data, elapsed](Failure& failure) {
+  auto execute = [pointer, data, length, elapsed](Failure& failure) {
     std::lock_guard<std::mutex> lock(session().mutex);
     if (!enterContext(failure, "cuMemcpyDtoH_v2")) return;
     auto start = std::chrono::steady_clock::now();
-    if (!checkDriver(failure, "cuMemcpyDtoH_v2", cu.cuMemcpyDtoH(data, pointer, bytes))) return;
+    if (!checkDriver(failure, "cuMemcpyDtoH_v2", cu.cuMemcpyDtoH(data, pointer, length))) return;
     *elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
-  // The reference keeps the Buffer alive while the copy runs (on a worker thread, outside inline mode) and
-  // until it is handed back; it lives in the worker and so is released on the JS thread.
-  auto kept = std::make_shared<Napi::Reference<Napi::Buffer<uint8_t>>>(Napi::Persistent(host));
-  return PromiseWorker::Start(env, execute, [kept, elapsed](Napi::Env env) -> Napi::Value {
-    Napi::Object o = Napi::Object::New(env);
-    o.Set("data", kept->Value());
-    o.Set("ms", *elapsed);
-    return o;
-  });
+  return PromiseWorker::StartKeeping(env, buffer, execute, [elapsed](Napi::Env env) { return Napi::Number::New(env, *elapsed); });
 }
 
 Napi::Value MemsetD8(const Napi::CallbackInfo& info) {

@@ -99,9 +99,10 @@ export function recordingAddon(script: FakeScript): { addon: RunnerAddon; calls:
       memory.write(pointer, data);
       return 0.25;
     },
-    async memcpyDtoH(pointer, bytes) {
-      enter('memcpyDtoH', `${hex(pointer)}, ${bytes}`);
-      return { data: memory.read(pointer, bytes), ms: 0.5 };
+    async memcpyDtoH(pointer, into) {
+      enter('memcpyDtoH', `${hex(pointer)}, ${into.byteLength}`);
+      into.set(memory.read(pointer, into.byteLength));
+      return 0.5;
     },
     async memcpyDtoHRegions(pointers, bytes) {
       enter('memcpyDtoHRegions', `${pointers.map(hex).join(' ')}, ${bytes}`);

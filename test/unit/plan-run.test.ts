@@ -9,6 +9,9 @@ import { executePlan } from '../../main/runner/plan-executor';
 import { chooseRunChecks } from '../../main/runner/run/choose-checks';
 import { PlanRun } from '../../main/runner/run/plan-run';
 import type { RunCheck } from '../../main/runner/run/run-check';
+import { RecordedDevice } from '../../main/runner/run/recorded-device';
+import { StepFailure } from '../../main/runner/run/step-failure';
+import { RunEventRecorder } from '../../core/runner/event-recorder';
 import { fakeAttributes, pointerArg, recordingAddon, type FakeKernel, type FakeScript } from '../helpers/recording-addon';
 
 // The run object's orchestration: which driver calls a plan's run makes, in which order, and where its checks'
@@ -248,4 +251,18 @@ test('the checks’ hooks come at their points of the run, in order', async () =
     'afterStep 7',
     'end',
   ]);
+});
+
+test('a read-back whose host memory cannot be made is the step’s failure in words, not the runner’s end', async () => {
+  const { addon, calls } = recordingAddon({ kernels });
+  const device = new RecordedDevice(addon, new RunEventRecorder(() => performance.now(), performance.now()));
+  const huge = { base: 0x1000n, pointer: 0x1000n, address: '0x1000', bytes: 2 ** 52, guardBytes: 0, fill: -1 };
+  await assert.rejects(
+    device.download('c', huge),
+    (e: unknown) =>
+      e instanceof StepFailure &&
+      e.error.api === 'cuMemcpyDtoH_v2' &&
+      /^buffer "c" cannot be read back: this process cannot allocate 4,096 TiB of host memory for it$/.test(e.error.message),
+  );
+  assert.deepEqual(calls, [], 'no driver call was made');
 });

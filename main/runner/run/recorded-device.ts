@@ -1,8 +1,10 @@
 import type { Dim3 } from '../../../core/dims';
+import { formatBytes } from '../../../core/format';
 import { GUARD_PATTERN } from '../../../core/plan/guards';
 import type { RunEventRecorder } from '../../../core/runner/event-recorder';
 import type { NativeAddon } from '../../native/addon';
 import type { LoadedFunction } from '../module-cache';
+import { workbenchError } from './step-failure';
 
 /** The addon calls a run makes. */
 export type RunnerAddon = Pick<
@@ -47,6 +49,18 @@ export interface AllocLayout {
 const hex = (pointer: bigint) => `0x${pointer.toString(16)}`;
 
 /**
+ * The host memory a read-back lands in, made here: a Buffer Node cannot make is a RangeError in JavaScript (V8's
+ * out-of-memory in native code would end the runner), and becomes the step's failure in words.
+ */
+function hostBufferFor(buffer: string, bytes: number): Uint8Array {
+  try {
+    return Buffer.allocUnsafeSlow(bytes);
+  } catch {
+    throw workbenchError('cuMemcpyDtoH_v2', `buffer "${buffer}" cannot be read back: this process cannot allocate ${formatBytes(bytes)} of host memory for it`);
+  }
+}
+
+/**
  * The driver calls that touch memory or time, each written to the run's event log as it is made
  * (core/runner/event-log.ts): begin() just before the call, the event of its kind once it returned. A call
  * that throws leaves its begin() pending, so the failure's event (RunState.fail) is timed from it.
@@ -85,9 +99,10 @@ export class RecordedDevice {
 
   async download(buffer: string, source: Allocation): Promise<{ data: Uint8Array; ms: number }> {
     this.log.begin();
-    const read = await this.addon.memcpyDtoH(source.pointer, source.bytes);
+    const data = hostBufferFor(buffer, source.bytes);
+    const ms = await this.addon.memcpyDtoH(source.pointer, data);
     this.log.copy('DtoH', buffer, source.bytes, 'data');
-    return read;
+    return { data, ms };
   }
 
   /** One copy for many regions of `bytes` each (every guard a launch could have touched). */

@@ -47,52 +47,73 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-export interface LastParseOptions {
+export interface LastParseOptions<Output> {
   /**
    * One top-level field that differs between otherwise equal messages (a request's id): it is left out of the
    * comparison and checked on its own by its schema, which must be the rule the whole schema applies to it.
    */
   varying?: { field: string; schema: z.ZodType };
   /**
-   * What is kept of an input that passed, to compare the next with: the input itself where nothing else holds it
-   * (a message just received), a copy where its caller could change it afterwards. A copy that fails keeps nothing.
+   * What is compared with later inputs, and parsed: the input itself where nothing else holds it (a message just
+   * received), or a copy where its caller could change it afterwards. The copy is made before the parse, so what is
+   * remembered is what was parsed; an input that cannot be copied is parsed as it is and not remembered.
    */
   keep?: (input: unknown) => unknown;
+  /** Which parsed values are worth remembering (the costly ones); by default all. Others leave the memory as it is. */
+  remember?: (output: Output) => boolean;
+  /** How many values are remembered, the most recent first (default 1): two plans run in turn are both remembered. */
+  capacity?: number;
+}
+
+interface Remembered<Output> {
+  input: unknown;
+  output: Output;
 }
 
 /**
- * A schema's parse that remembers the last value it passed: the same data again (sameData) gets the same parsed value
+ * A schema's parse that remembers the last values it passed: the same data again (sameData) gets the same parsed value
  * back without the schema's walk, which for a launch plan is most of what a re-run's request costs the runner. Only a
  * success is remembered. The value handed back is shared between the calls that receive it: callers must not change
- * it.
+ * it. A new input is compared with each remembered one before it is parsed; each comparison stops at the first
+ * difference.
  */
 export class LastParse<S extends z.ZodType> {
-  private last: { input: unknown; output: z.output<S> } | null = null;
+  private remembered: Remembered<z.output<S>>[] = [];
 
   constructor(
     private readonly schema: S,
-    private readonly options: LastParseOptions = {},
+    private readonly options: LastParseOptions<z.output<S>> = {},
   ) {}
 
   safeParse(input: unknown): z.ZodSafeParseResult<z.output<S>> {
-    const again = this.last && this.again(input, this.last);
-    if (again) return again;
-    const result = this.schema.safeParse(input) as z.ZodSafeParseResult<z.output<S>>;
-    this.last = null;
-    if (result.success) this.remember(input, result.data);
+    for (let i = 0; i < this.remembered.length; i++) {
+      const entry = this.remembered[i]!;
+      const again = this.again(input, entry);
+      if (!again) continue;
+      this.remembered.splice(i, 1);
+      this.remembered.unshift(entry);
+      return again;
+    }
+    const kept = this.kept(input);
+    const result = this.schema.safeParse(kept.ok ? kept.value : input) as z.ZodSafeParseResult<z.output<S>>;
+    if (result.success && kept.ok && (this.options.remember?.(result.data) ?? true)) {
+      this.remembered.unshift({ input: kept.value, output: result.data });
+      this.remembered.length = Math.min(this.remembered.length, Math.max(1, this.options.capacity ?? 1));
+    }
     return result;
   }
 
-  private remember(input: unknown, output: z.output<S>): void {
+  private kept(input: unknown): { ok: true; value: unknown } | { ok: false } {
+    if (!this.options.keep) return { ok: true, value: input };
     try {
-      this.last = { input: this.options.keep ? this.options.keep(input) : input, output };
+      return { ok: true, value: this.options.keep(input) };
     } catch {
-      // an input that cannot be copied is not remembered: the next is parsed in full
+      return { ok: false };
     }
   }
 
   /** The remembered value for the same data again (its varying field from this input), or null. */
-  private again(input: unknown, last: { input: unknown; output: z.output<S> }): z.ZodSafeParseResult<z.output<S>> | null {
+  private again(input: unknown, last: Remembered<z.output<S>>): z.ZodSafeParseResult<z.output<S>> | null {
     const { varying } = this.options;
     if (!varying) return sameData(input, last.input) ? { success: true, data: last.output } : null;
     if (typeof input !== 'object' || input === null || Array.isArray(input) || !isPlainObject(input)) return null;

@@ -218,9 +218,15 @@ async function handle(request: RunnerRequest): Promise<void> {
 
 /**
  * What this runner accepts: the protocol's requests, and in the lifecycle tests' build theirs too (runner-test-hooks.ts).
- * A re-run sends the request it sent before but for its id: that is not walked by the schema again (core/api/last-parse.ts).
+ * A re-run sends a run request it sent before but for its id: that is not walked by the schema again
+ * (core/api/last-parse.ts). The last two run requests are remembered (two plans run in turn), and only those: a page
+ * or status request between runs costs little to check and evicts nothing. Each holds its module images.
  */
-const requests = new LastParse(WORKBENCH_TEST_HOOKS ? testRunnerRequestSchema() : runnerRequestSchema, { varying: { field: 'id', schema: requestIdSchema } });
+const requests = new LastParse(WORKBENCH_TEST_HOOKS ? testRunnerRequestSchema() : runnerRequestSchema, {
+  varying: { field: 'id', schema: requestIdSchema },
+  remember: (request) => request.type === 'run',
+  capacity: 2,
+});
 
 let queue: Promise<void> = Promise.resolve();
 /** Requests their callers cancelled while they waited in the queue. */

@@ -82,10 +82,10 @@ function kernelsIn(source: string): ReturnType<typeof findKernels> {
 }
 
 /**
- * The last plan validated, and a copy of what it was given as (its caller may change its own object afterwards): a
- * re-run of the same plan is not walked by the schema again (core/api/last-parse.ts).
+ * The last two plans validated, each as a copy of what it was given as (its caller may change its own object
+ * afterwards): a re-run of either is not walked by the schema again (core/api/last-parse.ts).
  */
-const plans = new LastParse(launchPlanSchema, { keep: (input) => structuredClone(input) });
+const plans = new LastParse(launchPlanSchema, { keep: (input) => structuredClone(input), capacity: 2 });
 
 /** Validates, compiles and runs a launch plan: the one path the CLI, the UI and the tests take. */
 export async function runPlan(input: unknown, services: { compiler: CompileService; pool: RunnerPool }, options: RunOptions): Promise<RunOutcome> {
@@ -113,7 +113,7 @@ export async function runPlan(input: unknown, services: { compiler: CompileServi
       problem: { title: 'The launch plan is not valid', detail: describeIssues(parsed.error), remedy: 'Fix the fields named above and run again.' },
     });
   }
-  // The parsed plan may be the one the last run was given (plans, below): it is not changed, but copied.
+  // The parsed plan may be the one the last run was given (plans, above): it is not changed, but copied.
   plan = options.determinismRuns === undefined ? parsed.data : { ...parsed.data, checks: { ...parsed.data.checks, determinismRuns: options.determinismRuns } };
   const { status, pieces } = await execute(plan, services, options, timing);
   return finish(status, pieces);

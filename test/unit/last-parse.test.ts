@@ -130,9 +130,54 @@ test('a re-run request is the remembered parse with its own id; another plan, a 
 });
 
 test('without a varying field, only the very same data is remembered', () => {
-  const numbers = new LastParse(z.array(z.number()).transform((xs) => xs.length));
+  let walks = 0;
+  const numbers = new LastParse(z.array(z.number()).transform((xs) => (walks++, xs.length)));
   assert.deepEqual(numbers.safeParse([1, 2]), { success: true, data: 2 });
   assert.deepEqual(numbers.safeParse([1, 2]), { success: true, data: 2 });
+  assert.equal(walks, 1, 'the same data again is not walked');
   assert.equal(numbers.safeParse([1, '2']).success, false);
   assert.deepEqual(numbers.safeParse([1, 2, 3]), { success: true, data: 3 });
+  assert.equal(walks, 2);
+});
+
+test('as the runner remembers: the last two run requests, in turn, and a page request between them evicts neither', () => {
+  let walks = 0;
+  const requests = new LastParse(
+    runnerRequestSchema.superRefine(() => void walks++),
+    { varying: { field: 'id', schema: requestIdSchema }, remember: (r) => r.type === 'run', capacity: 2 },
+  );
+  const a = (id: number) => request(id);
+  const b = (id: number) => request(id, (r) => (r['timeLimitMs'] = 1000));
+  const c = (id: number) => request(id, (r) => (r['timeLimitMs'] = 2000));
+  const page = (id: number) => ({ id, type: 'page', runId: 'x', buffer: 'c', offset: id, count: 10 });
+  for (const make of [a, b, a, b, page, a, page, b]) assert.ok(requests.safeParse(make(7)).success);
+  assert.equal(walks, 2 + 2, 'a and b walked once each; each page request walked');
+  assert.ok(requests.safeParse(c(8)).success, 'a third plan');
+  assert.ok(requests.safeParse(a(9)).success, 'a: the least recent, gone');
+  assert.equal(walks, 2 + 2 + 2);
+  assert.ok(requests.safeParse(c(10)).success);
+  assert.equal(walks, 6, 'c stayed');
+});
+
+test('a copy made before the parse is what is parsed and remembered; an input that cannot be copied is parsed, not remembered', () => {
+  let walks = 0;
+  const schema = z.object({ n: z.number() }).transform((v) => (walks++, v.n));
+  const doubling = new LastParse(schema, { keep: (input) => ({ n: (input as { n: number }).n * 2 }) });
+  assert.deepEqual(doubling.safeParse({ n: 2 }), { success: true, data: 4 }, 'the copy was parsed');
+  assert.deepEqual(doubling.safeParse({ n: 4 }), { success: true, data: 4 }, 'and remembered as the copy it is');
+  assert.equal(walks, 1);
+  const cloning = new LastParse(schema, { keep: (input) => structuredClone(input) });
+  const withFunction = { n: 1, f: () => 1 };
+  assert.deepEqual(cloning.safeParse(withFunction), { success: true, data: 1 });
+  assert.deepEqual(cloning.safeParse({ n: 1, f: () => 1 }), { success: true, data: 1 });
+  assert.equal(walks, 3, 'not remembered: it could not be copied');
+});
+
+test('a key named __proto__ is never equal, even to the same; the walk goes no deeper than the known value', () => {
+  assert.equal(sameData(JSON.parse('{"__proto__": 1}'), JSON.parse('{"__proto__": 1}')), false);
+  let known: unknown = { id: 1 };
+  let hostile: unknown = { id: 1 };
+  for (let i = 0; i < 10; i++) known = { plan: known };
+  for (let i = 0; i < 200_000; i++) hostile = { plan: hostile };
+  assert.equal(sameData(hostile, known), false);
 });

@@ -64,6 +64,9 @@ function spinWhilePending(pending: Promise<unknown>, ms: number): void {
   setImmediate(turn);
 }
 
+/** Spares started one at a time: after this many failed starts in a row, the next starts only when a run asks. */
+const MAX_FAILED_STARTS_IN_A_ROW = 3;
+
 /** Within this long of a runner lost to a fault, the pool keeps more spares: faults come in strings. */
 export const FAULT_WINDOW_MS = 60_000;
 /** Spares within the fault window. Each holds a CUDA context (518 MiB of device memory on an H100) for that minute. */
@@ -249,6 +252,8 @@ export class RunnerPool {
   }
 
   private readonly readyStatus = new WeakMap<Runner, RunnerStatus>();
+  /** Runners of a device that failed to start since the last that did (spares started one at a time). */
+  private readonly failedStarts = new Map<number, number>();
 
   private spawn(ordinal: number): Runner {
     const runner: Runner = new SupervisedProcess<RunnerStatus, RunnerProtocol>({
@@ -261,13 +266,21 @@ export class RunnerPool {
     });
     this.living.add(runner);
     runner.ready.then((s) => this.readyStatus.set(runner, s)).catch(() => undefined);
-    // One at a time, the next spare starts when this runner is ready. One that never gets there is not replaced
-    // here (as with spares started together): a runner that cannot start would otherwise be started again forever.
-    if (this.options.spareStarts === 'one-at-a-time')
+    // One at a time, the next spare starts when this runner is ready, or when it failed to start: a few failures in a
+    // row, then no more until the next run asks (a runner that cannot start is not started again forever).
+    if (this.options.spareStarts === 'one-at-a-time') {
       runner.ready.then(
-        () => this.ensureSpare(ordinal),
-        () => undefined,
+        () => {
+          this.failedStarts.delete(ordinal);
+          this.ensureSpare(ordinal);
+        },
+        () => {
+          const failed = (this.failedStarts.get(ordinal) ?? 0) + 1;
+          this.failedStarts.set(ordinal, failed);
+          if (failed < MAX_FAILED_STARTS_IN_A_ROW) this.ensureSpare(ordinal);
+        },
       );
+    }
     runner.on('exit', (exit: ExitClassification) => {
       this.living.delete(runner);
       if (runner.pid) this.exits.push({ pid: runner.pid, kind: exit.kind, summary: exit.summary, at: new Date().toISOString() });

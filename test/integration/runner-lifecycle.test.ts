@@ -211,3 +211,25 @@ test('spares started one at a time: never two runners starting at once, cold or 
     }
   }
 });
+
+test('spares started one at a time: one that fails to start is followed by the next, not by a pool short of spares', async () => {
+  let launches = 0;
+  const failingThird: ProcessLauncher = {
+    ...forkLauncher,
+    // The third runner (the first spare after the fault) is a process that exits before it is ready.
+    launch: (entry, args, name) => forkLauncher.launch(++launches === 3 ? '/nonexistent/runner.js' : entry, args, name),
+  };
+  const pool = testRunnerPool({ launcher: failingThird, warmSpare: true, spareStarts: 'one-at-a-time' });
+  const readySpares = () => pool.status().runners.filter((r) => r.role === 'spare' && r.startupMs !== null).length;
+  try {
+    const { runner } = await pool.acquire(0);
+    for (let i = 0; i < 250 && readySpares() < 1; i++) await new Promise((r) => setTimeout(r, 20));
+    await killedMidRequest(runner);
+    await pool.acquire(0);
+    for (let i = 0; i < 250 && readySpares() < SPARES_AFTER_FAULT; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(readySpares(), SPARES_AFTER_FAULT);
+    assert.equal(launches, 2 + SPARES_AFTER_FAULT + 1, 'the failed start was followed by another');
+  } finally {
+    await pool.dispose();
+  }
+});

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ROOT, type CliResult } from './cli';
+import { ROOT, streamsHeldAfterExit, type CliResult } from './cli';
 
 /**
  * A process's peak memory read from outside, as the kernel keeps it (VmHWM in /proc/PID/status), with its
@@ -111,9 +111,10 @@ export function runCliMeasured(args: string[], dir: string, timeoutMs = 60_000):
     // The answer is complete at 'close' (both streams ended), not at 'exit'; time and peaks are taken at the exit.
     let ms = 0;
     let sampled = { host: 0, readers: 0 };
-    child.on('exit', () => {
+    child.on('exit', (code) => {
       ms = performance.now() - started;
       sampled = stop();
+      streamsHeldAfterExit(child, code, reject);
     });
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -17,7 +17,11 @@ const RUNS = Number(process.argv[2] ?? 1000);
 /** Spares the pool keeps after a fault (its default when not given): `node dist/bench/soak.js 1000 3`. */
 const SPARES = process.argv[3] === undefined ? undefined : Number(process.argv[3]);
 /** How the spares start after a fault (RunnerPoolOptions.spareStarts): `node dist/bench/soak.js 1000 4 one-at-a-time`. */
-const SPARE_STARTS = process.argv[4] === 'one-at-a-time' ? 'one-at-a-time' : 'together';
+const SPARE_STARTS = ((word = process.argv[4] ?? 'together') => {
+  if (word === 'together' || word === 'one-at-a-time') return word;
+  console.error(`✗ The fourth argument says how spares start: together or one-at-a-time, not "${word}".`);
+  return process.exit(64);
+})();
 const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))]! : NaN;

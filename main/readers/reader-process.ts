@@ -182,7 +182,16 @@ function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { 
       if (failure) return;
       if (type === FRAME.progress) options.onProgress?.(json(payload));
       else if (type === FRAME.body) body = payload;
-      else if (type === FRAME.answer) said = json(payload) as ReaderAnswer | null;
+      else if (type === FRAME.answer) {
+        said = json(payload) as ReaderAnswer | null;
+        // The answer is the reader's last frame: it is settled now, and the reader ended, not awaited. An Electron
+        // utility process does not exit when its work is done (electron/electron#47228), and one that exits by
+        // itself loses what its pipe still held (Electron drops its stdout's listeners at the exit).
+        if (!failure) {
+          settle(null, null);
+          child.kill();
+        }
+      }
     });
     child.stdout.on('data', (chunk: Buffer) => {
       if (failure) return;
@@ -208,7 +217,8 @@ function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { 
       asked.signal?.addEventListener('abort', cancel, { once: true });
     };
     child.onError((error) => stop(() => new ReaderError('crashed', `${what} could not be read: its reader could not start (${error.message}).`)));
-    child.onClose((code, signal) => {
+    const settle = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (closed) return;
       closed = true;
       clearTimeout(timer);
       if (failure) return reject(failure);
@@ -222,7 +232,8 @@ function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { 
         if (!(error instanceof TypedWireError)) throw error;
         reject(new ReaderError('crashed', `${what} was not opened: its reader's answer is not valid (${error.message}).`));
       }
-    });
+    };
+    child.onClose(settle);
   });
   return { answer, begin: (asked) => begin(asked) };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -157,6 +157,34 @@ test('a reader started without ulimit, as the desktop app starts one, caps its o
     runReader({ kind: 'bundle-view', path: BUNDLE }, 'The bundle', { limits: { memoryMb: 8 } }),
     (e: unknown) => e instanceof ReaderError && /The bundle was not opened/.test(e.message),
   );
+});
+
+test('a reader that answers and lives on, as an Electron utility process does, is answered at its answer and then ended', async (t) => {
+  // Electron's utility processes do not exit when their work is done (electron/electron#47228): a timer stands in.
+  const keepAlive = join(dir, 'keep-alive.cjs');
+  writeFileSync(keepAlive, 'setInterval(() => undefined, 1000);\n');
+  let ended: Promise<unknown> | undefined;
+  const livesOn: ReaderLauncher = (entry, job, limits) => {
+    const child = spawn(process.execPath, ['--require', keepAlive, `--max-old-space-size=${limits.heapMb}`, entry, job], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
+    });
+    ended = new Promise((resolve) => child.once('exit', resolve));
+    return {
+      stdout: child.stdout,
+      kill: () => child.kill('SIGKILL'),
+      onClose: (h) => child.once('close', h),
+      onError: (h) => child.once('error', h),
+      go: () => undefined,
+    };
+  };
+  useReaderLauncher(livesOn);
+  t.after(() => useReaderLauncher(defaultReaderLauncher));
+  const started = performance.now();
+  const { value } = await runReader<{ notes: unknown }>({ kind: 'bundle-view', path: BUNDLE }, 'the bundle', { limits: { timeoutMs: 60_000 } });
+  assert.ok(Array.isArray(value.notes));
+  assert.ok(performance.now() - started < 15_000, `answered after ${Math.round(performance.now() - started)} ms, not at the 60 s limit`);
+  assert.equal(await ended, null, 'and the reader was ended (killed: no exit code)');
 });
 
 /** A folder compute-sanitizer would write into, named so its reader can be found; the XML is a real memcheck report. */

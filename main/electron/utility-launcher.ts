@@ -3,6 +3,7 @@ import { app, utilityProcess, type UtilityProcess } from 'electron';
 import { READER_MEMORY_ENV, READER_WAIT_ARG } from '../../core/readers/reader-protocol';
 import { signalGroup, type ChildHandle, type ProcessLauncher } from '../process/launcher';
 import type { ReaderLauncher } from '../readers/reader-process';
+import { killWhenSpawned, v8FlagsForUtility } from './utility-child';
 import { GoneRouter, watchUtilityExit, type ExitStatus } from './utility-exit';
 
 /** How long a reader's output may stay open after it exits. */
@@ -23,6 +24,9 @@ function forkWatched(
   ended: (status: ExitStatus) => void,
 ): UtilityProcess {
   const child = utilityProcess.fork(entry, args, options);
+  // Emitted for a V8 fatal error in the child (its 'exit' follows): unheard, an EventEmitter's 'error' would throw
+  // in the app's main process.
+  child.on('error', () => undefined);
   const watch = watchUtilityExit((status) => {
     router.forget(options.serviceName);
     ended(status);
@@ -45,6 +49,9 @@ export const utilityLauncher: ProcessLauncher = {
       for (const handler of exitHandlers) handler(code, signal);
     });
     child.on('spawn', () => (pid = child.pid));
+    // utilityProcess.kill() only sends SIGTERM to the child; the pid path signals its whole group (the child leads
+    // one: child-lifetime.ts) with the signal asked for, as the fork launcher does, once the child has a pid.
+    const kill = killWhenSpawned(child, (target, signal) => signalGroup(target, signal));
     return {
       get pid() {
         return child.pid;
@@ -54,10 +61,8 @@ export const utilityLauncher: ProcessLauncher = {
       },
       onMessage: (handler) => child.on('message', handler),
       onExit: (handler) => exitHandlers.push(handler),
-      // utilityProcess.kill() only sends SIGTERM to the child; the pid path signals its whole group (the
-      // child leads one: child-lifetime.ts) with the signal asked for, as the fork launcher does.
       kill: (signal) => {
-        if (!exited) signalGroup(pid ?? child.pid, signal);
+        if (!exited) kill(signal);
       },
     };
   },
@@ -84,7 +89,7 @@ export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits, waits)
     {
       serviceName: router.serviceName('reader'),
       stdio: ['ignore', 'pipe', 'ignore'],
-      execArgv: [`--max-old-space-size=${limits.heapMb}`, '--stack-size=2048'],
+      execArgv: v8FlagsForUtility([`--max-old-space-size=${limits.heapMb}`, '--stack-size=2048']),
       env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
     },
     (ended) => {
@@ -98,16 +103,9 @@ export const utilityReaderLauncher: ReaderLauncher = (entry, job, limits, waits)
     },
   );
   // A kill asked before the process has a pid (Electron gives none until 'spawn') is carried out once it has one.
-  let killAsked = false;
-  const kill = () => {
-    const target = pid ?? child.pid;
-    if (target === undefined) killAsked = true;
-    else signalGroup(target, 'SIGKILL');
-  };
-  child.on('spawn', () => {
-    pid = child.pid;
-    if (killAsked) kill();
-  });
+  const killGroup = killWhenSpawned(child, (target, signal) => signalGroup(target, signal));
+  const kill = () => killGroup('SIGKILL');
+  child.on('spawn', () => (pid = child.pid));
   child.stdout!.on('end', () => {
     outputEnded = true;
     close();

@@ -89,7 +89,7 @@ export const countersSchema = z
   .strict();
 export type ProfileCounters = z.infer<typeof countersSchema>;
 
-export const NO_COUNTERS_REASONS = ['turned-off', 'no-ncu', 'no-permission', 'ncu-failed', 'not-profiled'] as const;
+export const NO_COUNTERS_REASONS = ['turned-off', 'no-ncu', 'no-node', 'no-permission', 'ncu-failed', 'not-profiled'] as const;
 export type NoCountersReason = (typeof NO_COUNTERS_REASONS)[number];
 
 export const profileSchema = z

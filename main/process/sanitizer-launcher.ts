@@ -21,13 +21,15 @@ export function sanitizerLauncher(
   onOutput: (chunk: Buffer) => void,
   /** The tool's own exit (86 when it found something), as distinct from how the runner under it ended. */
   onToolExit?: (code: number | null, signal: string | null) => void,
+  /** The Node.js the tool starts the runner with (tool-node.ts): this process's own, except under Electron. */
+  node: string = process.execPath,
 ): ProcessLauncher {
   return {
     kind: 'fork',
     launch(entry, args, name): ChildHandle {
       const child = spawn(
         '/bin/sh',
-        ['-c', GROUP_REAPER, `gpu-workbench-${name.replace(/\W+/g, '-')}`, sanitizerPath, ...sanitizerArgs, process.execPath, entry, ...args],
+        ['-c', GROUP_REAPER, `gpu-workbench-${name.replace(/\W+/g, '-')}`, sanitizerPath, ...sanitizerArgs, node, entry, ...args],
         {
           stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ipc'],
           serialization: 'advanced',

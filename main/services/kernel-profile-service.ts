@@ -18,6 +18,7 @@ import { startWaitingReader } from '../readers/reader-process';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { locateNcu, ncuVersion, readCounterPermission, runNcuExport } from '../tools/nsight-compute';
+import { toolTargetNode } from '../process/tool-node';
 import { makePrivateFolder } from './private-folder';
 import { runPlan, type RunOutcome } from './run-service';
 
@@ -66,17 +67,19 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
     return { outcome, profile: null };
   }
   const device = () => Promise.resolve(request.device ?? null);
-  const withoutCounters = async (reason: 'turned-off' | 'no-ncu' | 'no-permission', detail: string): Promise<ProfileAnswer> => {
+  const withoutCounters = async (reason: 'turned-off' | 'no-ncu' | 'no-node' | 'no-permission', detail: string): Promise<ProfileAnswer> => {
     const outcome = await plainRun(request, services);
     return { outcome, profile: describe(plan, chosen, outcome, request, await device(), null, { reason, detail }, null) };
   };
   if (request.noCounters) return withoutCounters('turned-off', '');
   const ncu = locateNcu();
   if (!ncu.path) return withoutCounters('no-ncu', ncu.searched.slice(0, 6).join(', '));
+  const node = toolTargetNode();
+  if ('problem' in node) return withoutCounters('no-node', node.problem);
   // The driver says up front when this user may not read the counters: no ncu run that can only fail.
   const permission = await readCounterPermission();
   if (counterAccess(permission) === 'denied') return withoutCounters('no-permission', `RmProfilingAdminOnly: 1 in ${permission.source}`);
-  const underNcu = await runUnderNcu(ncu.path, plan, chosen, request, services.compiler);
+  const underNcu = await runUnderNcu({ ncu: ncu.path, node: node.path }, plan, chosen, request, services.compiler);
   if (underNcu.counters || underNcu.outcome.status !== 'ok')
     return {
       outcome: underNcu.outcome,
@@ -101,7 +104,8 @@ function plainRun(request: ProfileRequest, services: { compiler: CompileService;
 
 type Chosen = Exclude<ReturnType<typeof chooseLaunch>, { error: string }>;
 
-async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, request: ProfileRequest, compiler: CompileService) {
+async function runUnderNcu(tools: { ncu: string; node: string }, plan: LaunchPlan, chosen: Chosen, request: ProfileRequest, compiler: CompileService) {
+  const ncuPath = tools.ncu;
   const entry = plan.kernels.find((k) => k.id === chosen.step.kernel)!;
   const dir = await makePrivateFolder('profile');
   const version = ncuVersion(ncuPath);
@@ -115,6 +119,7 @@ async function runUnderNcu(ncuPath: string, plan: LaunchPlan, chosen: Chosen, re
         ncuArguments(entry.entry, launchesBefore(plan, chosen.index), join(dir, 'profile'), join(dir, 'source.csv')),
         (c) => output.push(c),
         (code) => (toolExit = code),
+        tools.node,
       ),
       warmSpare: false,
       warmUp: false,

@@ -10,10 +10,11 @@ import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { CompileService } from '../compile/compile-service';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
+import { toolTargetNode } from '../process/tool-node';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
-import { collectReport, requireSanitizer, startReportsReader } from '../tools/sanitize-program';
+import { collectReport, requireSanitizer, SanitizerUnavailableError, startReportsReader } from '../tools/sanitize-program';
 import type { WaitingReader } from '../readers/reader-process';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
@@ -45,6 +46,8 @@ const SANITIZED_STOP_GRACE_MS = 30_000;
  */
 export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
   const sanitizer = requireSanitizer();
+  const node = toolTargetNode();
+  if ('problem' in node) throw new SanitizerUnavailableError(node.problem);
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await makePrivateFolder('sanitize');
   const started = performance.now();
@@ -64,6 +67,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
           count(chunk);
         },
         (code, signal) => (toolExit = { code, signal }),
+        node.path,
       ),
       warmSpare: false,
       warmUp: false,

@@ -79,6 +79,20 @@ void app.whenReady().then(() => {
 });
 // Every web contents, not the window's alone: no new windows, no navigation away, no webviews.
 app.on('web-contents-created', (_event, contents) => guardContents(contents));
-app.on('window-all-closed', () => {
-  void workbench.dispose().finally(() => app.quit());
+// Closing the last window quits; so does Quit (Ctrl+Q), which closes the windows without 'window-all-closed'. Either
+// way the app waits for the workbench to stop its children and remove its temporary folders, once, and no longer
+// than QUIT_WAIT_MS: the children die with the app in any case (child-lifetime.ts).
+const QUIT_WAIT_MS = 10_000;
+let disposed = false;
+const quitAfterDispose = () => {
+  if (disposed) return;
+  disposed = true;
+  const waited = new Promise((resolve) => setTimeout(resolve, QUIT_WAIT_MS).unref());
+  void Promise.race([workbench.dispose(), waited]).finally(() => app.quit());
+};
+app.on('window-all-closed', quitAfterDispose);
+app.on('will-quit', (event) => {
+  if (disposed) return;
+  event.preventDefault();
+  quitAfterDispose();
 });

@@ -32,14 +32,21 @@ export function childPort(): ChildPort {
   };
 }
 
-/** Sends the last message and exits once it has left the process. */
+/**
+ * How long a child under Electron's utilityProcess waits, after its last message, for the host to end it. Its port
+ * has no delivery callback and closes at the exit, dropping what the host has not read yet; the host ends a child as
+ * soon as it reads that it is leaving (supervised-process.ts), so this is only for a host that never does.
+ */
+export const LEAVE_WAIT_MS = 2000;
+
+/** Sends the last message (one that says the child leaves: a sticky error) and exits once it has left the process. */
 export function postAndExit(port: ChildPort, message: unknown, code: number): void {
   if (process.send) {
     process.send(message as never, undefined, {}, () => process.exit(code));
     return;
   }
   port.post(message);
-  setTimeout(() => process.exit(code), 50);
+  setTimeout(() => process.exit(code), LEAVE_WAIT_MS);
 }
 
 /**

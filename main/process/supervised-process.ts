@@ -105,11 +105,16 @@ export class SupervisedProcess<Status = unknown, Protocol extends ChildProtocol 
       if (reply.type === 'error' && reply.sticky) this.stickyError = reply.error;
       const id = reply.id ?? -1;
       const pending = this.pending.get(id);
-      if (!pending) return;
-      this.pending.delete(id);
-      if (pending.timer) clearTimeout(pending.timer);
-      if (reply.type === 'ok') pending.resolve(reply.result);
-      else pending.reject(new ChildRequestError(reply.error, reply.sticky));
+      if (pending) {
+        this.pending.delete(id);
+        if (pending.timer) clearTimeout(pending.timer);
+        if (reply.type === 'ok') pending.resolve(reply.result);
+        else pending.reject(new ChildRequestError(reply.error, reply.sticky));
+      }
+      // A sticky error is the child's last word: it leaves. It is ended now that it has been read (SIGTERM: under a
+      // tool, the channel is closed and the child leaves so that the tool writes its report), as a utility process
+      // cannot tell when its last message was delivered (child-port.ts postAndExit).
+      if (reply.type === 'error' && reply.sticky) this.child.kill('SIGTERM');
     });
     this.child.onExit((code, signal) => {
       clearTimeout(readyTimer);

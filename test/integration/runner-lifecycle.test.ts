@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 
+import type { ExitClassification } from '../../core/runner/protocol';
 import { distEntry } from '../../main/paths';
 import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
-import { ChildRequestError, ProcessExitError, RequestCancelledError } from '../../main/process/supervised-process';
+import { ChildRequestError, ProcessExitError, RequestCancelledError, SupervisedProcess } from '../../main/process/supervised-process';
 import { SPARES_AFTER_FAULT, type RunnerPool } from '../../main/runner/runner-pool';
 import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
 
@@ -232,4 +236,26 @@ test('spares started one at a time: one that fails to start is followed by the n
   } finally {
     await pool.dispose();
   }
+});
+
+test('a child that said it leaves after a sticky error is ended by the host at once, and its exit is the sticky error', async () => {
+  // As an Electron utility process would be: it cannot know when its last message was read, so it lingers.
+  const entry = join(mkdtempSync(join(tmpdir(), 'wb-lingering-')), 'lingering-child.cjs');
+  writeFileSync(
+    entry,
+    `process.send({ type: 'ready', status: {} });
+process.on('message', (m) => process.send({ type: 'error', id: m.id, error: { library: 'cuda', api: 'cuCtxSynchronize', code: 700, name: 'CUDA_ERROR_ILLEGAL_ADDRESS', message: 'an illegal memory access was encountered' }, sticky: true }));
+setInterval(() => undefined, 1000);
+`,
+  );
+  const child = new SupervisedProcess({ launcher: forkLauncher, entry, args: [], name: 'lingering runner', readyTimeoutMs: 10_000, role: 'runner' });
+  await child.ready;
+  const exited = new Promise<ExitClassification>((resolve) => child.once('exit', resolve));
+  const started = performance.now();
+  await assert.rejects(child.request('status', {}, 10_000), (e: unknown) => e instanceof ChildRequestError && e.sticky);
+  const late = new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000).unref());
+  const exit = await Promise.race([exited, late]);
+  if (!exit) await child.stop(100);
+  assert.equal(exit?.kind, 'sticky-cuda-error', 'ended by the host, not left to linger');
+  assert.ok(performance.now() - started < 2000, `ended after ${Math.round(performance.now() - started)} ms`);
 });

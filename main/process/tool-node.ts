@@ -1,5 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+
+import { firstRunnable } from '../tools/find-tool';
 
 /** Where a tool's target must run under Node.js and none was found: what happened and what to do, in words. */
 export const NO_TOOL_NODE =
@@ -19,23 +20,15 @@ export function toolTargetNode(
   if (!versions['electron']) return { path: execPath };
   const given = env['GPU_WORKBENCH_NODE'];
   if (given) {
-    if (isAbsolute(given) && isExecutableFile(given)) return { path: given };
+    if (isAbsolute(given) && firstRunnable([given])) return { path: given };
     return { problem: `GPU_WORKBENCH_NODE is ${given}, which is not an executable file named by its full path. ${NO_TOOL_NODE}` };
   }
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (!isAbsolute(dir)) continue; // a relative PATH entry would make the binary depend on the working folder
-    const candidate = join(dir, 'node');
-    if (isExecutableFile(candidate)) return { path: candidate };
-  }
-  return { problem: NO_TOOL_NODE };
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+  // Absolute PATH entries only: a relative one would make the binary depend on the working folder.
+  const onPath = firstRunnable(
+    (env['PATH'] ?? '')
+      .split(delimiter)
+      .filter((dir) => isAbsolute(dir))
+      .map((dir) => join(dir, 'node')),
+  );
+  return onPath ? { path: onPath } : { problem: NO_TOOL_NODE };
 }

@@ -133,13 +133,14 @@ test(`at most ${MAX_READERS} readers run at once: a third waits for a slot and s
   assert.ok((await reads[1]) instanceof ReaderError);
 });
 
-test('a reader started without ulimit, as the desktop app starts one, caps its own memory before it reads', async (t) => {
-  // The utility launcher's part that runs here: Node started directly, its memory limit in the environment.
-  const direct: ReaderLauncher = (entry, job, limits) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${limits.heapMb}`, entry, job], {
+/** A reader started as the desktop app starts one (Node directly, its memory limit in the environment), with `nodeArgs`. */
+function directReaderLauncher(nodeArgs: string[], onStart: (exit: Promise<unknown>) => void = () => undefined): ReaderLauncher {
+  return (entry, job, limits) => {
+    const child = spawn(process.execPath, [...nodeArgs, `--max-old-space-size=${limits.heapMb}`, entry, job], {
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
     });
+    onStart(new Promise((resolve) => child.once('exit', resolve)));
     return {
       stdout: child.stdout,
       kill: () => child.kill('SIGKILL'),
@@ -148,6 +149,11 @@ test('a reader started without ulimit, as the desktop app starts one, caps its o
       go: () => undefined,
     };
   };
+}
+
+test('a reader started without ulimit, as the desktop app starts one, caps its own memory before it reads', async (t) => {
+  // The utility launcher's part that runs here: Node started directly, its memory limit in the environment.
+  const direct = directReaderLauncher([]);
   useReaderLauncher(direct);
   t.after(() => useReaderLauncher(defaultReaderLauncher));
   const { value } = await runReader<{ notes: unknown }>({ kind: 'bundle-view', path: BUNDLE }, 'the bundle', { limits: { memoryMb: 1024 } });
@@ -164,20 +170,7 @@ test('a reader that answers and lives on, as an Electron utility process does, i
   const keepAlive = join(dir, 'keep-alive.cjs');
   writeFileSync(keepAlive, 'setInterval(() => undefined, 1000);\n');
   let ended: Promise<unknown> | undefined;
-  const livesOn: ReaderLauncher = (entry, job, limits) => {
-    const child = spawn(process.execPath, ['--require', keepAlive, `--max-old-space-size=${limits.heapMb}`, entry, job], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      env: { ...process.env, [READER_MEMORY_ENV]: String(limits.memoryMb) },
-    });
-    ended = new Promise((resolve) => child.once('exit', resolve));
-    return {
-      stdout: child.stdout,
-      kill: () => child.kill('SIGKILL'),
-      onClose: (h) => child.once('close', h),
-      onError: (h) => child.once('error', h),
-      go: () => undefined,
-    };
-  };
+  const livesOn = directReaderLauncher(['--require', keepAlive], (exit) => (ended = exit));
   useReaderLauncher(livesOn);
   t.after(() => useReaderLauncher(defaultReaderLauncher));
   const started = performance.now();

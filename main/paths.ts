@@ -24,5 +24,12 @@ export function projectRoot(): string {
 
 export const addonPath = (): string => process.env['GPU_WORKBENCH_ADDON'] ?? join(projectRoot(), 'native/build/Release/gpu_workbench_native.node');
 export const distEntry = (name: string): string => join(projectRoot(), 'dist/main', name);
+
+/**
+ * A path inside the packaged app's archive, as a program other than Electron must open it: from the files unpacked
+ * beside it (electron-builder's asarUnpack). Only Electron reads inside app.asar; a runner that compute-sanitizer or
+ * ncu starts under a real Node.js (process/tool-node.ts) does not. Elsewhere the path is returned as it is.
+ */
+export const outsideAsar = (path: string): string => path.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
 export const rendererDir = (): string => join(projectRoot(), 'dist/renderer');
 export const appVersion = (): string => (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;

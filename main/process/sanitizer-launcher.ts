@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 
+import { outsideAsar } from '../paths';
 import { STAY_IN_GROUP_ENV } from './child-lifetime';
 import { groupLeaderHandle, signalGroup, type ChildHandle, type ProcessLauncher } from './launcher';
 
@@ -29,7 +30,7 @@ export function sanitizerLauncher(
     launch(entry, args, name): ChildHandle {
       const child = spawn(
         '/bin/sh',
-        ['-c', GROUP_REAPER, `gpu-workbench-${name.replace(/\W+/g, '-')}`, sanitizerPath, ...sanitizerArgs, node, entry, ...args],
+        ['-c', GROUP_REAPER, `gpu-workbench-${name.replace(/\W+/g, '-')}`, sanitizerPath, ...sanitizerArgs, node, outsideAsar(entry), ...args],
         {
           stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'ipc'],
           serialization: 'advanced',

@@ -1,6 +1,6 @@
 import { delimiter, isAbsolute, join } from 'node:path';
 
-import { firstRunnable } from '../tools/find-tool';
+import { firstRunnable, toolVersion } from '../tools/find-tool';
 
 /** Where a tool's target must run under Node.js and none was found: what happened and what to do, in words. */
 export const NO_TOOL_NODE =
@@ -21,7 +21,9 @@ export function toolTargetNode(
   const given = env['GPU_WORKBENCH_NODE'];
   if (given) {
     if (isAbsolute(given) && firstRunnable([given])) return { path: given };
-    return { problem: `GPU_WORKBENCH_NODE is ${given}, which is not an executable file named by its full path. ${NO_TOOL_NODE}` };
+    return {
+      problem: `GPU_WORKBENCH_NODE is ${given.slice(0, 300)}, which is not an executable file named by its full path: set it to a Node.js 20.17 or later, or unset it to use the first node on PATH.`,
+    };
   }
   // Absolute PATH entries only: a relative one would make the binary depend on the working folder.
   const onPath = firstRunnable(
@@ -31,4 +33,30 @@ export function toolTargetNode(
       .map((dir) => join(dir, 'node')),
   );
   return onPath ? { path: onPath } : { problem: NO_TOOL_NODE };
+}
+
+/** The oldest Node.js the runner's bundle runs on (package.json's engines). */
+const OLDEST_NODE = [20, 17, 0] as const;
+const versionsSeen = new Map<string, string | null>();
+
+/**
+ * toolTargetNode, with a Node.js found outside this process asked its version (once per path, bounded in time): an
+ * older one than the runner needs would fail to start it, and the run read as a runner that died while starting.
+ */
+export async function checkedToolNode(): Promise<{ path: string } | { problem: string }> {
+  const chosen = toolTargetNode();
+  if ('problem' in chosen || chosen.path === process.execPath) return chosen;
+  if (!versionsSeen.has(chosen.path)) versionsSeen.set(chosen.path, await toolVersion(chosen.path, (out) => /^v(\d+\.\d+\.\d+)/m.exec(out)?.[1] ?? null));
+  return judgeToolNode(chosen.path, versionsSeen.get(chosen.path) ?? null);
+}
+
+/** A Node.js by what its --version said: the path if new enough, else what to do. */
+export function judgeToolNode(path: string, version: string | null): { path: string } | { problem: string } {
+  if (!version) return { problem: `${path} did not say its version when asked (node --version). ${NO_TOOL_NODE}` };
+  const parts = version.split('.').map(Number);
+  const older = OLDEST_NODE.findIndex((n, i) => (parts[i] ?? 0) !== n);
+  if (older === -1 || (parts[older] ?? 0) > OLDEST_NODE[older]!) return { path };
+  return {
+    problem: `${path} is Node.js ${version}, and the runner needs ${OLDEST_NODE.join('.')} or later: install a newer one, or set GPU_WORKBENCH_NODE to its full path.`,
+  };
 }

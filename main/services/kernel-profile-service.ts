@@ -18,7 +18,7 @@ import { startWaitingReader } from '../readers/reader-process';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { locateNcu, ncuVersion, readCounterPermission, runNcuExport } from '../tools/nsight-compute';
-import { toolTargetNode } from '../process/tool-node';
+import { checkedToolNode } from '../process/tool-node';
 import { makePrivateFolder } from './private-folder';
 import { runPlan, type RunOutcome } from './run-service';
 
@@ -74,7 +74,7 @@ export async function profilePlan(request: ProfileRequest, services: { compiler:
   if (request.noCounters) return withoutCounters('turned-off', '');
   const ncu = locateNcu();
   if (!ncu.path) return withoutCounters('no-ncu', ncu.searched.slice(0, 6).join(', '));
-  const node = toolTargetNode();
+  const node = await checkedToolNode();
   if ('problem' in node) return withoutCounters('no-node', node.problem);
   // The driver says up front when this user may not read the counters: no ncu run that can only fail.
   const permission = await readCounterPermission();

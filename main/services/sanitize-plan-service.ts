@@ -10,7 +10,7 @@ import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { CompileService } from '../compile/compile-service';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
-import { toolTargetNode } from '../process/tool-node';
+import { checkedToolNode } from '../process/tool-node';
 import { RunnerPool } from '../runner/runner-pool';
 import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
@@ -46,7 +46,7 @@ const SANITIZED_STOP_GRACE_MS = 30_000;
  */
 export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
   const sanitizer = requireSanitizer();
-  const node = toolTargetNode();
+  const node = await checkedToolNode();
   if ('problem' in node) throw new SanitizerUnavailableError(node.problem);
   const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
   const dir = await makePrivateFolder('sanitize');

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { noCountersMessage } from '../../core/kernel-profile/no-counters';
-import { NO_TOOL_NODE, toolTargetNode } from '../../main/process/tool-node';
+import { outsideAsar } from '../../main/paths';
+import { judgeToolNode, NO_TOOL_NODE, toolTargetNode } from '../../main/process/tool-node';
+import { ROOT } from '../helpers/cli';
 
 // The Node.js a tool starts the workbench's runner with: under Electron not the app's own binary (it does not run as Node).
 const dir = mkdtempSync(join(tmpdir(), 'wb-tool-node-'));
@@ -43,4 +45,35 @@ test('a profile without a Node.js for the tool says so, what to do, and what it 
   assert.equal(headline, 'No hardware counters: no Node.js was found to run the plan under Nsight Compute');
   assert.match(body, /install Node\.js 20\.17 or later, or set GPU_WORKBENCH_NODE/);
   assert.match(body, /Still given below/);
+});
+
+test('a runner a tool starts under a real Node.js opens the unpacked copies of the packaged app’s files, and they are unpacked', () => {
+  assert.equal(outsideAsar('/opt/GPU Workbench/resources/app.asar/dist/main/runner.js'), '/opt/GPU Workbench/resources/app.asar.unpacked/dist/main/runner.js');
+  assert.equal(outsideAsar('/work/gpu-workbench/dist/main/runner.js'), '/work/gpu-workbench/dist/main/runner.js', 'a checkout: as it is');
+  assert.equal(outsideAsar('/x/app.asar.unpacked/dist/main/runner.js'), '/x/app.asar.unpacked/dist/main/runner.js', 'already outside');
+  // What that runner reads: its entry, the code-cache loader and the bundle it loads, package.json (its root), the addon.
+  const entry = readFileSync(join(ROOT, 'dist/main/runner.js'), 'utf8');
+  assert.match(entry, /require\('\.\/boot\.js'\)/);
+  assert.match(entry, /'runner\.impl\.js'/);
+  const builder = readFileSync(join(ROOT, 'electron-builder.yml'), 'utf8');
+  const unpacked = [...builder.slice(builder.indexOf('\nasarUnpack:')).matchAll(/^ {2}- (.+)$/gm)].map((m) => m[1]!.trim());
+  const matches = (file: string) => unpacked.some((p) => new RegExp(`^${p.replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`).test(file));
+  for (const file of ['dist/main/runner.js', 'dist/main/boot.js', 'dist/main/runner.impl.js', 'package.json', 'native/build/Release/gpu_workbench_native.node'])
+    assert.ok(matches(file), `${file} is unpacked`);
+});
+
+test('a Node.js found outside the app is used only if it is 20.17 or later, and one that does not say its version is not', () => {
+  for (const version of ['20.17.0', '20.18.0', '21.0.0', '22.1.0', '24.11.1'])
+    assert.deepEqual(judgeToolNode('/usr/bin/node', version), { path: '/usr/bin/node' }, version);
+  for (const version of ['20.16.9', '18.19.1', '12.22.9', '20.9.0']) {
+    const answer = judgeToolNode('/usr/bin/node', version);
+    assert.ok(
+      'problem' in answer &&
+        answer.problem ===
+          `/usr/bin/node is Node.js ${version}, and the runner needs 20.17.0 or later: install a newer one, or set GPU_WORKBENCH_NODE to its full path.`,
+      version,
+    );
+  }
+  const silent = judgeToolNode('/usr/bin/node', null);
+  assert.ok('problem' in silent && silent.problem.startsWith('/usr/bin/node did not say its version when asked'));
 });

@@ -119,6 +119,20 @@ export function useReaderLauncher(next: ReaderLauncher): void {
 let running = 0;
 const waiting: (() => void)[] = [];
 
+/** How long a reader killed after its answer may take to be gone before its slot is given to the next anyway. */
+const GONE_WAIT_MS = 2000;
+
+/** Frees a read slot once its reader is gone (it may hold gigabytes until then), or GONE_WAIT_MS after it was asked to end. */
+function releaseWhenGone(gone: Promise<void> | null, release: () => void): void {
+  if (!gone) return release();
+  // Not unref'd: a read waiting for this slot is only a promise, which keeps no process alive.
+  const late = setTimeout(release, GONE_WAIT_MS);
+  void gone.then(() => {
+    clearTimeout(late);
+    release();
+  });
+}
+
 async function slot(signal?: AbortLike): Promise<() => void> {
   while (running >= MAX_READERS) {
     if (signal?.aborted) throw new ReaderError('cancelled', 'The read was cancelled before it started.');
@@ -157,8 +171,15 @@ function endedWithout(what: string, limits: ReaderLimits, code: number | null, s
  * A reader's answer, once it ends: its frames read within its limits. `begin` names what it reads, and starts its time
  * limit and its cancel; what it said before then (an early crash) is kept for when it is asked.
  */
-function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { answer: Promise<ReaderResult<T>>; begin(options: ReaderOptions): void } {
+function answerOf<T>(
+  child: ReaderChild,
+  what: string,
+  limits: ReaderLimits,
+): { answer: Promise<ReaderResult<T>>; begin(options: ReaderOptions): void; gone: Promise<void> } {
   let options: ReaderOptions = {};
+  // The reader's end, however it came: the answer settles at its last frame, before the process (and its memory) is gone.
+  let isGone: () => void = () => undefined;
+  const gone = new Promise<void>((resolve) => (isGone = resolve));
   let begin: (asked: ReaderOptions) => void = () => undefined;
   const answer = new Promise<ReaderResult<T>>((resolve, reject) => {
     let failure: ReaderError | null = null;
@@ -233,9 +254,12 @@ function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { 
         reject(new ReaderError('crashed', `${what} was not opened: its reader's answer is not valid (${error.message}).`));
       }
     };
-    child.onClose(settle);
+    child.onClose((code, signal) => {
+      isGone();
+      settle(code, signal);
+    });
   });
-  return { answer, begin: (asked) => begin(asked) };
+  return { answer, begin: (asked) => begin(asked), gone };
 }
 
 /**
@@ -246,13 +270,15 @@ function answerOf<T>(child: ReaderChild, what: string, limits: ReaderLimits): { 
 export async function runReader<T>(job: ReaderJob, what: string, options: ReaderOptions = {}): Promise<ReaderResult<T>> {
   const limits = { ...READER_LIMITS[job.kind], ...options.limits };
   const release = await slot(options.signal);
+  let gone: Promise<void> | null = null;
   try {
     if (options.signal?.aborted) throw new ReaderError('cancelled', `Reading ${what} was cancelled.`);
     const read = answerOf<T>(launcher(distEntry('file-reader.js'), JSON.stringify(job), limits, false), what, limits);
+    gone = read.gone;
     read.begin(options);
     return await read.answer;
   } finally {
-    release();
+    releaseWhenGone(gone, release);
   }
 }
 
@@ -291,6 +317,8 @@ export function startWaitingReader(job: ReaderJob, what: string): WaitingReader 
   let used = false;
   // Its end is awaited from the start, so an early exit (a reader that could not start) is not lost before `read`.
   const ending = answerOf<unknown>(child, what, limits);
+  // Its place among the waiting readers is free at its answer; the memory it may still hold is bounded by the read slot
+  // it took to read, which is freed only once it is gone.
   ending.answer.catch(() => undefined).finally(release);
   return {
     // Reading, it holds a read slot as any reader does: at most MAX_READERS read at once.
@@ -309,7 +337,7 @@ export function startWaitingReader(job: ReaderJob, what: string): WaitingReader 
         child.go();
         return (await ending.answer) as ReaderResult<T>;
       } finally {
-        freeSlot();
+        releaseWhenGone(ending.gone, freeSlot);
       }
     },
     dispose: () => {

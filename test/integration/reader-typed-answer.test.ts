@@ -66,3 +66,18 @@ test('an answer whose references do not fit its body is refused in words, not ha
     );
   }
 });
+
+test('a read slot stays taken until its reader is gone, not only answered: at most 2 s after the answer when it lingers', async () => {
+  // Readers that answer, are asked to end, and never close: each holds its slot for the wait, then frees it.
+  const answered: number[] = [];
+  useReaderLauncher(() => {
+    const stdout = new PassThrough();
+    setImmediate(() => stdout.write(frameBytes(FRAME.answer, text('{"ok":true,"value":1}'))));
+    return { stdout, kill: () => undefined, onClose: () => undefined, onError: () => undefined, go: () => undefined };
+  });
+  const started = performance.now();
+  const reads = Array.from({ length: 3 }, () => runReader(job, 'The snapshot /x.pickle').then(() => answered.push(performance.now() - started)));
+  await Promise.all(reads);
+  assert.ok(answered[0]! < 1000 && answered[1]! < 1000, `the first two at once: ${answered.map(Math.round)}`);
+  assert.ok(answered[2]! >= 1900, `the third once a slot was freed, 2 s after its reader's answer: ${Math.round(answered[2]!)} ms`);
+});

@@ -44,6 +44,7 @@ import type { RunnerPool } from '../runner/runner-pool';
 import { locateComputeSanitizer } from '../tools/compute-sanitizer';
 import { locateNcu } from '../tools/nsight-compute';
 import { SanitizerUnavailableError } from '../tools/sanitize-program';
+import { checkedToolNode } from '../process/tool-node';
 import type { CheckTarget } from './check-targets';
 import { listDevices } from './device-service';
 import { completeKernelFacts } from './kernel-facts-service';
@@ -92,14 +93,21 @@ async function lookAtMachine(): Promise<Machine> {
   const devices = await listDevices();
   const sanitizer = locateComputeSanitizer();
   const ncu = locateNcu();
-  const noNcu = ncu.path ? null : noCountersMessage('no-ncu', ncu.searched.slice(0, 6).join(', '), 'the kernel');
+  // Both tools start the workbench's runner under a Node.js: without one (the desktop app, none found) neither can run.
+  const node = await checkedToolNode();
+  const noNode = 'problem' in node ? node.problem : null;
+  const noNcu = !ncu.path
+    ? noCountersMessage('no-ncu', ncu.searched.slice(0, 6).join(', '), 'the kernel')
+    : noNode
+      ? noCountersMessage('no-node', noNode, 'the kernel')
+      : null;
   return {
     devices: devices.ok ? devices.devices : null,
     driverVersion: devices.ok ? devices.driverVersion : null,
     noGpu: devices.ok ? (devices.devices.length ? null : { title: 'No CUDA device', detail: '', remedy: '' }) : devices.problem,
-    noSanitizer: sanitizer.path
-      ? null
-      : `compute-sanitizer was not found (looked in ${sanitizer.searched.slice(0, 4).join(', ')}${sanitizer.searched.length > 4 ? ', …' : ''}). It ships with the CUDA toolkit; install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`,
+    noSanitizer: !sanitizer.path
+      ? `compute-sanitizer was not found (looked in ${sanitizer.searched.slice(0, 4).join(', ')}${sanitizer.searched.length > 4 ? ', …' : ''}). It ships with the CUDA toolkit; install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path.`
+      : noNode,
     noNcu: noNcu ? { headline: noNcu.headline, body: noNcu.body.replace(/ Still given below:.*$/s, '') } : null,
   };
 }

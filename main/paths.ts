@@ -28,8 +28,10 @@ export const distEntry = (name: string): string => join(projectRoot(), 'dist/mai
 /**
  * A path inside the packaged app's archive, as a program other than Electron must open it: from the files unpacked
  * beside it (electron-builder's asarUnpack). Only Electron reads inside app.asar; a runner that compute-sanitizer or
- * ncu starts under a real Node.js (process/tool-node.ts) does not. Elsewhere the path is returned as it is.
+ * ncu starts under a real Node.js (process/tool-node.ts) does not. Under Node, or outside an archive, the path is
+ * returned as it is; the archive is the last folder so named (a folder above it may be called app.asar too).
  */
-export const outsideAsar = (path: string): string => path.replace(/([\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2');
+export const outsideAsar = (path: string, versions: NodeJS.ProcessVersions = process.versions): string =>
+  versions['electron'] ? path.replace(/^(.*[\\/])app\.asar([\\/])/, '$1app.asar.unpacked$2') : path;
 export const rendererDir = (): string => join(projectRoot(), 'dist/renderer');
 export const appVersion = (): string => (JSON.parse(readFileSync(join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;

@@ -28,7 +28,7 @@ export function noCountersMessage(reason: NoCountersReason, detail: string, entr
         body: `ncu is looked for on PATH and in the CUDA toolkit’s bin folder. It ships with the CUDA toolkit (package nsight-compute); install it, or put its folder on PATH, and profile again. ${still}`,
       };
     case 'no-node':
-      return { headline: 'No hardware counters: no Node.js was found to run the plan under Nsight Compute', body: `${detail} ${still}` };
+      return { headline: 'No hardware counters: no usable Node.js to run the plan under Nsight Compute', body: `${detail} ${still}` };
     case 'no-permission':
       return {
         headline: 'No hardware counters: the driver does not let this user read them (ERR_NVGPUCTRPERM)',

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
 import { firstRunnable, toolVersion } from '../tools/find-tool';
@@ -20,6 +21,7 @@ export function toolTargetNode(
   if (!versions['electron']) return { path: execPath };
   const given = env['GPU_WORKBENCH_NODE'];
   if (given) {
+    if (given === execPath) return { problem: `GPU_WORKBENCH_NODE names the app itself, which does not run as Node.js: set it to a Node.js 20.17 or later.` };
     if (isAbsolute(given) && firstRunnable([given])) return { path: given };
     return {
       problem: `GPU_WORKBENCH_NODE is ${given.slice(0, 300)}, which is not an executable file named by its full path: set it to a Node.js 20.17 or later, or unset it to use the first node on PATH.`,
@@ -37,22 +39,40 @@ export function toolTargetNode(
 
 /** The oldest Node.js the runner's bundle runs on (package.json's engines). */
 const OLDEST_NODE = [20, 17, 0] as const;
-const versionsSeen = new Map<string, string | null>();
+/** Each Node.js's version, by its path and what its file is (a binary upgraded in place is asked again); only answers. */
+const versionsSeen = new Map<string, Promise<string | null>>();
 
 /**
- * toolTargetNode, with a Node.js found outside this process asked its version (once per path, bounded in time): an
- * older one than the runner needs would fail to start it, and the run read as a runner that died while starting.
+ * toolTargetNode, with a Node.js found outside this process asked its version (bounded in time; an answer is kept for
+ * that file): an older one than the runner needs would fail to start it, and the run read as a runner that died while
+ * starting.
  */
-export async function checkedToolNode(): Promise<{ path: string } | { problem: string }> {
-  const chosen = toolTargetNode();
-  if ('problem' in chosen || chosen.path === process.execPath) return chosen;
-  if (!versionsSeen.has(chosen.path)) versionsSeen.set(chosen.path, await toolVersion(chosen.path, (out) => /^v(\d+\.\d+\.\d+)/m.exec(out)?.[1] ?? null));
-  return judgeToolNode(chosen.path, versionsSeen.get(chosen.path) ?? null);
+export async function checkedToolNode(versions: NodeJS.ProcessVersions = process.versions): Promise<{ path: string } | { problem: string }> {
+  const chosen = toolTargetNode(process.env, versions);
+  if ('problem' in chosen || !versions['electron']) return chosen;
+  let file = chosen.path;
+  try {
+    const { ino, size, mtimeMs } = statSync(chosen.path);
+    file = `${chosen.path}\0${ino}\0${size}\0${mtimeMs}`;
+  } catch {
+    // gone since it was found: asked anyway, and said as it answers
+  }
+  let asked = versionsSeen.get(file);
+  if (!asked) {
+    asked = toolVersion(chosen.path, (out) => /^v(\d+\.\d+\.\d+)/m.exec(out)?.[1] ?? null);
+    versionsSeen.set(file, asked);
+    // No answer (a slow first start, a spawn error) is not kept: the next run asks again.
+    void asked.then((version) => version ?? versionsSeen.delete(file));
+  }
+  return judgeToolNode(chosen.path, await asked);
 }
 
 /** A Node.js by what its --version said: the path if new enough, else what to do. */
 export function judgeToolNode(path: string, version: string | null): { path: string } | { problem: string } {
-  if (!version) return { problem: `${path} did not say its version when asked (node --version). ${NO_TOOL_NODE}` };
+  if (!version)
+    return {
+      problem: `${path} did not say its version when asked (node --version), so the runner is not started with it: check that it is Node.js 20.17 or later, or set GPU_WORKBENCH_NODE to one.`,
+    };
   const parts = version.split('.').map(Number);
   const older = OLDEST_NODE.findIndex((n, i) => (parts[i] ?? 0) !== n);
   if (older === -1 || (parts[older] ?? 0) > OLDEST_NODE[older]!) return { path };

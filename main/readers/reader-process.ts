@@ -137,8 +137,18 @@ async function slot(signal?: AbortLike): Promise<() => void> {
   while (running >= MAX_READERS) {
     if (signal?.aborted) throw new ReaderError('cancelled', 'The read was cancelled before it started.');
     await new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      signal?.addEventListener('abort', () => resolve(), { once: true });
+      // A read cancelled while it waits leaves the line: a slot freed later goes to a read still waiting for one.
+      const wake = () => {
+        signal?.removeEventListener?.('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        const at = waiting.indexOf(wake);
+        if (at >= 0) waiting.splice(at, 1);
+        resolve();
+      };
+      waiting.push(wake);
+      signal?.addEventListener('abort', leave, { once: true });
     });
   }
   return taken();

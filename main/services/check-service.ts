@@ -94,7 +94,7 @@ async function lookAtMachine(): Promise<Machine> {
   const sanitizer = locateComputeSanitizer();
   const ncu = locateNcu();
   // Both tools start the workbench's runner under a Node.js: without one (the desktop app, none found) neither can run.
-  const node = await checkedToolNode();
+  const node = sanitizer.path || ncu.path ? await checkedToolNode() : { path: '' };
   const noNode = 'problem' in node ? node.problem : null;
   const noNcu = !ncu.path
     ? noCountersMessage('no-ncu', ncu.searched.slice(0, 6).join(', '), 'the kernel')

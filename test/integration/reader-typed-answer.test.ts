@@ -80,4 +80,34 @@ test('a read slot stays taken until its reader is gone, not only answered: at mo
   await Promise.all(reads);
   assert.ok(answered[0]! < 1000 && answered[1]! < 1000, `the first two at once: ${answered.map(Math.round)}`);
   assert.ok(answered[2]! >= 1900, `the third once a slot was freed, 2 s after its reader's answer: ${Math.round(answered[2]!)} ms`);
+  // The third's slot, too, is freed 2 s after its answer: the next test starts with both free.
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+});
+
+test('a read cancelled while it waits for a slot leaves the line: the slot freed next goes to the read still waiting', async () => {
+  // Two readers hold both slots until told to answer; they close as they answer.
+  const answerers: (() => void)[] = [];
+  useReaderLauncher(() => {
+    const stdout = new PassThrough();
+    let closed: (code: number | null, signal: NodeJS.Signals | null) => void = () => undefined;
+    answerers.push(() => {
+      stdout.end(frameBytes(FRAME.answer, text('{"ok":true,"value":1}')));
+      setImmediate(() => closed(0, null));
+    });
+    return { stdout, kill: () => undefined, onClose: (h) => (closed = h), onError: () => undefined, go: () => undefined };
+  });
+  const holding = [runReader(job, 'The snapshot /x.pickle'), runReader(job, 'The snapshot /x.pickle')];
+  await new Promise((r) => setImmediate(r));
+  const cancelled = new AbortController();
+  const gaveUp = runReader(job, 'The snapshot /x.pickle', { signal: cancelled.signal });
+  const waits = runReader(job, 'The snapshot /x.pickle');
+  cancelled.abort();
+  await assert.rejects(gaveUp, (e: unknown) => e instanceof ReaderError && e.kind === 'cancelled');
+  answerers[0]!();
+  await holding[0];
+  for (let i = 0; i < 50 && answerers.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(answerers.length, 3, 'the waiting read started once the first slot was free');
+  answerers[2]!();
+  answerers[1]!();
+  await Promise.all([waits, holding[1]]);
 });

@@ -37,20 +37,29 @@ test('under Electron: GPU_WORKBENCH_NODE when it names an executable by its full
     assert.ok('problem' in answer && answer.problem.startsWith(`GPU_WORKBENCH_NODE is ${given}, which is not an executable file`), given);
   }
   assert.deepEqual(toolTargetNode({ PATH: `relative:${notExecutable}` }, electron, '/app/gpu-workbench'), { problem: NO_TOOL_NODE });
+  const itself = toolTargetNode({ GPU_WORKBENCH_NODE: process.execPath, PATH: found }, electron, process.execPath);
+  assert.ok('problem' in itself && itself.problem.startsWith('GPU_WORKBENCH_NODE names the app itself'), 'the app binary is no Node.js under Electron');
   assert.deepEqual(toolTargetNode({}, electron, '/app/gpu-workbench'), { problem: NO_TOOL_NODE });
 });
 
 test('a profile without a Node.js for the tool says so, what to do, and what it still gives', () => {
   const { headline, body } = noCountersMessage('no-node', NO_TOOL_NODE, 'transpose');
-  assert.equal(headline, 'No hardware counters: no Node.js was found to run the plan under Nsight Compute');
+  assert.equal(headline, 'No hardware counters: no usable Node.js to run the plan under Nsight Compute');
   assert.match(body, /install Node\.js 20\.17 or later, or set GPU_WORKBENCH_NODE/);
   assert.match(body, /Still given below/);
 });
 
 test('a runner a tool starts under a real Node.js opens the unpacked copies of the packaged app’s files, and they are unpacked', () => {
-  assert.equal(outsideAsar('/opt/GPU Workbench/resources/app.asar/dist/main/runner.js'), '/opt/GPU Workbench/resources/app.asar.unpacked/dist/main/runner.js');
-  assert.equal(outsideAsar('/work/gpu-workbench/dist/main/runner.js'), '/work/gpu-workbench/dist/main/runner.js', 'a checkout: as it is');
-  assert.equal(outsideAsar('/x/app.asar.unpacked/dist/main/runner.js'), '/x/app.asar.unpacked/dist/main/runner.js', 'already outside');
+  const packaged = '/opt/GPU Workbench/resources/app.asar/dist/main/runner.js';
+  assert.equal(outsideAsar(packaged, electron), '/opt/GPU Workbench/resources/app.asar.unpacked/dist/main/runner.js');
+  assert.equal(
+    outsideAsar('/srv/app.asar/resources/app.asar/dist/main/runner.js', electron),
+    '/srv/app.asar/resources/app.asar.unpacked/dist/main/runner.js',
+    'the archive is the last such folder',
+  );
+  assert.equal(outsideAsar('/work/gpu-workbench/dist/main/runner.js', electron), '/work/gpu-workbench/dist/main/runner.js', 'a checkout: as it is');
+  assert.equal(outsideAsar('/x/app.asar.unpacked/dist/main/runner.js', electron), '/x/app.asar.unpacked/dist/main/runner.js', 'already outside');
+  assert.equal(outsideAsar('/srv/app.asar/dist/main/runner.js', process.versions), '/srv/app.asar/dist/main/runner.js', 'under Node, never');
   // What that runner reads: its entry, the code-cache loader and the bundle it loads, package.json (its root), the addon.
   const entry = readFileSync(join(ROOT, 'dist/main/runner.js'), 'utf8');
   assert.match(entry, /require\('\.\/boot\.js'\)/);

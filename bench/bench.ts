@@ -10,6 +10,7 @@ import { occupancy, type KernelLimits } from '../core/validate/occupancy';
 import { validateLaunch } from '../core/validate/validate-launch';
 import { launchPlanSchema, type LaunchPlan } from '../core/plan/plan-schema';
 import type { CompiledModule } from '../core/runner/protocol';
+import type { RunLogEvent } from '../core/runner/event-log';
 import { compileOptionsSchema, nvrtcArguments } from '../core/compile/compile-options';
 import { CompileCache } from '../main/compile/compile-cache';
 import { CompileService, type CompiledResult } from '../main/compile/compile-service';
@@ -149,6 +150,7 @@ async function main() {
   const inRunner: number[] = [];
   const stepsSum: number[] = [];
   const stepWall = new Map<string, number[]>();
+  const driverCalls: Map<string, number>[] = [];
   const checked: number[] = [];
   const checkedInRunner: number[] = [];
   const unchecked: number[] = [];
@@ -168,6 +170,7 @@ async function main() {
     inRunner.push(value.executeMs);
     stepsSum.push(value.steps.reduce((sum, step) => sum + step.wallMs, 0));
     for (const step of value.steps) stepWall.set(step.op, [...(stepWall.get(step.op) ?? []), step.wallMs]);
+    driverCalls.push(driverCallTimes(value.events ?? [], value.steps));
   }
   // The floor under any runner request: a status message there and back, no CUDA work.
   const { runner: warmRunner } = await pool.acquire(0);
@@ -183,6 +186,8 @@ async function main() {
       .map(([op, xs]) => `${op} ${median(xs).toFixed(3)}`)
       .join(', ')} ms (each op summed over its steps is not shown; these are per step)`,
   );
+
+  console.log(`Warm re-run, the runner's driver calls and what is left of each step around them (medians of per-run sums, ms): ${medianSums(driverCalls)}`);
 
   // The whole path a user's re-run takes (plan check, compile cache, runner, diagnosis): unchanged
   // kernel, then an edited one (a compile each time) against the raw program doing the same in-process.
@@ -366,3 +371,23 @@ main().catch((error) => {
   console.error(`✗ ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
+
+/** Per run: the driver calls' host time summed by kind (a copy or memset by why), and each step's wall time outside them. */
+function driverCallTimes(events: RunLogEvent[], steps: { op: string; wallMs: number }[]): Map<string, number> {
+  const sums = new Map<string, number>();
+  const add = (key: string, ms: number) => sums.set(key, (sums.get(key) ?? 0) + ms);
+  const inStep = new Map<number, number>();
+  for (const e of events) {
+    if (e.phase !== 'run') continue;
+    const key = e.kind === 'copy' ? `${e.direction} ${e.why}` : e.kind === 'memset' ? `memset ${e.why}` : e.kind;
+    add(key, e.dur);
+    if (e.step !== null) inStep.set(e.step, (inStep.get(e.step) ?? 0) + e.dur);
+  }
+  steps.forEach((step, i) => add(`${step.op} (outside calls)`, step.wallMs - (inStep.get(i) ?? 0)));
+  return sums;
+}
+
+function medianSums(runs: Map<string, number>[]): string {
+  const keys = [...new Set(runs.flatMap((r) => [...r.keys()]))];
+  return keys.map((k) => `${k} ${median(runs.map((r) => r.get(k) ?? 0)).toFixed(3)}`).join(', ');
+}

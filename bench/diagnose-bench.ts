@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,6 +9,9 @@ import { diagnoseProgram } from '../main/diagnose/diagnose-service';
 import { projectRoot } from '../main/paths';
 import { locateComputeSanitizer } from '../main/tools/compute-sanitizer';
 import SHIM from '../main/diagnose/python/sitecustomize.py';
+import { monitorWhileRunning } from '../main/diagnose/monitor-run';
+import { runProgramOnce } from '../main/diagnose/program-process';
+import { openNvmlSource } from '../main/memory/nvml-source';
 
 /**
  * `npm run bench:diagnose` (GPU machine): what `diagnose` costs beside running the same steps by hand, and how soon
@@ -18,6 +21,7 @@ import SHIM from '../main/diagnose/python/sitecustomize.py';
  *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
  *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
  *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
+ * 3. What watching costs: the program's run as it is, by hand, started by the workbench, and started and watched.
  * 2. Latency. A program prints a line stamped with the wall clock every 50 ms; the time from the stamp to the line
  *    arriving (through the service's output events, and through the CLI's standard output to a reader). Target
  *    < 100 ms.
@@ -185,8 +189,39 @@ async function main(): Promise<void> {
     console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
     process.exit(2);
   }
+  if (process.env['GPU_WORKBENCH_BENCH_WATCH_ONLY']) return watchCost();
   await latency();
   await overhead();
+  await watchCost();
+}
+
+/**
+ * 3. What watching costs the program: its run as it is, by hand, started by the workbench unwatched, and started and
+ *    watched as the diagnosis's first step is (NVML open already, as in a running host), alternating.
+ */
+async function watchCost(): Promise<void> {
+  const nvml = await openNvmlSource();
+  console.log('\n3. The program run as it is (ms, medians): by hand | started by the workbench | started and watched');
+  for (const name of ['pytorch-oom-too-large', 'pytorch-device-assert', 'ctypes-leak']) {
+    const cwd = join(root, 'samples/programs', name);
+    const argv = (JSON.parse(readFileSync(join(cwd, 'diagnose.json'), 'utf8')) as { command: string[] }).command;
+    const once = async (watched: boolean) => {
+      const monitor = watched ? monitorWhileRunning(nvml) : null;
+      const r = await runProgramOnce({ argv, cwd, env: process.env, timeoutMs: 600_000, onStart: (pid) => monitor?.follow(pid) });
+      monitor?.stop();
+      await monitor?.finish();
+      return r.durationMs;
+    };
+    const hand: number[] = [];
+    const started: number[] = [];
+    const watched: number[] = [];
+    for (let i = 0; i < ROUNDS * 2; i++) {
+      hand.push(time(argv[0]!, argv.slice(1), process.env, cwd));
+      started.push(await once(false));
+      watched.push(await once(true));
+    }
+    console.log(`${name}: ${median(hand).toFixed(0)} | ${median(started).toFixed(0)} | ${median(watched).toFixed(0)}`);
+  }
 }
 
 void main();

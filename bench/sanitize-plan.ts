@@ -59,12 +59,23 @@ async function main(): Promise<void> {
       const started = performance.now();
       const at: Record<string, number> = {};
       const { outcome, report } = await sanitizePlan(
-        { plan: loaded.plan, planPath: loaded.planPath, tool, onEvent: (e) => e.kind === 'phase' && (at[e.phase] = performance.now() - started) },
+        {
+          plan: loaded.plan,
+          planPath: loaded.planPath,
+          tool,
+          onEvent: (e) => e.kind === 'phase' && (at[e.phase] = performance.now() - started),
+          onToolEnded: () => (at['ended'] = performance.now() - started),
+        },
         compiler,
       );
       const ms = performance.now() - started;
       if (outcome.status !== 'ok') throw new Error(`${sample} under ${tool}: ${outcome.diagnosis.headline}`);
-      parts.push({ run: (at['diagnose'] ?? NaN) - (at['run'] ?? NaN), after: ms - (at['diagnose'] ?? NaN), before: at['run'] ?? NaN });
+      parts.push({
+        before: at['run'] ?? NaN,
+        run: (at['diagnose'] ?? NaN) - (at['run'] ?? NaN),
+        leave: (at['ended'] ?? NaN) - (at['diagnose'] ?? NaN),
+        read: ms - (at['ended'] ?? NaN),
+      });
       return { ms, verdict: `${report.verdict}, ${report.findings} findings` };
     };
     const nodeUnderTool = () => {
@@ -74,7 +85,7 @@ async function main(): Promise<void> {
       });
       return performance.now() - started;
     };
-    const parts: { before: number; run: number; after: number }[] = [];
+    const parts: { before: number; run: number; leave: number; read: number }[] = [];
     const nodeBoot: number[] = [];
     // The first of each pays for loading the tool and filling the compile cache: not counted on either side.
     bareOnce();
@@ -94,7 +105,7 @@ async function main(): Promise<void> {
       bare: median(bare),
       workbench: median(workbench),
       findings,
-      where: `until the run was sent ${median(parts.map((p) => p.before)).toFixed(0)} ms, the run (runner start under the tool included) ${median(parts.map((p) => p.run)).toFixed(0)} ms, then to the report ${median(parts.map((p) => p.after)).toFixed(0)} ms; the bare tool running \`node -e 0\` ${median(nodeBoot).toFixed(0)} ms`,
+      where: `until the run was sent ${median(parts.map((p) => p.before)).toFixed(0)} ms, the run (runner start under the tool included) ${median(parts.map((p) => p.run)).toFixed(0)} ms, then the runner leaving and the tool ending ${median(parts.map((p) => p.leave)).toFixed(0)} ms, then reading its report ${median(parts.map((p) => p.read)).toFixed(0)} ms; the bare tool running \`node -e 0\` ${median(nodeBoot).toFixed(0)} ms`,
     });
   }
   await compiler.dispose();

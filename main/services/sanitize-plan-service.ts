@@ -31,6 +31,8 @@ export interface SanitizePlanRequest {
   signal?: AbortLike;
   /** Progress: the run's phases, and the findings the tool has printed so far. */
   onEvent?: (event: SanitizeEvent) => void;
+  /** For the bench's breakdown: the runner has left and the tool has ended (its report written). */
+  onToolEnded?: () => void;
 }
 
 /** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
@@ -89,6 +91,7 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     );
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
     await pool.dispose();
+    request.onToolEnded?.();
     // Started beside the compile, the runner under the tool may have opened a context for a plan that then never ran
     // (it did not compile, its device was missing): that report saw nothing of the plan, and must not be judged clean.
     if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };

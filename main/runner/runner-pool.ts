@@ -108,7 +108,7 @@ export class RunnerPool {
       }
       this.ensureSpare(ordinal);
       try {
-        return { runner, status: await runner.ready };
+        return await this.firstReady(ordinal, runner);
       } catch {
         // it died while starting; the loop starts another, once
         if (this.active.get(ordinal) === runner) this.active.delete(ordinal);
@@ -117,6 +117,42 @@ export class RunnerPool {
         this.active.set(ordinal, retry);
         return { runner: retry, status: await retry.ready };
       }
+    }
+  }
+
+  /**
+   * The device's runner once one is ready: `runner` (the active one), or, while it is still starting, a spare that
+   * becomes ready, its context open, before it. That spare then takes its place and it joins the spares: after a fault, spares started
+   * together open their contexts side by side, and which finishes first varies by hundreds of milliseconds.
+   */
+  private async firstReady(ordinal: number, runner: Runner): Promise<{ runner: Runner; status: RunnerStatus }> {
+    for (;;) {
+      // Another run's acquire may have made a spare active meanwhile: that one is the device's runner now.
+      const active = this.active.get(ordinal);
+      if (active && active !== runner && active.alive) runner = active;
+      const starting = this.readyStatus.has(runner) ? [] : (this.spares.get(ordinal) ?? []).filter((r) => r.alive && !this.readyStatus.has(r));
+      if (!starting.length) return { runner, status: await runner.ready };
+      const never = new Promise<never>(() => undefined);
+      const winner = await Promise.race([
+        runner.ready.then(
+          () => runner,
+          () => runner,
+        ),
+        // A spare wins only with its context open: one that failed to start, or to open it, wins nothing.
+        ...starting.map((spare) =>
+          spare.ready.then(
+            (status) => (status.contextReady ? spare : never),
+            () => never,
+          ),
+        ),
+      ]);
+      if (winner === runner) return { runner, status: await runner.ready };
+      if (this.active.get(ordinal) !== runner || !winner.alive || this.disposed) continue;
+      const spares = (this.spares.get(ordinal) ?? []).filter((r) => r !== winner);
+      if (runner.alive) spares.push(runner);
+      this.spares.set(ordinal, spares);
+      this.active.set(ordinal, winner);
+      return { runner: winner, status: this.readyStatus.get(winner)! };
     }
   }
 

@@ -8,7 +8,7 @@ import type { ExitClassification } from '../../core/runner/protocol';
 import { distEntry } from '../../main/paths';
 import { forkLauncher, type ProcessLauncher } from '../../main/process/launcher';
 import { ChildRequestError, ProcessExitError, RequestCancelledError, SupervisedProcess } from '../../main/process/supervised-process';
-import { SPARES_AFTER_FAULT, type RunnerPool } from '../../main/runner/runner-pool';
+import { RunnerPool, SPARES_AFTER_FAULT } from '../../main/runner/runner-pool';
 import { hooked, probedRunner, testRunnerPool } from '../helpers/test-runner';
 
 // The supervisor's contract, exercised with real runner processes. Without a GPU a runner starts with
@@ -258,4 +258,61 @@ setInterval(() => undefined, 1000);
   if (!exit) await child.stop(100);
   assert.equal(exit?.kind, 'sticky-cuda-error', 'ended by the host, not left to linger');
   assert.ok(performance.now() - started < 2000, `ended after ${Math.round(performance.now() - started)} ms`);
+});
+
+/**
+ * A stand-in for a runner (the pool's choice is under test, not CUDA): it says it is ready after `delayMs`, with its
+ * context open or not, and answers a status request with its pid.
+ */
+function standInRunner(dir: string, name: string, delayMs: number, contextReady: boolean): string {
+  const entry = join(dir, `${name}.cjs`);
+  writeFileSync(
+    entry,
+    `setTimeout(() => process.send({ type: 'ready', status: { contextReady: ${contextReady}, startupMs: ${delayMs} } }), ${delayMs});
+process.on('message', (m) => process.send({ type: 'ok', id: m.id, result: { pid: process.pid } }));
+process.on('disconnect', () => process.exit(0));
+`,
+  );
+  return entry;
+}
+
+/** A launcher whose n-th child is the n-th entry given (the last one again after those). */
+function launchInTurn(entries: string[]): ProcessLauncher {
+  let n = 0;
+  return { ...forkLauncher, launch: (_entry, args, name) => forkLauncher.launch(entries[Math.min(n++, entries.length - 1)]!, args, name) };
+}
+
+test('while the active runner is still starting, a spare that is ready first takes its place; one without a context does not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-first-ready-'));
+  const slow = standInRunner(dir, 'slow', 3000, true);
+  const fast = standInRunner(dir, 'fast', 100, true);
+  const noContext = standInRunner(dir, 'no-context', 50, false);
+  // Ready first: the spare. The run goes to it, long before the active runner would have been ready.
+  let racing = new RunnerPool({ launcher: launchInTurn([slow, fast]), warmSpare: true });
+  try {
+    const started = performance.now();
+    const { runner, status } = await racing.acquire(0);
+    const waited = performance.now() - started;
+    assert.ok(waited < 2000, `the spare ready after 100 ms took the run after ${Math.round(waited)} ms`);
+    assert.equal(status.startupMs, 100);
+    assert.equal((await runner.request('status', {}, 5000)).pid, runner.pid);
+    const roles = racing
+      .status()
+      .runners.map((r) => r.role)
+      .sort();
+    assert.deepEqual(roles, ['active', 'spare'], 'the slow one is kept as the spare');
+    assert.equal(racing.status().runners.find((r) => r.role === 'active')?.pid, runner.pid);
+    // The next run goes to the same runner, as the active one.
+    assert.equal((await racing.acquire(0)).runner, runner);
+  } finally {
+    await racing.dispose();
+  }
+  // A spare ready first but without its context open wins nothing: the run waits for the active runner.
+  racing = new RunnerPool({ launcher: launchInTurn([standInRunner(dir, 'slowish', 600, true), noContext]), warmSpare: true });
+  try {
+    const { status } = await racing.acquire(0);
+    assert.equal(status.startupMs, 600);
+  } finally {
+    await racing.dispose();
+  }
 });

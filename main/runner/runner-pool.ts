@@ -98,62 +98,72 @@ export class RunnerPool {
     return this.options.faultWindowMs ?? FAULT_WINDOW_MS;
   }
 
-  /** The device's runner, ready: the live one, else the spare promoted, else a new one. */
+  /**
+   * The device's runner, ready: the live one, else a spare, else a new one. While the device's runner is still
+   * starting, a spare whose context is open, or opens first, takes its place, and it joins the spares: after a
+   * fault, spares started together open their contexts side by side, and which finishes first varies by hundreds of
+   * milliseconds. A runner that fails to start is replaced once; a second failure is the caller's.
+   */
   async acquire(ordinal: number): Promise<{ runner: Runner; status: RunnerStatus }> {
+    let failedStarts = 0;
     for (;;) {
       let runner = this.active.get(ordinal);
       if (!runner || !runner.alive) {
+        if (this.disposed) throw new Error('the runner pool was shut down');
         runner = this.takeSpare(ordinal) ?? this.spawn(ordinal);
         this.active.set(ordinal, runner);
       }
       this.ensureSpare(ordinal);
-      try {
-        return await this.firstReady(ordinal, runner);
-      } catch {
-        // it died while starting; the loop starts another, once
-        if (this.active.get(ordinal) === runner) this.active.delete(ordinal);
-        if (this.disposed) throw new Error('the runner pool was shut down');
-        const retry = this.spawn(ordinal);
-        this.active.set(ordinal, retry);
-        return { runner: retry, status: await retry.ready };
-      }
-    }
-  }
-
-  /**
-   * The device's runner once one is ready: `runner` (the active one), or, while it is still starting, a spare that
-   * becomes ready, its context open, before it. That spare then takes its place and it joins the spares: after a fault, spares started
-   * together open their contexts side by side, and which finishes first varies by hundreds of milliseconds.
-   */
-  private async firstReady(ordinal: number, runner: Runner): Promise<{ runner: Runner; status: RunnerStatus }> {
-    for (;;) {
-      // Another run's acquire may have made a spare active meanwhile: that one is the device's runner now.
-      const active = this.active.get(ordinal);
-      if (active && active !== runner && active.alive) runner = active;
-      const starting = this.readyStatus.has(runner) ? [] : (this.spares.get(ordinal) ?? []).filter((r) => r.alive && !this.readyStatus.has(r));
-      if (!starting.length) return { runner, status: await runner.ready };
+      const status = this.readyStatus.get(runner);
+      if (status) return { runner, status };
+      const open = this.openSpare(ordinal);
+      if (open) return this.promote(ordinal, runner, open);
       const never = new Promise<never>(() => undefined);
-      const winner = await Promise.race([
+      const first = await Promise.race([
         runner.ready.then(
           () => runner,
           () => runner,
         ),
         // A spare wins only with its context open: one that failed to start, or to open it, wins nothing.
-        ...starting.map((spare) =>
+        ...this.startingSpares(ordinal).map((spare) =>
           spare.ready.then(
-            (status) => (status.contextReady ? spare : never),
+            (s) => (s.contextReady ? spare : never),
             () => never,
           ),
         ),
       ]);
-      if (winner === runner) return { runner, status: await runner.ready };
-      if (this.active.get(ordinal) !== runner || !winner.alive || this.disposed) continue;
-      const spares = (this.spares.get(ordinal) ?? []).filter((r) => r !== winner);
-      if (runner.alive) spares.push(runner);
-      this.spares.set(ordinal, spares);
-      this.active.set(ordinal, winner);
-      return { runner: winner, status: this.readyStatus.get(winner)! };
+      if (first === runner && !this.readyStatus.has(runner)) {
+        // It died while starting (its exit may already have put a spare in its place): the loop goes on, once.
+        const error: unknown = await runner.ready.catch((e: unknown) => e);
+        if (this.active.get(ordinal) === runner) this.active.delete(ordinal);
+        if (this.disposed) throw new Error('the runner pool was shut down');
+        if (++failedStarts > 1) throw error;
+        continue;
+      }
+      // Meanwhile another caller may have changed the device's runner: the loop takes whichever it is now.
+      if (this.active.get(ordinal) !== runner || this.disposed) continue;
+      if (first === runner) return { runner, status: this.readyStatus.get(runner)! };
+      if (first.alive) return this.promote(ordinal, runner, first);
     }
+  }
+
+  /** A spare of the device whose context is open, if any. */
+  private openSpare(ordinal: number): Runner | undefined {
+    return (this.spares.get(ordinal) ?? []).find((r) => r.alive && this.readyStatus.get(r)?.contextReady === true);
+  }
+
+  /** The device's spares still starting. */
+  private startingSpares(ordinal: number): Runner[] {
+    return (this.spares.get(ordinal) ?? []).filter((r) => r.alive && !this.readyStatus.has(r));
+  }
+
+  /** `spare` (ready) becomes the device's runner in place of `runner` (still starting), which joins the spares. */
+  private promote(ordinal: number, runner: Runner, spare: Runner): { runner: Runner; status: RunnerStatus } {
+    const spares = (this.spares.get(ordinal) ?? []).filter((r) => r !== spare);
+    if (runner.alive) spares.push(runner);
+    this.spares.set(ordinal, spares);
+    this.active.set(ordinal, spare);
+    return { runner: spare, status: this.readyStatus.get(spare)! };
   }
 
   /**

@@ -276,10 +276,26 @@ process.on('disconnect', () => process.exit(0));
   return entry;
 }
 
-/** A launcher whose n-th child is the n-th entry given (the last one again after those). */
-function launchInTurn(entries: string[]): ProcessLauncher {
+/** A stand-in for a runner that exits before it is ready. */
+function dyingRunner(dir: string, afterMs: number): string {
+  const entry = join(dir, 'dying.cjs');
+  writeFileSync(entry, `setTimeout(() => process.exit(1), ${afterMs});\n`);
+  return entry;
+}
+
+/** A launcher whose n-th child is the n-th entry given (the last one again after those), each child's pid and exit noted. */
+function launchInTurn(entries: string[], living = new Set<number>()): ProcessLauncher {
   let n = 0;
-  return { ...forkLauncher, launch: (_entry, args, name) => forkLauncher.launch(entries[Math.min(n++, entries.length - 1)]!, args, name) };
+  return {
+    ...forkLauncher,
+    launch: (_entry, args, name) => {
+      const child = forkLauncher.launch(entries[Math.min(n++, entries.length - 1)]!, args, name);
+      const pid = child.pid!;
+      living.add(pid);
+      child.onExit(() => living.delete(pid));
+      return child;
+    },
+  };
 }
 
 test('while the active runner is still starting, a spare that is ready first takes its place; one without a context does not', async () => {
@@ -307,6 +323,27 @@ test('while the active runner is still starting, a spare that is ready first tak
   } finally {
     await racing.dispose();
   }
+  // A spare ready while the device's runner is still starting (it took the place of one lost to a fault when no
+  // spare was ready): the next run takes the ready one at once, and two runs at once take the same.
+  const fast50 = standInRunner(dir, 'fast-50', 50, true);
+  racing = new RunnerPool({ launcher: launchInTurn([fast50, slow, fast]), warmSpare: true });
+  try {
+    const { runner: first } = await racing.acquire(0);
+    for (let i = 0; i < 100 && racing.status().runners.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    first.kill('SIGKILL');
+    for (let i = 0; i < 100 && racing.status().runners.filter((r) => r.role === 'spare' && r.contextReady).length < SPARES_AFTER_FAULT; i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const active = racing.status().runners.find((r) => r.role === 'active');
+    assert.equal(active?.contextReady, false, "the slow spare took the lost runner's place, still starting");
+    const started = performance.now();
+    const [a, b] = await Promise.all([racing.acquire(0), racing.acquire(0)]);
+    const waited = performance.now() - started;
+    assert.ok(waited < 1000, `a ready spare took the run after ${Math.round(waited)} ms`);
+    assert.equal(a.runner, b.runner);
+    assert.equal(a.status.startupMs, 100);
+  } finally {
+    await racing.dispose();
+  }
   // A spare ready first but without its context open wins nothing: the run waits for the active runner.
   racing = new RunnerPool({ launcher: launchInTurn([standInRunner(dir, 'slowish', 600, true), noContext]), warmSpare: true });
   try {
@@ -315,4 +352,29 @@ test('while the active runner is still starting, a spare that is ready first tak
   } finally {
     await racing.dispose();
   }
+});
+
+test("two runs at once while the device's runner dies before it is ready: both get the one runner that took its place, and none is lost", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'wb-first-ready-'));
+  const living = new Set<number>();
+  const pool = new RunnerPool({ launcher: launchInTurn([dyingRunner(dir, 200), standInRunner(dir, 'spare', 400, true)], living), warmSpare: true });
+  try {
+    const [a, b] = await Promise.all([pool.acquire(0), pool.acquire(0)]);
+    assert.equal(a.runner, b.runner, 'one runner for the device');
+    assert.equal(a.status.contextReady, true);
+    const listed = pool.status().runners;
+    assert.equal(listed.filter((r) => r.role === 'active').length, 1);
+    assert.equal(new Set(listed.map((r) => r.pid)).size, listed.length, 'each runner listed once');
+    // Every child still alive is the pool's, active or spare: none was left out of both.
+    for (let i = 0; i < 100 && [...living].some((pid) => !listed.some((r) => r.pid === pid)); i++) await new Promise((r) => setTimeout(r, 20));
+    const now = pool.status().runners.map((r) => r.pid);
+    assert.deepEqual(
+      [...living].filter((pid) => !now.includes(pid)),
+      [],
+      'no living runner outside the pool',
+    );
+  } finally {
+    await pool.dispose();
+  }
+  assert.equal(living.size, 0, 'dispose stopped every runner');
 });

@@ -137,13 +137,15 @@ export class RunnerPool {
         const error: unknown = await runner.ready.catch((e: unknown) => e);
         if (this.active.get(ordinal) === runner) this.active.delete(ordinal);
         if (this.disposed) throw new Error('the runner pool was shut down');
-        if (++failedStarts > 1) throw error;
+        // One another caller had already moved to the spares was not this device's runner when it died.
+        if (!this.demoted.has(runner) && ++failedStarts > 1) throw error;
         continue;
       }
       // Meanwhile another caller may have changed the device's runner: the loop takes whichever it is now.
       if (this.active.get(ordinal) !== runner || this.disposed) continue;
       if (first === runner) return { runner, status: this.readyStatus.get(runner)! };
-      if (first.alive) return this.promote(ordinal, runner, first);
+      // Still a spare: not one the fault window's end is stopping.
+      if (first.alive && this.spares.get(ordinal)?.includes(first)) return this.promote(ordinal, runner, first);
     }
   }
 
@@ -161,6 +163,7 @@ export class RunnerPool {
   private promote(ordinal: number, runner: Runner, spare: Runner): { runner: Runner; status: RunnerStatus } {
     const spares = (this.spares.get(ordinal) ?? []).filter((r) => r !== spare);
     if (runner.alive) spares.push(runner);
+    this.demoted.add(runner);
     this.spares.set(ordinal, spares);
     this.active.set(ordinal, spare);
     return { runner: spare, status: this.readyStatus.get(spare)! };
@@ -298,6 +301,8 @@ export class RunnerPool {
   }
 
   private readonly readyStatus = new WeakMap<Runner, RunnerStatus>();
+  /** Runners a spare replaced while they were still starting (they joined the spares). */
+  private readonly demoted = new WeakSet<Runner>();
   /** Runners of a device that failed to start since the last that did (spares started one at a time). */
   private readonly failedStarts = new Map<number, number>();
 

@@ -300,7 +300,8 @@ function launchInTurn(entries: string[], living = new Set<number>()): ProcessLau
 
 test('while the active runner is still starting, a spare that is ready first takes its place; one without a context does not', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wb-first-ready-'));
-  const slow = standInRunner(dir, 'slow', 3000, true);
+  // Slow enough to be still starting whatever the load; dispose ends it.
+  const slow = standInRunner(dir, 'slow', 15_000, true);
   const fast = standInRunner(dir, 'fast', 100, true);
   const noContext = standInRunner(dir, 'no-context', 50, false);
   // Ready first: the spare. The run goes to it, long before the active runner would have been ready.
@@ -357,7 +358,7 @@ test('while the active runner is still starting, a spare that is ready first tak
 test("two runs at once while the device's runner dies before it is ready: both get the one runner that took its place, and none is lost", async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wb-first-ready-'));
   const living = new Set<number>();
-  const pool = new RunnerPool({ launcher: launchInTurn([dyingRunner(dir, 200), standInRunner(dir, 'spare', 400, true)], living), warmSpare: true });
+  const pool = new RunnerPool({ launcher: launchInTurn([dyingRunner(dir, 100), standInRunner(dir, 'spare', 1500, true)], living), warmSpare: true });
   try {
     const [a, b] = await Promise.all([pool.acquire(0), pool.acquire(0)]);
     assert.equal(a.runner, b.runner, 'one runner for the device');
@@ -366,7 +367,8 @@ test("two runs at once while the device's runner dies before it is ready: both g
     assert.equal(listed.filter((r) => r.role === 'active').length, 1);
     assert.equal(new Set(listed.map((r) => r.pid)).size, listed.length, 'each runner listed once');
     // Every child still alive is the pool's, active or spare: none was left out of both.
-    for (let i = 0; i < 100 && [...living].some((pid) => !listed.some((r) => r.pid === pid)); i++) await new Promise((r) => setTimeout(r, 20));
+    const outside = () => [...living].filter((pid) => !pool.status().runners.some((r) => r.pid === pid));
+    for (let i = 0; i < 100 && outside().length; i++) await new Promise((r) => setTimeout(r, 20));
     const now = pool.status().runners.map((r) => r.pid);
     assert.deepEqual(
       [...living].filter((pid) => !now.includes(pid)),

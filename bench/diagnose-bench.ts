@@ -12,6 +12,8 @@ import SHIM from '../main/diagnose/python/sitecustomize.py';
 import { monitorWhileRunning } from '../main/diagnose/monitor-run';
 import { runProgramOnce } from '../main/diagnose/program-process';
 import { openNvmlSource } from '../main/memory/nvml-source';
+import { DescendantWatcher } from '../main/memory/descendant-watcher';
+import { ProcReader } from '../main/memory/proc-reader';
 
 /**
  * `npm run bench:diagnose` (GPU machine): what `diagnose` costs beside running the same steps by hand, and how soon
@@ -21,7 +23,8 @@ import { openNvmlSource } from '../main/memory/nvml-source';
  *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
  *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
  *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
- * 3. What watching costs: the program's run as it is, by hand, started by the workbench, and started and watched.
+ * 3. What watching costs: the program's run as it is, by hand, started by the workbench, started and watched, and
+ *    watched by each part of the watch alone.
  * 2. Latency. A program prints a line stamped with the wall clock every 50 ms; the time from the stamp to the line
  *    arriving (through the service's output events, and through the CLI's standard output to a reader). Target
  *    < 100 ms.
@@ -197,30 +200,64 @@ async function main(): Promise<void> {
 
 /**
  * 3. What watching costs the program: its run as it is, by hand, started by the workbench unwatched, and started and
- *    watched as the diagnosis's first step is (NVML open already, as in a running host), alternating.
+ *    watched as the diagnosis's first step is (NVML open already, as in a running host), alternating. Then the watch's
+ *    parts alone, to find the one that costs: NVML's sampling thread (memory every 50 ms, the processes every other
+ *    sample, drained four times a second as a session does), the same with memory only, and the /proc walk of the
+ *    program's descendants (every DESCENDANT_WATCH_MS).
  */
 async function watchCost(): Promise<void> {
   const nvml = await openNvmlSource();
-  console.log('\n3. The program run as it is (ms, medians): by hand | started by the workbench | started and watched');
+  type Watch = (pid: number) => () => void;
+  const nvmlThread =
+    (processEvery: number): Watch =>
+    () => {
+      const thread = nvml.startThread(50, processEvery);
+      const drain = setInterval(() => thread.take(), 250);
+      return () => {
+        clearInterval(drain);
+        thread.stop();
+      };
+    };
+  const descendants: Watch = (pid) => {
+    const watcher = new DescendantWatcher(pid, new ProcReader()).start();
+    return () => watcher.stop();
+  };
+  const ways: [string, Watch | 'diagnosis' | null][] = [
+    ['started by the workbench', null],
+    ['watched as the diagnosis does', 'diagnosis'],
+    ['NVML: memory and processes', nvmlThread(2)],
+    ['NVML: memory only', nvmlThread(0)],
+    ['/proc: descendants only', descendants],
+  ];
+  console.log(`\n3. The program run as it is (ms, medians of ${ROUNDS * 2}): by hand | ${ways.map(([name]) => name).join(' | ')}`);
   for (const name of ['pytorch-oom-too-large', 'pytorch-device-assert', 'ctypes-leak']) {
     const cwd = join(root, 'samples/programs', name);
     const argv = (JSON.parse(readFileSync(join(cwd, 'diagnose.json'), 'utf8')) as { command: string[] }).command;
-    const once = async (watched: boolean) => {
-      const monitor = watched ? monitorWhileRunning(nvml) : null;
-      const r = await runProgramOnce({ argv, cwd, env: process.env, timeoutMs: 600_000, onStart: (pid) => monitor?.follow(pid) });
+    const once = async (way: Watch | 'diagnosis' | null) => {
+      const monitor = way === 'diagnosis' ? monitorWhileRunning(nvml) : null;
+      const watching: { stop?: () => void } = {};
+      const r = await runProgramOnce({
+        argv,
+        cwd,
+        env: process.env,
+        timeoutMs: 600_000,
+        onStart: (pid) => {
+          monitor?.follow(pid);
+          if (typeof way === 'function') watching.stop = way(pid);
+        },
+      });
+      watching.stop?.();
       monitor?.stop();
       await monitor?.finish();
       return r.durationMs;
     };
     const hand: number[] = [];
-    const started: number[] = [];
-    const watched: number[] = [];
+    const times = ways.map((): number[] => []);
     for (let i = 0; i < ROUNDS * 2; i++) {
       hand.push(time(argv[0]!, argv.slice(1), process.env, cwd));
-      started.push(await once(false));
-      watched.push(await once(true));
+      for (const [w, [, way]] of ways.entries()) times[w]!.push(await once(way));
     }
-    console.log(`${name}: ${median(hand).toFixed(0)} | ${median(started).toFixed(0)} | ${median(watched).toFixed(0)}`);
+    console.log(`${name}: ${[hand, ...times].map((xs) => median(xs).toFixed(0)).join(' | ')}`);
   }
 }
 

@@ -3,6 +3,7 @@
 # built here and carried (dist/, native/build/Release, and .gpu/node.xz from ../shared/gpu/pack-node.sh).
 # Usage there: bash scripts/gpu-suite.sh          (results and fixtures go to $OUT when it is set)
 #              bash scripts/gpu-suite.sh --split  (two GPUs: the suite in two halves at once, about 7 minutes)
+#              bash scripts/gpu-suite.sh --part first, then --part second  (one GPU, two commands of 5 and 6.5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v node >/dev/null 2>&1; then
@@ -22,6 +23,20 @@ if [ -n "${OUT:-}" ]; then
 fi
 node --version
 set -o pipefail
+late='/(check|repro|monitor)\.test\.js$'
+suite() { NODE_ENV=test node --enable-source-maps --test --test-concurrency=1 --test-reporter=spec "$@"; }
+# --part first | --part second, on one GPU whose commands may run 10 minutes at most: every file but check and repro
+# (about 5 minutes, the monitor's tests last), then check and repro (about 6.5 minutes).
+if [ "${1:-}" = --part ]; then
+  case "${2:-}" in
+    first) files="$(ls dist/test/gpu/*.test.js | grep -v -E "$late") dist/test/gpu/monitor.test.js" ;;
+    second) files="dist/test/gpu/check.test.js dist/test/gpu/repro.test.js" ;;
+    *) echo "--part takes first or second" >&2; exit 64 ;;
+  esac
+  # shellcheck disable=SC2086
+  suite $files 2>&1 | tee ${OUT:+"$OUT/suite-$2.log"}
+  exit
+fi
 if [ "${1:-}" != --split ]; then
   node scripts/run-tests.mjs gpu "$@" 2>&1 | tee ${OUT:+"$OUT/suite.log"}
   exit
@@ -32,8 +47,6 @@ fi
 gpus=$( (nvidia-smi -L 2>/dev/null || true) | grep -c "^GPU " || true)
 [ "$gpus" -ge 2 ] || { echo "--split needs two GPUs; this host has $gpus" >&2; exit 2; }
 logs=${OUT:-$(mktemp -d)}
-suite() { NODE_ENV=test node --enable-source-maps --test --test-concurrency=1 --test-reporter=spec "$@"; }
-late='/(check|repro|monitor)\.test\.js$'
 first=$(ls dist/test/gpu/*.test.js | grep -v -E "$late")
 set +e
 (CUDA_VISIBLE_DEVICES=0 suite $first >"$logs/suite-a.log" 2>&1; echo $? >"$logs/suite-a.rc") &

@@ -100,19 +100,21 @@ const over = (x: number, h: number) => `${(x / 1000).toFixed(2)} s (${x >= h ? '
 interface Round {
   hand: number[];
   inHost: { ms: number; steps: number[] };
-  cli: { ms: number; reportMs: number };
+  cli: { ms: number; reportMs: number; steps: number[] };
 }
 
 /** Each step beside its by-hand counterpart (medians over rounds), and what is outside the steps: where any overhead is. */
 function breakdown(kinds: string[], rounds: Round[]): string {
   const parts = kinds.map((kind, i) => {
     const d = median(rounds.map((r) => r.inHost.steps[i] ?? 0));
+    const c = median(rounds.map((r) => r.cli.steps[i] ?? 0));
     const h = median(rounds.map((r) => r.hand[i] ?? 0));
-    return `${kind} ${d.toFixed(0)}/${h.toFixed(0)}`;
+    return `${kind} ${d.toFixed(0)}/${c.toFixed(0)}/${h.toFixed(0)}`;
   });
   const between = median(rounds.map((r) => r.inHost.ms - sum(r.inHost.steps)));
+  const cliBetween = median(rounds.map((r) => r.cli.reportMs - sum(r.cli.steps)));
   const cliOutside = median(rounds.map((r) => r.cli.ms - r.cli.reportMs));
-  return `  steps, in the host/by hand (ms): ${parts.join(', ')}; between steps ${between.toFixed(0)}; the CLI's start and exit ${cliOutside.toFixed(0)}`;
+  return `  steps, in the host/in the CLI/by hand (ms): ${parts.join(', ')}; between steps ${between.toFixed(0)} in the host, ${cliBetween.toFixed(0)} in the CLI; the CLI's start and exit ${cliOutside.toFixed(0)}`;
 }
 
 async function overhead(): Promise<void> {
@@ -137,7 +139,7 @@ async function overhead(): Promise<void> {
       rounds.push({
         hand,
         inHost: { ms: inHost.ms, steps: inHost.report.steps.map((s) => s.durationMs ?? 0) },
-        cli: { ms: d.ms, reportMs: d.report.durationMs },
+        cli: { ms: d.ms, reportMs: d.report.durationMs, steps: d.report.steps.map((s) => s.durationMs ?? 0) },
       });
     }
     const h = median(rounds.map((r) => sum(r.hand)));

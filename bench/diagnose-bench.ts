@@ -23,8 +23,9 @@ import { ProcReader } from '../main/memory/proc-reader';
  *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
  *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
  *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
- * 3. What watching costs: the program's run as it is, by hand, started by the workbench, started and watched, and
- *    watched by each part of the watch alone.
+ * 3. What watching costs (only with GPU_WORKBENCH_BENCH_WATCH=1, or alone with GPU_WORKBENCH_BENCH_WATCH_ONLY=1): the
+ *    program's run as it is, by hand, started by the workbench, started and watched, and watched by each part of the
+ *    watch alone.
  * 2. Latency. A program prints a line stamped with the wall clock every 50 ms; the time from the stamp to the line
  *    arriving (through the service's output events, and through the CLI's standard output to a reader). Target
  *    < 100 ms.
@@ -197,7 +198,7 @@ async function main(): Promise<void> {
   if (process.env['GPU_WORKBENCH_BENCH_WATCH_ONLY']) return watchCost();
   await latency();
   await overhead();
-  await watchCost();
+  if (process.env['GPU_WORKBENCH_BENCH_WATCH']) await watchCost();
 }
 
 /**
@@ -211,25 +212,29 @@ async function watchCost(): Promise<void> {
   const nvml = await openNvmlSource();
   type Watch = (pid: number) => () => void;
   const nvmlThread =
-    (processEvery: number): Watch =>
+    (processEvery: number, intervalMs = 50): Watch =>
     () => {
-      const thread = nvml.startThread(50, processEvery);
+      const thread = nvml.startThread(intervalMs, processEvery);
       const drain = setInterval(() => thread.take(), 250);
       return () => {
         clearInterval(drain);
         thread.stop();
       };
     };
-  const descendants: Watch = (pid) => {
-    const watcher = new DescendantWatcher(pid, new ProcReader()).start();
-    return () => watcher.stop();
-  };
+  const descendants =
+    (periodMs?: number): Watch =>
+    (pid) => {
+      const watcher = new DescendantWatcher(pid, new ProcReader(), { periodMs }).start();
+      return () => watcher.stop();
+    };
   const ways: [string, Watch | 'diagnosis' | null][] = [
     ['started by the workbench', null],
     ['watched as the diagnosis does', 'diagnosis'],
     ['NVML: memory and processes', nvmlThread(2)],
     ['NVML: memory only', nvmlThread(0)],
-    ['/proc: descendants only', descendants],
+    ['NVML: memory only, every 250 ms', nvmlThread(0, 250)],
+    ['/proc: descendants only', descendants()],
+    ['/proc: descendants only, every 250 ms', descendants(250)],
   ];
   console.log(`\n3. The program run as it is (ms, medians of ${ROUNDS * 2}): by hand | ${ways.map(([name]) => name).join(' | ')}`);
   for (const name of ['pytorch-oom-too-large', 'pytorch-device-assert', 'ctypes-leak']) {

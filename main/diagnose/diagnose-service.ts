@@ -16,7 +16,7 @@ import { runProgramOnce } from './program-process';
 import { monitorWhileRunning, type Watched } from './monitor-run';
 import { within } from './time-bound';
 import { OutputStreamer } from './output-streamer';
-import { readOomPicture } from './oom-history';
+import { readOomPicture, startOomSnapshotReader } from './oom-history';
 import { runSanitizerStep } from './sanitizer-step';
 import SHIM from './python/sitecustomize.py';
 
@@ -181,6 +181,7 @@ class Diagnosis {
   private async runProgram(kind: RunKind, index: number, env: NodeJS.ProcessEnv, envChanges: Record<string, string>): Promise<RunEvidence> {
     const monitor = kind === 'as-is' && this.nvml ? monitorWhileRunning(this.nvml, this.request.signal) : null;
     const streamer = new OutputStreamer((text, stream) => this.request.onEvent?.({ kind: 'output', index, stream, text }));
+    const snapshotReader = kind === 'allocator-history' ? startOomSnapshotReader(this.folder, envChanges) : null;
     const result = await runProgramOnce({
       argv: this.request.argv,
       cwd: this.request.cwd,
@@ -189,6 +190,9 @@ class Diagnosis {
       signal: this.request.signal,
       onOutput: (text, stream) => streamer.push(text, stream),
       onStart: (pid) => monitor?.follow(pid),
+    }).catch((error: unknown) => {
+      snapshotReader?.dispose();
+      throw error;
     });
     streamer.flush();
     const output = result.spawnError ? `${result.output}\n${result.spawnError}` : result.output;
@@ -202,7 +206,7 @@ class Diagnosis {
       outputDroppedBytes: result.droppedBytes,
       failure: readFailure(output, result.exit),
       sanitizer: null,
-      oomPicture: kind === 'allocator-history' ? await readOomPicture(this.folder, envChanges) : null,
+      oomPicture: snapshotReader ? await readOomPicture(this.folder, envChanges, snapshotReader) : null,
       processes: null,
       memory: null,
       watchProblems: [],

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 
 import type { OomPicture } from '../../core/diagnose/evidence';
 import { noPicture, oomPicture } from '../../core/diagnose/oom-picture';
-import { importSnapshot, SnapshotImportError } from '../memory/snapshot-client';
+import { importSnapshot, SnapshotImportError, startSnapshotReader } from '../memory/snapshot-client';
+import type { WaitingReader } from '../readers/reader-process';
 import { readRegularFile } from '../services/safe-fs';
 
 /** The shim's notes at most (a few lines a run). */
@@ -31,11 +32,20 @@ async function whyNoSnapshot(notesPath: string): Promise<string> {
   return 'the program did not import torch in the process the shim was loaded in (the shim is loaded through PYTHONPATH; a program that resets it, or a subprocess, is not covered).';
 }
 
-/** The allocator-history re-run's snapshot, read in the snapshot worker and summarised at its out-of-memory. */
-export async function readOomPicture(folder: string, envChanges: Record<string, string>): Promise<OomPicture> {
-  const path = envChanges['GPU_WORKBENCH_SNAPSHOT'] ?? join(folder, 'oom-snapshot.pickle');
+const snapshotPathOf = (folder: string, envChanges: Record<string, string>) => envChanges['GPU_WORKBENCH_SNAPSHOT'] ?? join(folder, 'oom-snapshot.pickle');
+
+/** The reader of the allocator-history re-run's snapshot, started as the re-run starts (its start-up beside the program). */
+export const startOomSnapshotReader = (folder: string, envChanges: Record<string, string>): WaitingReader =>
+  startSnapshotReader(snapshotPathOf(folder, envChanges));
+
+/**
+ * The allocator-history re-run's snapshot, read in a reader process (`reader`: the one started with the re-run) and
+ * summarised at its out-of-memory.
+ */
+export async function readOomPicture(folder: string, envChanges: Record<string, string>, reader?: WaitingReader): Promise<OomPicture> {
+  const path = snapshotPathOf(folder, envChanges);
   try {
-    const { model } = await importSnapshot(path);
+    const { model } = await importSnapshot(path, { reader });
     return oomPicture(model, path);
   } catch (error) {
     const missing =

@@ -3,7 +3,7 @@ import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/s
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
 import { checkTimelineWire, TimelineWireError } from '../../core/memory/timeline-wire';
 import { TRACE_TABLE_ROWS } from '../../core/memory/trace-timeline';
-import { ReaderError, runReader, type ReaderLimits } from '../readers/reader-process';
+import { ReaderError, runReader, startWaitingReader, type ReaderLimits, type WaitingReader } from '../readers/reader-process';
 import { SNAPSHOT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings } from './snapshot-protocol';
 
 export class SnapshotImportError extends Error {
@@ -31,12 +31,26 @@ function asImportError(error: unknown): never {
   throw error;
 }
 
-/** Imports a snapshot file in a reader process; its model crosses as checked columns. Rejects with SnapshotImportError. */
-export async function importSnapshot(path: string, options: SnapshotImportOptions = {}): Promise<{ model: SnapshotModel; timings: SnapshotTimings }> {
-  const { value, body } = await runReader<{ header: unknown; timings: SnapshotTimings }>(
-    { kind: 'snapshot-model', path, maxBytes: options.maxBytes ?? SNAPSHOT_MAX_BYTES },
-    path,
-    options,
+const snapshotJob = (path: string, maxBytes = SNAPSHOT_MAX_BYTES) => ({ kind: 'snapshot-model' as const, path, maxBytes });
+
+/**
+ * A reader for a snapshot a program is still to write (the allocator-history re-run's): its process starts now and
+ * waits, so its start-up is spent while the program runs, not after it. Hand it to importSnapshot as `reader`.
+ */
+export const startSnapshotReader = (path: string, maxBytes?: number): WaitingReader => startWaitingReader(snapshotJob(path, maxBytes), path);
+
+/**
+ * Imports a snapshot file in a reader process (`reader`: one started for this path beforehand); its model crosses as
+ * checked columns. Rejects with SnapshotImportError.
+ */
+export async function importSnapshot(
+  path: string,
+  options: SnapshotImportOptions & { reader?: WaitingReader } = {},
+): Promise<{ model: SnapshotModel; timings: SnapshotTimings }> {
+  type Answer = { header: unknown; timings: SnapshotTimings };
+  const { value, body } = await (options.reader
+    ? options.reader.read<Answer>(options)
+    : runReader<Answer>(snapshotJob(path, options.maxBytes), path, options)
   ).catch(asImportError);
   try {
     return { model: decodeSnapshotColumns(value.header, body ?? new Uint8Array()), timings: value.timings };

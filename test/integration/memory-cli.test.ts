@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { unpickle } from '../../core/memory/unpickle';
-import { importSnapshot, SnapshotImportError } from '../../main/memory/snapshot-client';
+import { readOomPicture, startOomSnapshotReader } from '../../main/diagnose/oom-history';
+import { importSnapshot, SnapshotImportError, startSnapshotReader } from '../../main/memory/snapshot-client';
 import { TraceTooLargeError, writeChromeTrace } from '../../main/memory/write-trace';
 import { validateChromeTrace } from '../helpers/chrome-trace';
 import { parseJson, ROOT, runCli } from '../helpers/cli';
@@ -135,6 +136,32 @@ test('a trace past the size limit is refused with the reason, and no file is lef
     readdirSync(dir).filter((f) => f.includes('too-big')),
     [],
   );
+});
+
+test('a snapshot reader started before its file exists reads the file written meanwhile, as an import after it does', async () => {
+  const folder = mkdtempSync(join(dir, 'waiting-'));
+  const path = join(folder, 'later.pickle');
+  const reader = startSnapshotReader(path);
+  await new Promise((r) => setTimeout(r, 300)); // the program runs, then writes its snapshot
+  copyFileSync(join(H100, 'oom.pickle'), path);
+  const early = await importSnapshot(path, { reader });
+  const after = await importSnapshot(path);
+  assert.deepEqual(early.model, after.model);
+  assert.equal(early.model.devices[0]!.count, 29);
+  await assert.rejects(reader.read(), /reads once/);
+});
+
+test("the allocator-history step's early reader: the OOM's picture when the snapshot came, the shim's reason when none did", async () => {
+  const folder = mkdtempSync(join(dir, 'oom-early-'));
+  const changes = { GPU_WORKBENCH_SNAPSHOT: join(folder, 'oom-snapshot.pickle'), GPU_WORKBENCH_SHIM_NOTES: join(folder, 'shim-notes.jsonl') };
+  const none = await readOomPicture(folder, changes, startOomSnapshotReader(folder, changes));
+  assert.equal(none.snapshotPath, null);
+  assert.match(none.missing ?? '', /did not import torch/);
+  const reader = startOomSnapshotReader(folder, changes);
+  copyFileSync(join(H100, 'oom.pickle'), changes.GPU_WORKBENCH_SNAPSHOT);
+  const picture = await readOomPicture(folder, changes, reader);
+  assert.deepEqual(picture, await readOomPicture(folder, changes));
+  assert.equal(picture.snapshotPath, changes.GPU_WORKBENCH_SNAPSHOT);
 });
 
 test('the worker hands back typed columns; a cancelled import stops; a refusal is typed', async () => {

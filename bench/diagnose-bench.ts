@@ -148,7 +148,20 @@ async function overhead(): Promise<void> {
       `${c.name} | ${kinds.join('+')} | ${(h / 1000).toFixed(2)} s | ${over(median(rounds.map((r) => r.inHost.ms)), h)} | ${over(median(rounds.map((r) => r.cli.ms)), h)}`,
     );
     console.log(breakdown(kinds, rounds));
+    console.log(spread(rounds));
   }
+}
+
+/**
+ * How much the rounds themselves move: the hand's own totals from fastest to slowest, and each round's host and CLI
+ * against that round's hand. A median difference smaller than this spread is not a measured overhead.
+ */
+function spread(rounds: Round[]): string {
+  const hands = rounds.map((r) => sum(r.hand));
+  const pctOf = (x: number, h: number) => `${x >= h ? '+' : ''}${(((x - h) / h) * 100).toFixed(0)}%`;
+  return `  rounds: by hand ${(Math.min(...hands) / 1000).toFixed(2)}-${(Math.max(...hands) / 1000).toFixed(2)} s; each round's host ${rounds
+    .map((r, i) => pctOf(r.inHost.ms, hands[i]!))
+    .join(' ')}, CLI ${rounds.map((r, i) => pctOf(r.cli.ms, hands[i]!)).join(' ')}`;
 }
 
 /** The wall clock in ns with sub-millisecond steps (Date.now() moves by whole milliseconds). */

@@ -204,14 +204,69 @@ async function latency(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.env['GPU_WORKBENCH_BENCH_CLI_ONLY']) return cliPhases();
   if (!sanitizer) {
     console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
     process.exit(2);
   }
   if (process.env['GPU_WORKBENCH_BENCH_WATCH_ONLY']) return watchCost();
+  await cliPhases();
   await latency();
   await overhead();
   if (process.env['GPU_WORKBENCH_BENCH_WATCH']) await watchCost();
+}
+
+/** Loaded with --require into a CLI under test: when Node had started, and when the process was about to exit. */
+const PHASES_PRELOAD = `const { writeFileSync } = require('node:fs');
+const ready = performance.now();
+process.once('exit', () => writeFileSync(process.env.BENCH_PHASES_FILE, JSON.stringify({ origin: performance.timeOrigin, ready, exit: performance.now() })));
+`;
+
+/**
+ * 4. A new CLI process's own time, on a program that does nothing (\`true\`), ten times: wall time from spawn to reaped,
+ *    split into Node's own start (until a --require'd file runs), loading the bundle and starting the diagnosis, the
+ *    diagnosis itself (its report's start and duration), what follows it until the 'exit' event, and the process's
+ *    teardown after that (the kernel closing its files: NVML's and the driver's). Beside it, \`node -e 0\`.
+ */
+async function cliPhases(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'diagnose-cli-phases-'));
+  const preload = join(dir, 'phases.cjs');
+  writeFileSync(preload, PHASES_PRELOAD);
+  const phasesFile = join(dir, 'phases.json');
+  const rows: Record<string, number[]> = {
+    wall: [],
+    'node -e 0': [],
+    'Node start': [],
+    'bundle and set-up': [],
+    diagnosis: [],
+    'after the report': [],
+    teardown: [],
+  };
+  for (let i = 0; i < 10; i++) {
+    rows['node -e 0']!.push(time(process.execPath, ['-e', '0']));
+    const spawnedAt = performance.timeOrigin + performance.now();
+    const r = spawnSync(process.execPath, ['--require', preload, cli, 'diagnose', '--json', '--', 'true'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, BENCH_PHASES_FILE: phasesFile },
+      timeout: 60_000,
+    });
+    const reapedAt = performance.timeOrigin + performance.now();
+    const report = JSON.parse(r.stdout.toString()) as DiagnosisReport;
+    const p = JSON.parse(readFileSync(phasesFile, 'utf8')) as { origin: number; ready: number; exit: number };
+    const reportStart = Date.parse(report.startedAt) - p.origin;
+    rows['wall']!.push(reapedAt - spawnedAt);
+    rows['Node start']!.push(p.origin + p.ready - spawnedAt);
+    rows['bundle and set-up']!.push(reportStart - p.ready);
+    rows['diagnosis']!.push(report.durationMs);
+    rows['after the report']!.push(p.exit - reportStart - report.durationMs);
+    rows['teardown']!.push(reapedAt - (p.origin + p.exit));
+  }
+  console.log(`\n4. A new CLI process diagnosing \`true\` (ms, medians of 10; the report's start is whole milliseconds)`);
+  console.log(
+    Object.entries(rows)
+      .map(([name, xs]) => `${name} ${median(xs).toFixed(1)}`)
+      .join(' | '),
+  );
 }
 
 /**

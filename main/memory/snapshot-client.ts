@@ -48,9 +48,8 @@ export async function importSnapshot(
   options: SnapshotImportOptions & { reader?: WaitingReader } = {},
 ): Promise<{ model: SnapshotModel; timings: SnapshotTimings }> {
   type Answer = { header: unknown; timings: SnapshotTimings };
-  const { value, body } = await (options.reader
-    ? options.reader.read<Answer>(options)
-    : runReader<Answer>(snapshotJob(path, options.maxBytes), path, options)
+  const { value, body } = await (
+    options.reader ? options.reader.read<Answer>(options) : runReader<Answer>(snapshotJob(path, options.maxBytes), path, options)
   ).catch(asImportError);
   try {
     return { model: decodeSnapshotColumns(value.header, body ?? new Uint8Array()), timings: value.timings };

@@ -70,7 +70,7 @@ export async function gatherProgramEnvironment(options: {
         signal: options.signal,
       })
     : null;
-  const libraries = discoverLibraries();
+  const libraries = discoverLibraries(undefined, 'monitor');
   const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
   let gpus: EnvironmentEvidence['gpus'] = null;
   const processes: EnvironmentEvidence['processes'] = [];

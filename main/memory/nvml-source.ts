@@ -61,7 +61,7 @@ function unavailable(title: string, detail: string, remedy: string, searchedIn?:
  * NvmlUnavailableError with what to do when it cannot: monitoring without NVML has nothing to show.
  */
 export async function openNvmlSource(mode: SampleMode = 'thread'): Promise<NvmlSource> {
-  const report = discoverLibraries();
+  const report = discoverLibraries(undefined, 'monitor');
   const addon: NativeAddon | null = loadAddon().addon;
   if (!report.addon.loaded || !addon)
     throw unavailable(

@@ -15,8 +15,12 @@ const notLoaded = (error: string): LibraryReport => ({
   missingOptional: [],
 });
 
-/** Finds the CUDA libraries for this process (they stay loaded) and reports what was found where. */
-export function discoverLibraries(nvrtcSetting?: string, only: 'all' | 'driver' = 'all'): Omit<DiscoveryReport, 'nvcc'> {
+/**
+ * Finds the CUDA libraries for this process (they stay loaded) and reports what was found where. `only`: 'driver' for
+ * a runner (libcuda alone); 'monitor' for what watches programs (libcuda and NVML, not NVRTC: a diagnosis or a monitor
+ * compiles nothing, and NVRTC is the largest library to load and bind).
+ */
+export function discoverLibraries(nvrtcSetting?: string, only: 'all' | 'driver' | 'monitor' = 'all'): Omit<DiscoveryReport, 'nvcc'> {
   const addonState = loadAddon();
   const addon = { loaded: addonState.addon !== null, path: addonState.path, error: addonState.error };
   if (!addonState.addon) {
@@ -26,7 +30,7 @@ export function discoverLibraries(nvrtcSetting?: string, only: 'all' | 'driver' 
   const libraries = addonState.addon.loadLibraries({
     cuda: driverCandidates(),
     nvrtc: only === 'all' ? nvrtcCandidates(nvrtcSetting) : [],
-    nvml: only === 'all' ? nvmlCandidates() : [],
+    nvml: only === 'driver' ? [] : nvmlCandidates(),
   });
   return { addon, ...libraries, platform: `${process.platform}-${process.arch}` };
 }

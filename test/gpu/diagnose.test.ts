@@ -34,3 +34,27 @@ for (const { name, sample } of samples) {
     assert.equal(r.code, report.verdict.kind === 'clean' ? 0 : 1);
   });
 }
+
+// Printed by the program under diagnosis: for each of its ancestors, nearest first, its executable and whether it has
+// NVML and NVRTC mapped — the diagnosing CLI among them.
+const ANCESTORS_LIBRARIES = `import json, os
+pid, seen = os.getppid(), []
+while pid > 1 and len(seen) < 6:
+    maps = open(f"/proc/{pid}/maps").read()
+    seen.append({"exe": os.readlink(f"/proc/{pid}/exe"), "nvml": "libnvidia-ml" in maps, "nvrtc": "libnvrtc" in maps})
+    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+print(json.dumps(seen))
+`;
+
+test('a diagnosis loads NVML to watch the program, and not NVRTC, which it never uses', async () => {
+  const r = await runCli(['diagnose', '--json', '--', 'python3', '-c', ANCESTORS_LIBRARIES], { timeoutMs: 60_000 });
+  const report = parseJson<DiagnosisReport>(r);
+  const output = report.evidence.runs.find((run) => run.kind === 'as-is')?.output ?? '';
+  const line = output.split('\n').find((l) => l.startsWith('['));
+  assert.ok(line, `the program printed no list: ${output}`);
+  const ancestors = JSON.parse(line) as { exe: string; nvml: boolean; nvrtc: boolean }[];
+  const cli = ancestors.find((a) => a.nvml);
+  assert.ok(cli, `no ancestor had NVML mapped: ${line}`);
+  console.log(`# the diagnosing process: ${JSON.stringify(cli)}`);
+  assert.equal(cli.nvrtc, false);
+});

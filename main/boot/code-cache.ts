@@ -65,14 +65,13 @@ function cachePathFor(file: string, variant = ''): string | null {
 }
 
 /**
- * Saves what V8 compiled once the bundle has run a while (it then holds the functions that start-up ran, too):
- * a second after loading for a process that lives on, or at exit for one that does not.
+ * Saves what V8 compiled once the bundle has run a while (it then holds the functions that start-up ran, too): a
+ * second after loading, for a process that may never exit by itself, and again at exit, when it holds every function
+ * the whole command ran. A cache made at the first second alone left the CLI compiling, at every later start, all
+ * that a command runs after its first second (a diagnosis's later steps, its report).
  */
 function saveLater(script: Script, cacheFile: string): void {
-  let saved = false;
   const save = () => {
-    if (saved) return;
-    saved = true;
     try {
       const dir = dirname(cacheFile);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -84,8 +83,11 @@ function saveLater(script: Script, cacheFile: string): void {
       // a cache that cannot be written is only a slower next start
     }
   };
-  setTimeout(save, 1000).unref();
-  process.once('exit', save);
+  const early = setTimeout(save, 1000).unref();
+  process.once('exit', () => {
+    clearTimeout(early);
+    save();
+  });
 }
 
 function prune(dir: string): void {

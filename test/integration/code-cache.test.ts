@@ -51,3 +51,25 @@ test('each CLI command has its own code cache, and a command started again reads
   for (const args of [['--help'], ['/tmp/x.cu'], ['x'.repeat(64)]]) await runCli(args, { env, timeoutMs: 20_000 });
   assert.equal(caches().length, 3, 'help, the path and the long word share one cache');
 });
+
+// A command that runs past the first second is cached again at its exit: the cache then holds all it compiled (a
+// diagnosis's later steps and its report), not only its first second, and the next start reads that one.
+test('a command that runs past a second is cached again at its exit, and the next start of it writes nothing', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'wb-code-cache-'));
+  const env = { XDG_CACHE_HOME: home };
+  const dir = join(home, 'gpu-workbench', 'code-cache');
+  const started = Date.now();
+  const first = await runCli(['diagnose', '--json', '--', 'sleep', '1.6'], { env, timeoutMs: 30_000 });
+  assert.equal(first.code, 0, first.stderr);
+  const [cache] = readdirSync(dir).filter((n) => n.endsWith('.bin'));
+  assert.ok(cache, 'the diagnosis wrote its cache');
+  const written = statSync(join(dir, cache)).mtimeMs;
+  assert.ok(written - started >= 1_600, `written ${Math.round(written - started)} ms after the start, not at the program's end`);
+  const second = await runCli(['diagnose', '--json', '--', 'true'], { env, timeoutMs: 30_000 });
+  assert.equal(second.code, 0, second.stderr);
+  assert.equal(statSync(join(dir, cache)).mtimeMs, written, 'the second start read the cache and wrote none');
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.endsWith('.bin')),
+    [cache],
+  );
+});

@@ -68,27 +68,36 @@ function cachePathFor(file: string, variant = ''): string | null {
  * Saves what V8 compiled once the bundle has run a while (it then holds the functions that start-up ran, too): a
  * second after loading, for a process that may never exit by itself, and again at exit, when it holds every function
  * the whole command ran. A cache made at the first second alone left the CLI compiling, at every later start, all
- * that a command runs after its first second (a diagnosis's later steps, its report).
+ * that a command runs after its first second (a diagnosis's later steps, its report). Only a process younger than
+ * EXIT_SAVE_MAX_S writes at exit, and only what is larger than its first write: V8 drops the compiled code of
+ * functions unused for a while, so a server's exit after hours would hold less than its first second did.
  */
 function saveLater(script: Script, cacheFile: string): void {
-  const save = () => {
+  let savedBytes = 0;
+  const save = (data: Buffer) => {
     try {
       const dir = dirname(cacheFile);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const temp = `${cacheFile}.${process.pid}.tmp`;
-      writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+      writeFileSync(temp, data, { mode: 0o600 });
       renameSync(temp, cacheFile);
+      savedBytes = data.byteLength;
       prune(dir);
     } catch {
       // a cache that cannot be written is only a slower next start
     }
   };
-  const early = setTimeout(save, 1000).unref();
+  const early = setTimeout(() => save(script.createCachedData()), 1000).unref();
   process.once('exit', () => {
     clearTimeout(early);
-    save();
+    if (process.uptime() > EXIT_SAVE_MAX_S) return;
+    const data = script.createCachedData();
+    if (data.byteLength > savedBytes) save(data);
   });
 }
+
+/** A process older than this at its exit keeps the cache of its first second (see saveLater). */
+const EXIT_SAVE_MAX_S = 600;
 
 function prune(dir: string): void {
   const files = readdirSync(dir)

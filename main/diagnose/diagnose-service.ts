@@ -182,35 +182,38 @@ class Diagnosis {
     const monitor = kind === 'as-is' && this.nvml ? monitorWhileRunning(this.nvml, this.request.signal) : null;
     const streamer = new OutputStreamer((text, stream) => this.request.onEvent?.({ kind: 'output', index, stream, text }));
     const snapshotReader = kind === 'allocator-history' ? startOomSnapshotReader(this.folder, envChanges) : null;
-    const result = await runProgramOnce({
-      argv: this.request.argv,
-      cwd: this.request.cwd,
-      env,
-      timeoutMs: this.remaining(),
-      signal: this.request.signal,
-      onOutput: (text, stream) => streamer.push(text, stream),
-      onStart: (pid) => monitor?.follow(pid),
-    }).catch((error: unknown) => {
+    let evidence: RunEvidence;
+    try {
+      const result = await runProgramOnce({
+        argv: this.request.argv,
+        cwd: this.request.cwd,
+        env,
+        timeoutMs: this.remaining(),
+        signal: this.request.signal,
+        onOutput: (text, stream) => streamer.push(text, stream),
+        onStart: (pid) => monitor?.follow(pid),
+      });
+      streamer.flush();
+      const output = result.spawnError ? `${result.output}\n${result.spawnError}` : result.output;
+      evidence = {
+        kind,
+        argv: this.request.argv,
+        envChanges,
+        exit: result.exit,
+        durationMs: result.durationMs,
+        output,
+        outputDroppedBytes: result.droppedBytes,
+        failure: readFailure(output, result.exit),
+        sanitizer: null,
+        oomPicture: snapshotReader ? await readOomPicture(this.folder, envChanges, snapshotReader) : null,
+        processes: null,
+        memory: null,
+        watchProblems: [],
+      };
+    } finally {
+      // Read by now, or never to be: a reader left waiting would hold its place among the waiting readers for good.
       snapshotReader?.dispose();
-      throw error;
-    });
-    streamer.flush();
-    const output = result.spawnError ? `${result.output}\n${result.spawnError}` : result.output;
-    const evidence: RunEvidence = {
-      kind,
-      argv: this.request.argv,
-      envChanges,
-      exit: result.exit,
-      durationMs: result.durationMs,
-      output,
-      outputDroppedBytes: result.droppedBytes,
-      failure: readFailure(output, result.exit),
-      sanitizer: null,
-      oomPicture: snapshotReader ? await readOomPicture(this.folder, envChanges, snapshotReader) : null,
-      processes: null,
-      memory: null,
-      watchProblems: [],
-    };
+    }
     if (monitor) {
       this.stopWatching = monitor.stop;
       this.attachWatch(index, evidence, monitor.finish());

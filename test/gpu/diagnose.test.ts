@@ -35,14 +35,21 @@ for (const { name, sample } of samples) {
   });
 }
 
-// Printed by the program under diagnosis: for each of its ancestors, nearest first, its executable and whether it has
-// NVML and NVRTC mapped — the diagnosing CLI among them.
+// Printed by the program under diagnosis: for each of its ancestors, nearest first, its executable, its command line and
+// whether it has NVML and NVRTC mapped (an ancestor it may not read is listed with what could be read of it).
 const ANCESTORS_LIBRARIES = `import json, os
 pid, seen = os.getppid(), []
-while pid > 1 and len(seen) < 6:
-    maps = open(f"/proc/{pid}/maps").read()
-    seen.append({"exe": os.readlink(f"/proc/{pid}/exe"), "nvml": "libnvidia-ml" in maps, "nvrtc": "libnvrtc" in maps})
-    pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+while pid > 1 and len(seen) < 8:
+    entry = {"pid": pid}
+    try:
+        entry["cmdline"] = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\\0", b" ").decode(errors="replace")
+        maps = open(f"/proc/{pid}/maps").read()
+        entry["nvml"], entry["nvrtc"] = "libnvidia-ml" in maps, "libnvrtc" in maps
+        pid = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+    except OSError as error:
+        entry["error"] = str(error)
+        pid = 1
+    seen.append(entry)
 print(json.dumps(seen))
 `;
 
@@ -52,9 +59,11 @@ test('a diagnosis loads NVML to watch the program, and not NVRTC, which it never
   const output = report.evidence.runs.find((run) => run.kind === 'as-is')?.output ?? '';
   const line = output.split('\n').find((l) => l.startsWith('['));
   assert.ok(line, `the program printed no list: ${output}`);
-  const ancestors = JSON.parse(line) as { exe: string; nvml: boolean; nvrtc: boolean }[];
-  const cli = ancestors.find((a) => a.nvml);
-  assert.ok(cli, `no ancestor had NVML mapped: ${line}`);
+  const ancestors = JSON.parse(line) as { pid: number; cmdline?: string; nvml?: boolean; nvrtc?: boolean }[];
+  // The diagnosing CLI: the nearest ancestor whose command line runs the CLI's diagnose.
+  const cli = ancestors.find((a) => /cli\.js diagnose /.test(a.cmdline ?? ''));
+  assert.ok(cli, `no ancestor is the diagnosing CLI: ${line}`);
   console.log(`# the diagnosing process: ${JSON.stringify(cli)}`);
-  assert.equal(cli.nvrtc, false);
+  assert.equal(cli.nvml, true, 'it watches the program through NVML');
+  assert.equal(cli.nvrtc, false, 'it never loads NVRTC');
 });

@@ -78,15 +78,23 @@ async function main(): Promise<void> {
       });
       return { ms, verdict: `${report.verdict}, ${report.findings} findings` };
     };
-    const nodeUnderTool = () => {
+    const underTool = (argv: string[], env: NodeJS.ProcessEnv = process.env) => {
       const started = performance.now();
-      spawnSync(sanitizer!, [...sanitizerArguments({ ...DEFAULT_SANITIZER_OPTIONS, tool }, join(dir, `node-${tool}-%p.xml`)), process.execPath, '-e', '0'], {
+      spawnSync(sanitizer!, [...sanitizerArguments({ ...DEFAULT_SANITIZER_OPTIONS, tool }, join(dir, `node-${tool}-%p.xml`)), ...argv], {
         stdio: 'ignore',
+        env,
       });
       return performance.now() - started;
     };
+    const nodeUnderTool = () => underTool([process.execPath, '-e', '0']);
+    // Whether the tool's cost on a Node process follows its threads (V8's platform workers, libuv's pool): the same
+    // `node -e 0` with the fewest Node allows, and a program with one thread (`true`), the tool's own floor.
+    const fewestThreads = () => underTool([process.execPath, '--v8-pool-size=0', '-e', '0'], { ...process.env, UV_THREADPOOL_SIZE: '1' });
+    const oneThread = () => underTool(['true']);
     const parts: { before: number; run: number; leave: number; read: number }[] = [];
     const nodeBoot: number[] = [];
+    const nodeFewThreads: number[] = [];
+    const cProgram: number[] = [];
     // The first of each pays for loading the tool and filling the compile cache: not counted on either side.
     bareOnce();
     let findings = (await workbenchOnce()).verdict;
@@ -95,6 +103,8 @@ async function main(): Promise<void> {
     for (let i = 0; i < REPEATS; i++) {
       bare.push(bareOnce());
       nodeBoot.push(nodeUnderTool());
+      nodeFewThreads.push(fewestThreads());
+      cProgram.push(oneThread());
       const w = await workbenchOnce();
       workbench.push(w.ms);
       findings = w.verdict;
@@ -105,7 +115,7 @@ async function main(): Promise<void> {
       bare: median(bare),
       workbench: median(workbench),
       findings,
-      where: `until the run was sent ${median(parts.map((p) => p.before)).toFixed(0)} ms, the run (runner start under the tool included) ${median(parts.map((p) => p.run)).toFixed(0)} ms, then the runner leaving and the tool ending ${median(parts.map((p) => p.leave)).toFixed(0)} ms, then reading its report ${median(parts.map((p) => p.read)).toFixed(0)} ms; the bare tool running \`node -e 0\` ${median(nodeBoot).toFixed(0)} ms`,
+      where: `until the run was sent ${median(parts.map((p) => p.before)).toFixed(0)} ms, the run (runner start under the tool included) ${median(parts.map((p) => p.run)).toFixed(0)} ms, then the runner leaving and the tool ending ${median(parts.map((p) => p.leave)).toFixed(0)} ms, then reading its report ${median(parts.map((p) => p.read)).toFixed(0)} ms; the bare tool running \`node -e 0\` ${median(nodeBoot).toFixed(0)} ms, with Node's fewest threads (--v8-pool-size=0, UV_THREADPOOL_SIZE=1) ${median(nodeFewThreads).toFixed(0)} ms, running \`true\` ${median(cProgram).toFixed(0)} ms`,
     });
   }
   await compiler.dispose();

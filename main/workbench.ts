@@ -9,6 +9,7 @@ import { runPlan, type RunOptions, type RunOutcome } from './services/run-servic
 import { seriesOf } from './memory/monitor-export';
 import { sampleDuring } from './memory/sample-during';
 import { listDevices } from './services/device-service';
+import { SanitizerSpares } from './services/sanitized-runner';
 
 /** Samples kept with a run's outcome: 10 minutes at 10 ms. */
 const MAX_RUN_SAMPLES = 60_000;
@@ -23,6 +24,8 @@ async function runPlanSampled(plan: unknown, services: Parameters<typeof runPlan
 export interface Workbench {
   compiler: CompileService;
   pool: RunnerPool;
+  /** A runner under compute-sanitizer started ahead for the next plan re-run under the same tool (null: a one-shot CLI). */
+  sanitizerSpares: SanitizerSpares | null;
   drafts: DraftStore;
   workspace: WorkspaceStore;
   runPlan(plan: unknown, options: RunOptions): Promise<RunOutcome>;
@@ -32,7 +35,7 @@ export interface Workbench {
 }
 
 export interface WorkbenchOptions {
-  /** Keep a warm spare runner per device (the app and serve do; a one-shot CLI command does not). */
+  /** Keep a warm spare runner per device, and one under compute-sanitizer after a plan's run there (the app and serve do; a one-shot CLI command does not). */
   warmSpare?: boolean;
   sparesAfterFault?: number;
   /** How the spares start (RunnerPoolOptions.spareStarts): the soak compares the two. */
@@ -49,10 +52,12 @@ export function createWorkbench(launcher: ProcessLauncher, options: WorkbenchOpt
     sparesAfterFault: options.sparesAfterFault,
     spareStarts: options.spareStarts,
   });
+  const sanitizerSpares = options.warmSpare === false ? null : new SanitizerSpares();
   let arch: string | null = null;
   return {
     compiler,
     pool,
+    sanitizerSpares,
     drafts: new DraftStore(),
     workspace: new WorkspaceStore(),
     defaultArch: async () => {
@@ -66,7 +71,7 @@ export function createWorkbench(launcher: ProcessLauncher, options: WorkbenchOpt
         ? runPlanSampled(plan, { compiler, pool }, runOptions, runOptions.sampleIntervalMs)
         : runPlan(plan, { compiler, pool }, runOptions),
     dispose: async () => {
-      await Promise.all([compiler.dispose(), pool.dispose()]);
+      await Promise.all([compiler.dispose(), pool.dispose(), sanitizerSpares?.dispose()]);
     },
   };
 }

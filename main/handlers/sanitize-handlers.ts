@@ -29,6 +29,7 @@ export function sanitizeHandlers(
           sanitizePlan(
             { plan, planPath: planPath ?? null, tool: tool as SanitizerTool, timeoutMs, signal, onEvent: (event) => emit(event) },
             workbench.compiler,
+            workbench.sanitizerSpares,
           ),
         );
         return { report: options.held.holdReport(report), run: outcome };
@@ -43,6 +44,8 @@ export function sanitizeHandlers(
         // Its four tools run at once: it is the host's one run under compute-sanitizer while it lasts.
         const what = `${planInWords(plan, planPath ?? null)} (Check everything, with its four tools at once; its Cancel is in the Check tab)`;
         return await options.sanitizer.exclusive({ tool: 'memcheck', what }, async () => {
+          // Its tools need the device: a runner waiting under one tool for the next plan re-run is not kept beside them.
+          await workbench.sanitizerSpares?.clear();
           // The settings beside the plan are read as any file a request reaches: inside serve's workspace only.
           const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null, (p) => options.paths.read(p));
           return checkPlans([target], workbench, { signal, onEvent: emit });
@@ -62,8 +65,10 @@ export function sanitizeHandlers(
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
       try {
-        const report = await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, () =>
-          sanitizeProgram({
+        const report = await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, async () => {
+          // A program is not a plan: the runner waiting under the tool for the next plan re-run gives it the device.
+          await workbench.sanitizerSpares?.clear();
+          return sanitizeProgram({
             tool: tool as SanitizerTool,
             command,
             cwd,
@@ -71,8 +76,8 @@ export function sanitizeHandlers(
             timeoutMs,
             signal,
             onFindings: (count) => emit({ kind: 'findings', count }),
-          }),
-        );
+          });
+        });
         return options.held.holdReport(report);
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');

@@ -1,24 +1,18 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-
-import { makePrivateFolder } from './private-folder';
 import type { AbortLike, SanitizeEvent } from '../../core/api/channels';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
 import { emptySummary } from '../../core/sanitizer/parse-text';
 import { nameFindingAddress } from '../../core/sanitizer/name-address';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
-import { DEFAULT_SANITIZER_OPTIONS, sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
+import { DEFAULT_SANITIZER_OPTIONS, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { CompileService } from '../compile/compile-service';
-import { sanitizerLauncher } from '../process/sanitizer-launcher';
 import { checkedToolNode } from '../process/tool-node';
-import { RunnerPool } from '../runner/runner-pool';
-import { BoundedOutput } from '../tools/bounded-output';
 import { findingCounter } from '../tools/finding-counter';
 import { collectReport, requireSanitizer, SanitizerUnavailableError, startReportsReader } from '../tools/sanitize-program';
 import type { WaitingReader } from '../readers/reader-process';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { runPlan, type RunOutcome } from './run-service';
+import { SanitizedRunner, type SanitizedRunnerSpec, type SanitizerSpares } from './sanitized-runner';
 
 export interface SanitizePlanRequest {
   plan: unknown;
@@ -35,51 +29,39 @@ export interface SanitizePlanRequest {
   onToolEnded?: () => void;
 }
 
-/** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
-const SANITIZED_READY_MS = 120_000;
-const SANITIZED_STOP_GRACE_MS = 30_000;
-
 /**
  * Runs a plan under compute-sanitizer: the kernels compiled as for any run (NVRTC and nvcc both with
- * -lineinfo), then a runner of its own started as the tool's target. The plan runs as a host program would:
+ * -lineinfo), then a runner of its own as the tool's target (the spare `spares` holds, when it was started for the
+ * same tool, options and device; then a new spare starts for the next run). The plan runs as a host program would:
  * buffers of exactly their size (guard bytes would take an overrun for an access in bounds, and hide it from
  * memcheck), no poison (initcheck would count it as written), no second run. The runner leaves when the run
  * is done, so the tool writes its report; each finding's address is then named against the plan's buffers.
  */
-export async function sanitizePlan(request: SanitizePlanRequest, compiler: CompileService): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
+export async function sanitizePlan(
+  request: SanitizePlanRequest,
+  compiler: CompileService,
+  spares: SanitizerSpares | null = null,
+): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
   const sanitizer = requireSanitizer();
   const node = await checkedToolNode();
   if ('problem' in node) throw new SanitizerUnavailableError(node.problem);
-  const options: SanitizerOptions = { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool };
-  const dir = await makePrivateFolder('sanitize');
+  const spec: SanitizedRunnerSpec = {
+    sanitizerPath: sanitizer.path,
+    options: { ...DEFAULT_SANITIZER_OPTIONS, ...request.options, tool: request.tool },
+    nodePath: node.path,
+    ordinal: deviceNamed(request.plan),
+  };
   const started = performance.now();
-  const output = new BoundedOutput();
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
-  let pool: RunnerPool | null = null;
-  let toolExit: { code: number | null; signal: string | null } = { code: null, signal: null };
+  const runner = spares?.take(spec) ?? (await SanitizedRunner.start(spec, false));
+  runner.attach(count);
   let reader: WaitingReader | undefined;
   try {
-    reader = startReportsReader(dir, request.tool);
-    pool = new RunnerPool({
-      launcher: sanitizerLauncher(
-        sanitizer.path,
-        sanitizerArguments(options, join(dir, 'report-%p.xml')),
-        (chunk) => {
-          output.push(chunk);
-          count(chunk);
-        },
-        (code, signal) => (toolExit = { code, signal }),
-        node.path,
-      ),
-      warmSpare: false,
-      warmUp: false,
-      readyTimeoutMs: SANITIZED_READY_MS,
-      stopGraceMs: SANITIZED_STOP_GRACE_MS,
-    });
+    reader = startReportsReader(runner.dir, request.tool);
     const plan = asHostProgram(request.plan);
     const outcome = await runPlan(
       plan,
-      { compiler, pool },
+      { compiler, pool: runner.pool },
       {
         timeoutMs: request.timeoutMs ?? 600_000,
         planPath: request.planPath,
@@ -90,8 +72,10 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
       },
     );
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
-    await pool.dispose();
+    await runner.leave();
     request.onToolEnded?.();
+    // The next run's runner starts now, the device being free again: not for a run that was cancelled.
+    if (spares && outcome.status !== 'cancelled') spares.refill(spec);
     // Started beside the compile, the runner under the tool may have opened a context for a plan that then never ran
     // (it did not compile, its device was missing): that report saw nothing of the plan, and must not be judged clean.
     if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };
@@ -101,13 +85,13 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
       cwd: process.cwd(),
       sanitizer,
       // The runner leaving after a sticky error is the workbench's own doing (the run's diagnosis says why), not a program's failure.
-      exitCode: toolExit.code === STICKY_EXIT_CODE ? 0 : toolExit.code,
-      signal: toolExit.signal,
+      exitCode: runner.toolExit.code === STICKY_EXIT_CODE ? 0 : runner.toolExit.code,
+      signal: runner.toolExit.signal,
       timedOut: outcome.exit?.kind === 'watchdog' ? { afterMs: request.timeoutMs ?? 600_000 } : null,
       cancelled: outcome.status === 'cancelled',
       started,
-      output,
-      dir,
+      output: runner.output,
+      dir: runner.dir,
       runner: true,
       reader,
     });
@@ -116,9 +100,14 @@ export async function sanitizePlan(request: SanitizePlanRequest, compiler: Compi
     return { outcome, report };
   } finally {
     reader?.dispose();
-    await pool?.dispose();
-    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await runner.dispose();
   }
+}
+
+/** The device a plan names, to choose a spare by (the run itself validates the plan): device 0 where it names none. */
+function deviceNamed(plan: unknown): number {
+  const device = plan && typeof plan === 'object' ? (plan as { device?: unknown }).device : undefined;
+  return typeof device === 'number' && Number.isInteger(device) && device >= 0 ? device : 0;
 }
 
 /** The command that makes this report again, as the report shows it. */

@@ -13,6 +13,7 @@ import { listProcesses } from '../../main/process/process-state';
 import { readPlanFile } from '../../main/services/plan-files';
 import { loadSample } from '../../main/services/sample-service';
 import { sanitizePlan } from '../../main/services/sanitize-plan-service';
+import { SanitizerSpares } from '../../main/services/sanitized-runner';
 import { createWorkbench } from '../../main/workbench';
 import { parseJson, ROOT, runCli, SAMPLES, type CliResult } from '../helpers/cli';
 
@@ -162,6 +163,41 @@ test('a plan that does not compile is not called clean: the tool checked nothing
   assert.notEqual(r.code, 0);
   assert.equal(run.status, 'compile-error');
   assert.deepEqual([report.verdict, report.headline], ['no-cuda', 'memcheck checked nothing: the plan never ran.']);
+});
+
+test('a re-run under the same tool takes the runner started ahead: the same findings, and the spare stopped leaves nothing', async () => {
+  const spares = new SanitizerSpares();
+  const workbench = createWorkbench(forkLauncher, { warmSpare: false });
+  try {
+    const sample = await loadSample('oob-off-by-one', 'broken');
+    const once = () => sanitizePlan({ plan: sample.plan, planPath: sample.planPath, tool: 'memcheck' }, workbench.compiler, spares);
+    const first = await once();
+    // The spare starts once the first run's tool has ended: it is ready well within this wait.
+    let spare: number | null = null;
+    for (let i = 0; i < 200 && spare === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      spare = spares.sparePid();
+    }
+    assert.ok(spare, 'a spare runner under memcheck was started after the first run');
+    const t0 = performance.now();
+    const second = await once();
+    const ms = performance.now() - t0;
+    assert.equal(second.outcome.result?.runnerPid, spare, 'the second run ran on the spare');
+    assert.notEqual(first.outcome.result?.runnerPid, spare);
+    const kinds = (r: SanitizeReport) => r.groups.map((g) => `${g.kind} ${g.example.where?.func ?? '?'} line ${g.example.where?.line ?? '?'}`).sort();
+    assert.deepEqual(kinds(second.report), kinds(first.report));
+    assert.equal(second.report.findings, first.report.findings);
+    assert.ok(first.report.findings > 0, 'the broken sample has findings');
+    console.log(
+      `# first run ${first.report.durationMs.toFixed(0)} ms on a new runner; the re-run on the spare ${ms.toFixed(0)} ms; ${second.report.findings} findings both times`,
+    );
+  } finally {
+    await spares.dispose();
+    await workbench.dispose();
+  }
+  assert.equal(spares.sparePid(), null);
+  const left = listProcesses().filter((p) => /compute-sanitizer|dist\/main\/runner\.js/.test(p.cmdline) && startedByThisTest(p.pid));
+  assert.deepEqual(left, [], 'no tool or runner is left once the spares are stopped');
 });
 
 test('after the sanitizer runs: no tool, runner or program left, and the next plain run is unharmed', async () => {

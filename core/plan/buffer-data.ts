@@ -203,14 +203,29 @@ function elementStats(count: number, at: (index: number) => number): Stats {
   return stats;
 }
 
+/**
+ * floatStats' minimum, maximum and sum by another route (the runner's native loop, native/src/stats.cc: the same
+ * four lanes, so the same bits), for f32 (isF64 false) or f64 elements; a sum that is not finite sends the caller to
+ * its careful loop.
+ */
+export type FloatSums = (bytes: Uint8Array, isF64: boolean) => { min: number; max: number; sum: number };
+
+function floatStatsBy(values: Float32Array | Float64Array, sums: FloatSums): Stats {
+  const { min, max, sum } = sums(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), values instanceof Float64Array);
+  if (Number.isFinite(sum)) return { min, max, sum, finite: values.length, nanCount: 0, infCount: 0 };
+  return elementStats(values.length, (i) => values[i]!);
+}
+
 /** Statistics and a preview of a read-back buffer. NaN and Inf are counted, not folded into min/max/mean. */
-export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array): BufferSummary {
+export function summarizeBuffer(name: string, type: ElementType, bytes: Uint8Array, floatSums?: FloatSums): BufferSummary {
   const count = Math.floor(bytes.byteLength / elementSize(type));
   const whole = count * elementSize(type);
   const fast = typedView(type, whole === bytes.byteLength ? bytes : bytes.subarray(0, whole));
   const { min, max, sum, finite, nanCount, infCount } =
     fast instanceof Float32Array || fast instanceof Float64Array
-      ? floatStats(fast)
+      ? floatSums
+        ? floatStatsBy(fast, floatSums)
+        : floatStats(fast)
       : fast
         ? integerStats(fast)
         : elementStats(count, elementReader(type, bytes));

@@ -123,6 +123,8 @@ export interface NativeAddon {
   /** What was written since the last take (at most maxBytes; the rest counted in droppedBytes). */
   captureOutputTake(maxBytes: number): { text: string; droppedBytes: number };
   captureOutputStop(): void;
+  /** The minimum, maximum and sum of a buffer's f32 or f64 elements into out[0..2] (native/src/stats.cc). */
+  floatSums(bytes: Uint8Array, isF64: boolean, out: Float64Array): void;
   launch(spec: {
     functionId: number;
     grid: readonly number[];

@@ -39,6 +39,7 @@ Napi::Value LimitWritableMemory(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStart(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputTake(const Napi::CallbackInfo&);
 Napi::Value CaptureOutputStop(const Napi::CallbackInfo&);
+Napi::Value FloatSums(const Napi::CallbackInfo&);
 
 Napi::Value SetInline(const Napi::CallbackInfo& info) {
   PromiseWorker::inlineMode() = info.Length() > 0 && info[0].ToBoolean().Value();
@@ -77,6 +78,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("captureOutputStart", Napi::Function::New(env, CaptureOutputStart, "captureOutputStart"));
   exports.Set("captureOutputTake", Napi::Function::New(env, CaptureOutputTake, "captureOutputTake"));
   exports.Set("captureOutputStop", Napi::Function::New(env, CaptureOutputStop, "captureOutputStop"));
+  exports.Set("floatSums", Napi::Function::New(env, FloatSums, "floatSums"));
   exports.Set("launch", Napi::Function::New(env, Launch, "launch"));
   exports.Set("nvrtcCompile", Napi::Function::New(env, NvrtcCompile, "nvrtcCompile"));
   exports.Set("probeLaunches", Napi::Function::New(env, ProbeLaunches, "probeLaunches"));

@@ -1,4 +1,5 @@
 import type { CudaErrorInfo, FunctionAttributes } from '../../core/runner/run-result';
+import { loadAddon, type NativeAddon } from '../../main/native/addon';
 import type { RunnerAddon } from '../../main/runner/run/recorded-device';
 
 /**
@@ -25,6 +26,9 @@ export interface FakeMemory {
   write(pointer: bigint, data: Uint8Array): void;
   print(text: string): void;
 }
+
+let loaded: NativeAddon | null = null;
+const realAddon = (): NativeAddon => (loaded ??= loadAddon().addon!);
 
 const hex = (p: bigint) => `0x${p.toString(16)}`;
 const digest = (data: Uint8Array) => {
@@ -84,6 +88,10 @@ export function recordingAddon(script: FakeScript): { addon: RunnerAddon; calls:
     },
     captureOutputStop() {
       enter('captureOutputStop', '');
+    },
+    // Host arithmetic, not a device call: the real addon's loop (it needs no driver), and not recorded.
+    floatSums(bytes, isF64, out) {
+      realAddon().floatSums(bytes, isF64, out);
     },
     async memAllocGuarded(bytes, guardBytes, guardByte, poisonByte) {
       enter('memAllocGuarded', `${bytes}, ${guardBytes}, ${guardByte}, ${poisonByte}`);

@@ -1,5 +1,6 @@
 import type { Dim3 } from '../../../core/dims';
 import { formatBytes } from '../../../core/format';
+import type { FloatSums } from '../../../core/plan/buffer-data';
 import { GUARD_PATTERN } from '../../../core/plan/guards';
 import type { RunEventRecorder } from '../../../core/runner/event-recorder';
 import type { NativeAddon } from '../../native/addon';
@@ -13,6 +14,7 @@ export type RunnerAddon = Pick<
   | 'captureOutputStart'
   | 'captureOutputTake'
   | 'captureOutputStop'
+  | 'floatSums'
   | 'memAllocGuarded'
   | 'memcpyHtoD'
   | 'memcpyDtoH'
@@ -70,6 +72,13 @@ export class RecordedDevice {
     readonly addon: RunnerAddon,
     readonly log: RunEventRecorder,
   ) {}
+
+  private readonly sums = new Float64Array(3);
+  /** A read-back's minimum, maximum and sum in native code: V8's loop over 65,536 floats took 0.15 ms of a 1.2 ms re-run (H200). */
+  readonly floatSums: FloatSums = (bytes, isF64) => {
+    this.addon.floatSums(bytes, isF64, this.sums);
+    return { min: this.sums[0]!, max: this.sums[1]!, sum: this.sums[2]! };
+  };
 
   /** The module's function; an event only when this call loaded it (a cache hit is no driver call). */
   async loadFunction(kernel: string, imageBytes: number, load: () => Promise<{ fn: LoadedFunction; loaded: boolean }>): Promise<LoadedFunction> {

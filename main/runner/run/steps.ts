@@ -98,7 +98,7 @@ async function download(run: RunState, checks: RunChecks, step: Extract<Step, { 
   const spec = run.spec(step.buffer);
   const source = run.allocated(step.buffer, 'cuMemcpyDtoH_v2');
   const { data, ms } = await run.device.download(step.buffer, source);
-  run.summaries.push(checks.summary(spec, data, summarizeBuffer(spec.name, spec.type, data)));
+  run.summaries.push(checks.summary(spec, data, summarizeBuffer(spec.name, spec.type, data, run.device.floatSums)));
   run.downloads.set(spec.name, { type: spec.type, bytes: data });
   checks.afterDownload(index, spec, data);
   if (step.expect) {

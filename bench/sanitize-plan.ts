@@ -73,7 +73,8 @@ async function main(): Promise<void> {
     // UI's Re-run under compute-sanitizer, a second time. Without spares, each run starts its runner under the tool.
     const spares = new SanitizerSpares();
     const workbenchOnce = async (withSpares: boolean) => {
-      const tookSpare = withSpares && (await spareReady(spares));
+      if (withSpares) await spareReady(spares);
+      const takenBefore = spares.taken;
       const started = performance.now();
       const at: Record<string, number> = {};
       const { outcome, report } = await sanitizePlan(
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
         leave: (at['ended'] ?? NaN) - (at['diagnose'] ?? NaN),
         read: ms - (at['ended'] ?? NaN),
       });
-      if (withSpares && !tookSpare) missedSpares++;
+      if (withSpares && spares.taken === takenBefore) missedSpares++;
       return { ms, verdict: `${report.verdict}, ${report.findings} findings` };
     };
     const underTool = (argv: string[], env: NodeJS.ProcessEnv = process.env) => {

@@ -119,6 +119,8 @@ export class SanitizerSpares {
   private spare: { runner: SanitizedRunner; timer: NodeJS.Timeout } | null = null;
   private starting = false;
   private closed = false;
+  /** How many runs took a spare (the bench and the tests read it). */
+  taken = 0;
 
   constructor(private readonly idleMs = SANITIZED_SPARE_IDLE_MS) {}
 
@@ -128,7 +130,10 @@ export class SanitizerSpares {
     if (!held) return null;
     this.spare = null;
     clearTimeout(held.timer);
-    if (held.runner.key === sanitizedRunnerKey(spec) && held.runner.alive) return held.runner;
+    if (held.runner.key === sanitizedRunnerKey(spec) && held.runner.alive) {
+      this.taken++;
+      return held.runner;
+    }
     void held.runner.dispose();
     return null;
   }
@@ -164,7 +169,7 @@ export class SanitizerSpares {
     await this.clear();
   }
 
-  /** For the tests: the spare's runner pid, when one is held. */
+  /** For the tests: the pid of the spare's process (the tool's, which runs the runner), when one is held. */
   sparePid(): number | null {
     return this.spare?.runner.pool.status().runners[0]?.pid ?? null;
   }

@@ -61,7 +61,7 @@ test('a diagnosis loads NVML to watch the program, and not NVRTC, which it never
   assert.ok(line, `the program printed no list: ${output}`);
   const ancestors = JSON.parse(line) as { pid: number; cmdline?: string; nvml?: boolean; nvrtc?: boolean }[];
   // The diagnosing CLI: the nearest ancestor whose command line runs the CLI's diagnose.
-  const cli = ancestors.find((a) => /cli\.js diagnose /.test(a.cmdline ?? ''));
+  const cli = ancestors.find((a) => /(?:cli|gpu-workbench)\.js diagnose /.test(a.cmdline ?? ''));
   assert.ok(cli, `no ancestor is the diagnosing CLI: ${line}`);
   console.log(`# the diagnosing process: ${JSON.stringify(cli)}`);
   assert.equal(cli.nvml, true, 'it watches the program through NVML');

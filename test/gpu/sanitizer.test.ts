@@ -9,7 +9,7 @@ import type { FindingGroup } from '../../core/sanitizer/findings';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { forkLauncher } from '../../main/process/launcher';
 import { workbenchPids } from '../../main/process/own-processes';
-import { listProcesses } from '../../main/process/process-state';
+import { listProcesses, processRuns } from '../../main/process/process-state';
 import { readPlanFile } from '../../main/services/plan-files';
 import { loadSample } from '../../main/services/sample-service';
 import { sanitizePlan } from '../../main/services/sanitize-plan-service';
@@ -179,11 +179,13 @@ test('a re-run under the same tool takes the runner started ahead: the same find
       spare = spares.sparePid();
     }
     assert.ok(spare, 'a spare runner under memcheck was started after the first run');
+    assert.equal(spares.taken, 0);
     const t0 = performance.now();
     const second = await once();
     const ms = performance.now() - t0;
-    assert.equal(second.outcome.result?.runnerPid, spare, 'the second run ran on the spare');
-    assert.notEqual(first.outcome.result?.runnerPid, spare);
+    assert.equal(spares.taken, 1, 'the second run took the spare');
+    assert.equal(processRuns(spare), false, 'the spare ran the run and left');
+    assert.notEqual(second.outcome.result?.runnerPid, first.outcome.result?.runnerPid);
     const kinds = (r: SanitizeReport) => r.groups.map((g) => `${g.kind} ${g.example.where?.func ?? '?'} line ${g.example.where?.line ?? '?'}`).sort();
     assert.deepEqual(kinds(second.report), kinds(first.report));
     assert.equal(second.report.findings, first.report.findings);

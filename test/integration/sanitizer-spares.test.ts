@@ -47,6 +47,7 @@ test('a spare is taken only by a run with its tool, options and device; any othe
     const pid = await until('the spare to start', () => spares.sparePid());
     const taken = spares.take(spec());
     assert.ok(taken, 'the same spec takes the spare');
+    assert.equal(spares.taken, 1);
     assert.equal(taken.pool.status().runners[0]?.pid, pid);
     assert.equal(spares.sparePid(), null, 'taken, it is no longer held');
     await taken.dispose();
@@ -56,6 +57,7 @@ test('a spare is taken only by a run with its tool, options and device; any othe
       spares.refill(spec());
       const held = await until('the spare to start', () => spares.sparePid());
       assert.equal(spares.take(other), null, 'another device or tool does not take it');
+      assert.equal(spares.taken, 1);
       await gone(held);
     }
   } finally {

@@ -7,8 +7,7 @@ import { DEFAULT_SANITIZER_OPTIONS, type SanitizerOptions } from '../../core/san
 import type { CompileService } from '../compile/compile-service';
 import { checkedToolNode } from '../process/tool-node';
 import { findingCounter } from '../tools/finding-counter';
-import { collectReport, requireSanitizer, SanitizerUnavailableError, startReportsReader } from '../tools/sanitize-program';
-import type { WaitingReader } from '../readers/reader-process';
+import { collectReport, requireSanitizer, SanitizerUnavailableError } from '../tools/sanitize-program';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
 import { runPlan, type RunOutcome } from './run-service';
@@ -55,9 +54,8 @@ export async function sanitizePlan(
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
   const runner = spares?.take(spec) ?? (await SanitizedRunner.start(spec, false));
   runner.attach(count);
-  let reader: WaitingReader | undefined;
   try {
-    reader = startReportsReader(runner.dir, request.tool);
+    const reader = runner.reportsReader(request.tool);
     const plan = asHostProgram(request.plan);
     const outcome = await runPlan(
       plan,
@@ -99,7 +97,6 @@ export async function sanitizePlan(
     report.groups = report.groups.map((g) => ({ ...g, addressNamed: nameFindingAddress(g.example, memory)?.sentence ?? null }));
     return { outcome, report };
   } finally {
-    reader?.dispose();
     await runner.dispose();
   }
 }

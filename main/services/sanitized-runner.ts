@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
 import { RunnerPool } from '../runner/runner-pool';
+import type { SanitizerTool } from '../../core/sanitizer/findings';
+import type { WaitingReader } from '../readers/reader-process';
 import { BoundedOutput } from '../tools/bounded-output';
+import { startReportsReader } from '../tools/sanitize-program';
 import { makePrivateFolder } from './private-folder';
 
 /** How long a runner under the tool may take to start (the tool attaches first) and to leave (it writes its report). */
@@ -40,6 +43,7 @@ export class SanitizedRunner {
   private early: Buffer[] = [];
   private earlyBytes = 0;
   private disposed: Promise<void> | null = null;
+  private reader: WaitingReader | null = null;
 
   private constructor(
     readonly key: string,
@@ -65,8 +69,19 @@ export class SanitizedRunner {
       stopGraceMs: SANITIZED_STOP_GRACE_MS,
     });
     self = new SanitizedRunner(sanitizedRunnerKey(spec), dir, pool);
-    if (ahead) pool.prestart(spec.ordinal);
+    if (ahead) {
+      pool.prestart(spec.ordinal);
+      self.reportsReader(spec.options.tool);
+    }
     return self;
+  }
+
+  /**
+   * The reader of its report (a process that waits for the tool to end): a spare's starts with it, so its start-up is
+   * spent while the spare waits, not after the tool (a re-run on a spare ends sooner than a reader starts).
+   */
+  reportsReader(tool: SanitizerTool): WaitingReader {
+    return (this.reader ??= startReportsReader(this.dir, tool));
   }
 
   private take(chunk: Buffer): void {
@@ -96,6 +111,7 @@ export class SanitizedRunner {
 
   /** Leaves, then removes its folder: its report is read by then, or never will be. */
   dispose(): Promise<void> {
+    this.reader?.dispose();
     this.disposed ??= this.pool
       .dispose()
       .catch(() => undefined)

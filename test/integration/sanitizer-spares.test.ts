@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 
 import { DEFAULT_SANITIZER_OPTIONS } from '../../core/sanitizer/sanitizer-args';
-import { processRuns } from '../../main/process/process-state';
+import { listProcesses, processRuns } from '../../main/process/process-state';
 import { SanitizedRunner, SanitizerSpares, type SanitizedRunnerSpec } from '../../main/services/sanitized-runner';
 
 // No compute-sanitizer here: a stand-in that drops the tool's options and runs its target, as the tool does. The
@@ -74,8 +74,11 @@ test('an unused spare is stopped after its idle time; once disposed, no spare st
 
   spares.refill(spec());
   const second = await until('the spare to start', () => spares.sparePid());
+  const readers = () => listProcesses().filter((p) => p.ppid === process.pid && /file-reader\.js/.test(p.cmdline));
+  assert.equal(readers().length, 1, 'a spare waits with the reader of its report');
   await spares.dispose();
   assert.equal(processRuns(second), false, 'dispose waits for the spare to be gone');
+  await until('its reader to be gone', () => readers().length === 0);
   spares.refill(spec());
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(spares.sparePid(), null, 'no spare after dispose');

@@ -36,6 +36,7 @@ export interface MonitorSessionOptions extends Omit<SamplerOptions, 'targetPid' 
   onTarget?: (pid: number) => void;
   /** Called once sampling runs (after the baseline, and after a command has started). */
   onSampling?: () => void;
+  /** Sampling goes on this long after the target ended (TAIL_AFTER_EXIT_MS by default); 0: it stops at the exit. */
   tailMs?: number;
   proc?: ProcReader;
 }
@@ -161,7 +162,8 @@ export async function runMonitorSession(source: NvmlSource, options: MonitorSess
       if (target) target.exit = await command.exited;
     }
     const why = end as MonitorEnd | null;
-    if (why?.kind === 'target-exited') await tail(sampler, why.pid, options.tailMs ?? TAIL_AFTER_EXIT_MS, options.signal);
+    const tailMs = options.tailMs ?? TAIL_AFTER_EXIT_MS;
+    if (why?.kind === 'target-exited' && tailMs > 0) await tail(sampler, why.pid, tailMs, options.signal);
   } finally {
     for (const t of timers) clearTimeout(t);
     sampler.stop();

@@ -1,5 +1,3 @@
-import * as z from 'zod';
-
 import type { CounterPermission } from './kernel-profile/counter-permission';
 import { counterAccess } from './kernel-profile/counter-permission';
 import { environmentChecks, type DoctorEnvironment } from './doctor/environment-rules';
@@ -67,16 +65,6 @@ export interface DoctorCheck {
   searched?: string[];
 }
 
-export const doctorCheckSchema = z.object({
-  id: z.string(),
-  status: z.enum(['ok', 'warn', 'fail', 'not-run']),
-  title: z.string(),
-  detail: z.string(),
-  remedy: z.string().nullable(),
-  area: z.enum(DOCTOR_AREAS).optional(),
-  searched: z.array(z.string()).optional(),
-});
-
 /** A user-facing problem: what happened, why, and what to do. */
 export interface Problem {
   title: string;
@@ -84,8 +72,6 @@ export interface Problem {
   remedy: string;
   searched?: string[];
 }
-
-export const problemSchema = z.object({ title: z.string(), detail: z.string(), remedy: z.string(), searched: z.array(z.string()).optional() });
 
 /** "path (why it was tried): what went wrong", without dlerror's repetition of the path. */
 export const searched = (library: LibraryReport): string[] =>

@@ -6,6 +6,7 @@ import { FINDING_LIMITS as L, SANITIZER_TOOLS, type FindingGroup, type MemoryHol
 import type { HeldMemory } from '../sanitizer/held-memory';
 import type { SanitizeReport } from '../sanitizer/sanitize-report';
 import { MAX_RAW_SANITIZER_BYTES } from './bundle-limits';
+import { RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from './raw-xml-text';
 
 /**
  * The sanitizer's part of a bundle: sanitizer.json (the report: verdict, findings grouped by place) and
@@ -18,33 +19,6 @@ export function boundedText(text: string, max = MAX_RAW_SANITIZER_BYTES): string
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n… ${text.length - 2 * half} characters left out by GPU Workbench (the bundle keeps the first and last ${half}) …\n${text.slice(-half)}`;
-}
-
-/** The raw XML a report keeps for its bundle, per file and in files (the report crosses the wire to the UI and back). */
-export const RAW_XML_KEPT_CHARS = 1024 ** 2;
-export const RAW_XML_KEPT_FILES = 4;
-
-/** Collects streamed text keeping its first and last `max / 2` characters, for a bounded copy of a file read once. */
-export function headTail(max: number): { push(text: string): void; text(): string } {
-  const half = Math.floor(max / 2);
-  let head = '';
-  let tail = '';
-  let total = 0;
-  return {
-    push(chunk) {
-      total += chunk.length;
-      if (head.length < half) {
-        const room = half - head.length;
-        head += chunk.slice(0, room);
-        chunk = chunk.slice(room);
-      }
-      if (chunk) tail = (tail + chunk).slice(-half);
-    },
-    text() {
-      const left = total - head.length - tail.length;
-      return left > 0 ? `${head}\n… ${left} characters left out by GPU Workbench …\n${tail}` : head + tail;
-    },
-  };
 }
 
 /** A raw XML report the exporter read, as it goes in. */

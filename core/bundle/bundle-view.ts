@@ -4,7 +4,8 @@ import type { DiagnosisReport } from '../diagnose/report';
 import * as z from 'zod';
 
 import { readAs, schemaFor } from '../api/typed-schema';
-import { doctorCheckSchema, type DoctorCheck } from '../discovery';
+import type { DoctorCheck } from '../discovery';
+import { doctorCheckSchema } from '../discovery-schema';
 import { JsonRefusedError, parseJsonWithin, type JsonLimits } from '../json-limits';
 import { evaluateDoctor } from '../doctor/evaluate';
 import { parseDoctorFacts } from '../doctor/facts';

@@ -3,10 +3,6 @@
  * channel): how it ended, per device the baseline, peak and end, per process its memory over time and
  * its flag, and the series itself (its samples only when asked: a long session holds millions).
  */
-import * as z from 'zod';
-
-import { schemaFor } from '../api/typed-schema';
-import { liveSampleSeriesSchema } from './sample-series-schema';
 import { growthOf, type DeviceTrend, type Growth, type ProcessTrend } from './sample-summary';
 import type { ProcessRelation } from './process-flags';
 import type { SampledDevice, SampledProcess, SampleSeries } from './samples';
@@ -86,87 +82,6 @@ export interface MonitorReport {
   /** What went wrong on the way, for a person: stalls, NVML errors, what could not be read. */
   problems: string[];
 }
-
-const us = z.number();
-const bytesOrNull = z.number().nullable();
-const count = z.number().int().min(0);
-const exit = z.object({ code: z.number().int().nullable(), signal: z.string().nullable() });
-
-/** What monitor.start answers. */
-export const monitorReportSchema = schemaFor<MonitorReport>()(
-  z.object({
-    startedAtUs: us,
-    endedAtUs: us,
-    end: z.discriminatedUnion('kind', [
-      z.object({ kind: z.literal('duration'), durationS: z.number() }),
-      z.object({ kind: z.literal('target-exited'), pid: z.number().int(), ...exit.shape }),
-      z.object({ kind: z.literal('stopped') }),
-      z.object({ kind: z.literal('failed'), message: z.string() }),
-    ]),
-    target: z
-      .object({
-        pid: z.number().int(),
-        command: z.string().nullable(),
-        startedByMonitor: z.boolean(),
-        exit: exit.nullable(),
-        stoppedByMonitor: z.boolean(),
-        leftBehind: z.array(z.object({ pid: z.number().int(), command: z.string().nullable(), heldBytes: bytesOrNull })),
-      })
-      .nullable(),
-    sampling: z.object({
-      intervalMs: z.number(),
-      processIntervalMs: z.number(),
-      mode: z.enum(['thread', 'worker', 'inline']),
-      samples: count,
-      kept: count,
-      skipped: count,
-      errors: count,
-      stalls: count,
-      meanNativeUs: z.number(),
-    }),
-    series: liveSampleSeriesSchema,
-    samplesIncluded: z.boolean(),
-    devices: z.array(
-      z.object({
-        index: count,
-        samples: count,
-        firstUs: us,
-        lastUs: us,
-        baselineUsedBytes: z.number(),
-        peakUsedBytes: z.number(),
-        peakAtUs: us,
-        endUsedBytes: z.number(),
-        minFreeBytes: z.number(),
-        totalBytes: z.number(),
-        name: z.string(),
-        uuid: z.string(),
-        reservedBytes: bytesOrNull,
-      }),
-    ),
-    processes: z.array(
-      z.object({
-        device: count,
-        pid: z.number().int(),
-        samples: count,
-        unknownSamples: count,
-        firstUs: us,
-        lastUs: us,
-        firstBytes: bytesOrNull,
-        lastBytes: bytesOrNull,
-        peakBytes: bytesOrNull,
-        peakAtUs: us.nullable(),
-        rises: count,
-        falls: count,
-        command: z.string().nullable(),
-        relation: z.enum(['target', 'target-descendant', 'workbench', 'other']).nullable(),
-        parents: z.array(z.number().int()).nullable(),
-        flag: z.object({ kind: z.enum(['exited', 'not-visible', 'foreign']), text: z.string(), fix: z.string() }).nullable(),
-        growth: z.object({ bytes: z.number(), overUs: z.number(), steady: z.boolean(), text: z.string() }),
-      }),
-    ),
-    problems: z.array(z.string()),
-  }),
-);
 
 export interface ReportInput {
   startedAtUs: number;

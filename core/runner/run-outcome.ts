@@ -2,7 +2,8 @@ import * as z from 'zod';
 
 import { schemaFor } from '../api/typed-schema';
 import { diagnosticsSchema, type Diagnostic } from '../compile/diagnostics';
-import { problemSchema, type Problem } from '../discovery';
+import type { Problem } from '../discovery';
+import { problemSchema } from '../discovery-schema';
 import { liveSampleSeriesSchema } from '../memory/sample-series-schema';
 import type { SampleSeries } from '../memory/samples';
 import { diagnosisSchema, type Diagnosis, type RunStatus } from './diagnose';

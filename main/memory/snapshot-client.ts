@@ -1,7 +1,6 @@
 import type { MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
 import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/snapshot-columns';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
-import { checkTimelineWire, TimelineWireError } from '../../core/memory/timeline-wire';
 import { TRACE_TABLE_ROWS } from '../../core/memory/trace-timeline';
 import { ReaderError, runReader, startWaitingReader, type ReaderLimits, type WaitingReader } from '../readers/reader-process';
 import { SNAPSHOT_MAX_BYTES, type SnapshotRefusal, type SnapshotTimings } from './snapshot-protocol';
@@ -93,6 +92,8 @@ export async function openMemoryTimelines(
       if (phase === 'read' || phase === 'parse' || phase === 'model' || phase === 'timeline') options.onPhase?.(phase);
     },
   }).catch(asImportError);
+  // Its checks build schemas: loaded when a snapshot is opened, not at every start of a command that may open one.
+  const { checkTimelineWire, TimelineWireError } = await import('../../core/memory/timeline-wire');
   try {
     if (!Array.isArray(value.timelines) || !Array.isArray(value.summary) || value.timelines.length !== value.summary.length)
       throw new TimelineWireError('the timelines and their summaries do not match');

@@ -5,7 +5,7 @@ import { makePrivateFolder } from '../services/private-folder';
 import { plural } from '../../core/format';
 import type { SanitizerFinding, SanitizerTool } from '../../core/sanitizer/findings';
 import { arrangeFindings } from '../../core/sanitizer/arrange-findings';
-import { headTail, RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from '../../core/bundle/bundle-sanitizer';
+import { headTail, RAW_XML_KEPT_CHARS, RAW_XML_KEPT_FILES } from '../../core/bundle/raw-xml-text';
 import { createSanitizerXmlParser } from '../../core/sanitizer/parse-xml';
 import { mergeText, parseSanitizerText, splitOutput } from '../../core/sanitizer/parse-text';
 import { parseSanitizerTextFindings } from '../../core/sanitizer/parse-text-findings';

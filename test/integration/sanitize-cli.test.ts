@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { RAW_XML_KEPT_CHARS } from '../../core/bundle/bundle-sanitizer';
+import { RAW_XML_KEPT_CHARS } from '../../core/bundle/raw-xml-text';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { readBundle } from '../../main/bundle/read-bundle';
 import { parseJson, ROOT, runCli } from '../helpers/cli';

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 
 import { bundleCompile, compileResultFromBundle, ptxEntryName, runArch } from '../../core/bundle/bundle-compile';
 import { programName, sampleSeriesSchema, shareableSamples } from '../../core/bundle/bundle-samples';
-import { boundedText, headTail, sanitizeReportSchema, sanitizerRawEntries } from '../../core/bundle/bundle-sanitizer';
+import { boundedText, sanitizeReportSchema, sanitizerRawEntries } from '../../core/bundle/bundle-sanitizer';
+import { headTail } from '../../core/bundle/raw-xml-text';
 import { bundleValidation, profilesFromDevicesEntry, recordedKernelLimits } from '../../core/bundle/bundle-validation';
 import { BundleContentError, bundleDoctor, bundleView } from '../../core/bundle/bundle-view';
 import { bundleManifestSchema, namedEntries } from '../../core/bundle/manifest';

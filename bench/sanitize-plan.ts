@@ -38,7 +38,7 @@ const partsText = (parts: Parts[]) =>
 /** Whether a spare is held and its context open (waits up to 10 s for one started after the last run). */
 async function spareReady(spares: SanitizerSpares): Promise<boolean> {
   for (let i = 0; i < 200; i++) {
-    if (spares.spareReady()) return true;
+    if (spares.spareStatus()?.contextReady === true) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;

@@ -80,7 +80,7 @@ export function createHandlers(workbench: Workbench, transport: 'electron' | 'se
     ...runHandlers(workbench, monitors, held),
     ...sanitizeHandlers(workbench, { runsPrograms, paths, sanitizer, held }),
     ...kernelProfileHandlers(workbench, held),
-    ...diagnoseHandlers(runsPrograms),
+    ...diagnoseHandlers(runsPrograms, workbench.sanitizerSpares),
     ...bundleHandlers(workbench, held),
     ...stateHandlers(workbench),
   };

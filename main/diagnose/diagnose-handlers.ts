@@ -10,6 +10,7 @@ import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { diagnoseProgram } from './diagnose-service';
 import { DiagnosisFileError, openDiagnosisFile, snapshotKeepPath } from './diagnose-files';
+import type { SanitizerSpares } from '../services/sanitized-runner';
 
 type DiagnoseChannel = 'diagnose.program' | 'diagnose.open' | 'diagnose.export';
 type Handler<C extends DiagnoseChannel> = (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>>;
@@ -21,7 +22,11 @@ const PROGRAMS_OFF =
   'This workbench does not run programs named from the browser: it was started without --allow-programs. Start it with `gpu-workbench serve --allow-programs`, or run `gpu-workbench diagnose -- <command>` in a terminal on the GPU machine.';
 
 /** The diagnosis's channels, registered by feature: the same service the CLI's `diagnose` calls. */
-export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel]: Handler<C> } {
+/**
+ * `spares`: the host's runner waiting under compute-sanitizer for a plan's re-run, stopped before a program is
+ * diagnosed (its context and the tool's memory would count in the program's picture of the device).
+ */
+export function diagnoseHandlers(runsPrograms: boolean, spares: SanitizerSpares | null = null): { [C in DiagnoseChannel]: Handler<C> } {
   // Each report with whether it ran here: only then does this machine's doctor belong beside it in a bundle.
   const held = new BoundedCache<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) =>
     report.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024),
@@ -36,6 +41,7 @@ export function diagnoseHandlers(runsPrograms: boolean): { [C in DiagnoseChannel
       if (!runsPrograms) throw new ApiError(PROGRAMS_OFF, 'PROGRAMS_OFF');
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
+      await spares?.clear();
       try {
         const report = await diagnoseProgram({
           argv: command,

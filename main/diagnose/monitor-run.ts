@@ -11,6 +11,7 @@ const PROCESS_INTERVAL_MS = 100;
  * Not watched after the program ends: what the diagnosis keeps (each process's peak, the device's peak against its
  * baseline) is seen while it runs, and stopping drains the samples taken up to its exit. A tail only delayed a
  * one-step diagnosis (the next step ends the watch at once): `diagnose -- true` spent 200 ms of its 254 there (H100).
+ * A descendant the program left running is named at the exit (MonitorTarget.leftBehind), and not watched after it.
  */
 const TAIL_MS = 0;
 

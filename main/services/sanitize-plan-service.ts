@@ -52,9 +52,9 @@ export async function sanitizePlan(
   };
   const started = performance.now();
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
-  const runner = spares?.take(spec) ?? (await SanitizedRunner.start(spec, false));
-  runner.attach(count);
+  const runner = (await spares?.take(spec)) ?? (await SanitizedRunner.start(spec));
   try {
+    runner.attach(count);
     const reader = runner.reportsReader(request.tool);
     const plan = asHostProgram(request.plan);
     const outcome = await runPlan(
@@ -72,8 +72,9 @@ export async function sanitizePlan(
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
     await runner.leave();
     request.onToolEnded?.();
-    // The next run's runner starts now, the device being free again: not for a run that was cancelled.
-    if (spares && outcome.status !== 'cancelled') spares.refill(spec);
+    // The next run's runner starts now, the device being free again: after a run that got to its runner, or a plan that
+    // did not compile (it will be fixed and run again); not after a cancel, nor where there was no device to run on.
+    if (spares && (reachedRun(outcome) || outcome.status === 'compile-error') && outcome.status !== 'cancelled') spares.refill(spec);
     // Started beside the compile, the runner under the tool may have opened a context for a plan that then never ran
     // (it did not compile, its device was missing): that report saw nothing of the plan, and must not be judged clean.
     if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };

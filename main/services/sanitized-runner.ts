@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 import { sanitizerArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import { sanitizerLauncher } from '../process/sanitizer-launcher';
+import type { RunnerPoolStatus } from '../../core/api/channels';
 import { RunnerPool } from '../runner/runner-pool';
 import type { SanitizerTool } from '../../core/sanitizer/findings';
 import type { WaitingReader } from '../readers/reader-process';
@@ -51,8 +52,8 @@ export class SanitizedRunner {
     readonly pool: RunnerPool,
   ) {}
 
-  /** Makes its private folder and pool; `ahead` starts the runner now (a spare), else the run starts it. */
-  static async start(spec: SanitizedRunnerSpec, ahead: boolean): Promise<SanitizedRunner> {
+  /** Makes its private folder and pool; the run starts its runner (startAhead starts a spare's now). */
+  static async start(spec: SanitizedRunnerSpec): Promise<SanitizedRunner> {
     const dir = await makePrivateFolder('sanitize');
     let self: SanitizedRunner | null = null;
     const pool = new RunnerPool({
@@ -69,11 +70,13 @@ export class SanitizedRunner {
       stopGraceMs: SANITIZED_STOP_GRACE_MS,
     });
     self = new SanitizedRunner(sanitizedRunnerKey(spec), dir, pool);
-    if (ahead) {
-      pool.prestart(spec.ordinal);
-      self.reportsReader(spec.options.tool);
-    }
     return self;
+  }
+
+  /** A spare: its runner starts now, and the reader of its report with it. */
+  startAhead(spec: SanitizedRunnerSpec): void {
+    this.pool.prestart(spec.ordinal);
+    this.reportsReader(spec.options.tool);
   }
 
   /**
@@ -87,7 +90,9 @@ export class SanitizedRunner {
   private take(chunk: Buffer): void {
     this.output.push(chunk);
     if (this.listener) return this.listener(chunk);
-    if (this.earlyBytes + chunk.length > EARLY_OUTPUT_BYTES) return;
+    // Past the bound nothing more is kept: a later chunk after a gap would join lines that were not together.
+    if (this.earlyBytes + chunk.length > EARLY_OUTPUT_BYTES) this.earlyBytes = Infinity;
+    if (this.earlyBytes === Infinity) return;
     this.early.push(chunk);
     this.earlyBytes += chunk.length;
   }
@@ -133,50 +138,81 @@ export const SANITIZED_SPARE_IDLE_MS = 120_000;
  */
 export class SanitizerSpares {
   private spare: { runner: SanitizedRunner; timer: NodeJS.Timeout } | null = null;
-  private starting = false;
+  /** A spare being made (its folder, then its runner), and for which spec. */
+  private pending: { key: string; made: Promise<SanitizedRunner | null> } | null = null;
+  /** Bumped by take, clear and dispose: a spare made for an older generation is not kept. */
+  private generation = 0;
   private closed = false;
   /** How many runs took a spare (the bench and the tests read it). */
   taken = 0;
 
   constructor(private readonly idleMs = SANITIZED_SPARE_IDLE_MS) {}
 
-  /** The spare, if it was started with `spec` and still lives; any other spare is stopped. */
-  take(spec: SanitizedRunnerSpec): SanitizedRunner | null {
-    const held = this.spare;
+  /**
+   * The spare, if it was started with `spec`, still lives and opened its context (one still being made is waited
+   * for); any other spare is stopped, and gone, before this answers: two tools are never on the device at once.
+   */
+  async take(spec: SanitizedRunnerSpec): Promise<SanitizedRunner | null> {
+    const key = sanitizedRunnerKey(spec);
+    const pending = this.pending;
+    if (!this.spare && pending?.key === key) await pending.made;
+    const held = this.detach();
     if (!held) return null;
-    this.spare = null;
-    clearTimeout(held.timer);
-    if (held.runner.key === sanitizedRunnerKey(spec) && held.runner.alive) {
+    const status = held.pool.status().runners[0];
+    // A runner that is ready but could not open its context (the device was full then) would only repeat that error.
+    const failed = status !== undefined && status.startupMs !== null && !status.contextReady;
+    if (held.key === key && held.alive && !failed) {
       this.taken++;
-      return held.runner;
+      return held;
     }
-    void held.runner.dispose();
+    await held.dispose();
     return null;
   }
 
-  /** Starts a spare for `spec` in the background, unless one is held or starting. */
+  /** Starts a spare for `spec` in the background, unless one is held or being made. */
   refill(spec: SanitizedRunnerSpec): void {
-    if (this.closed || this.spare || this.starting) return;
-    this.starting = true;
-    void SanitizedRunner.start(spec, true).then(
-      (runner) => {
-        this.starting = false;
-        if (this.closed || this.spare) return void runner.dispose();
+    if (this.closed || this.spare || this.pending) return;
+    const generation = this.generation;
+    const wanted = () => !this.closed && !this.spare && generation === this.generation;
+    const made = SanitizedRunner.start(spec).then(
+      async (runner) => {
+        // Its folder is made, no process yet: one no longer wanted is not started at all.
+        if (!wanted()) {
+          await runner.dispose();
+          return null;
+        }
+        runner.startAhead(spec);
         const timer = setTimeout(() => void this.clear(), this.idleMs);
         timer.unref();
         this.spare = { runner, timer };
+        return runner;
       },
-      () => (this.starting = false),
+      () => null,
     );
+    const entry = { key: sanitizedRunnerKey(spec), made };
+    this.pending = entry;
+    void made.finally(() => {
+      if (this.pending === entry) this.pending = null;
+    });
   }
 
-  /** Stops the spare, if any, and waits for it to be gone. */
-  async clear(): Promise<void> {
+  /** Takes the spare out (its idle timer stopped); a spare still being made is not kept when it comes. */
+  private detach(): SanitizedRunner | null {
+    this.generation++;
     const held = this.spare;
     this.spare = null;
-    if (!held) return;
-    clearTimeout(held.timer);
-    await held.runner.dispose();
+    if (held) clearTimeout(held.timer);
+    return held?.runner ?? null;
+  }
+
+  /** Stops the spare, and one being made, and waits for both to be gone. */
+  async clear(): Promise<void> {
+    const pending = this.pending?.made;
+    const held = this.detach();
+    await held?.dispose();
+    const late = await pending;
+    // Made before the generation changed and so kept: stopped too.
+    if (late && this.spare?.runner === late) await this.detach()?.dispose();
   }
 
   /** No more spares: the host is stopping. */
@@ -185,13 +221,8 @@ export class SanitizerSpares {
     await this.clear();
   }
 
-  /** For the tests: the pid of the spare's process (the tool's, which runs the runner), when one is held. */
-  sparePid(): number | null {
-    return this.spare?.runner.pool.status().runners[0]?.pid ?? null;
-  }
-
-  /** For the bench: a spare is held and its context is open. */
-  spareReady(): boolean {
-    return this.spare?.runner.pool.status().runners[0]?.contextReady === true;
+  /** For the tests and the bench: the held spare's runner as its pool sees it (pid: the tool's), or null. */
+  spareStatus(): RunnerPoolStatus['runners'][number] | null {
+    return this.spare?.runner.pool.status().runners[0] ?? null;
   }
 }

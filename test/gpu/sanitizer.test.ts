@@ -176,7 +176,7 @@ test('a re-run under the same tool takes the runner started ahead: the same find
     let spare: number | null = null;
     for (let i = 0; i < 200 && spare === null; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      spare = spares.sparePid();
+      spare = spares.spareStatus()?.pid ?? null;
     }
     assert.ok(spare, 'a spare runner under memcheck was started after the first run');
     assert.equal(spares.taken, 0);
@@ -197,7 +197,7 @@ test('a re-run under the same tool takes the runner started ahead: the same find
     await spares.dispose();
     await workbench.dispose();
   }
-  assert.equal(spares.sparePid(), null);
+  assert.equal(spares.spareStatus()?.pid ?? null, null);
   const left = listProcesses().filter((p) => /compute-sanitizer|dist\/main\/runner\.js/.test(p.cmdline) && startedByThisTest(p.pid));
   assert.deepEqual(left, [], 'no tool or runner is left once the spares are stopped');
 });

@@ -39,67 +39,102 @@ async function until<T>(what: string, probe: () => T | null | false, ms = 15_000
 }
 
 const gone = (pid: number) => until(`process ${pid} to exit`, () => !processRuns(pid));
+const sparePid = (spares: SanitizerSpares) => spares.spareStatus()?.pid ?? null;
+/** This process's children running the runner (the stand-in tool execs it) or a report reader. */
+const children = (pattern: RegExp) => listProcesses().filter((p) => p.ppid === process.pid && pattern.test(p.cmdline));
 
-test('a spare is taken only by a run with its tool, options and device; any other is stopped', async () => {
+test('a spare is taken by a run with its tool, options and device, even one still starting (its start is waited for)', async () => {
   const spares = new SanitizerSpares();
   try {
     spares.refill(spec());
-    const pid = await until('the spare to start', () => spares.sparePid());
-    const taken = spares.take(spec());
-    assert.ok(taken, 'the same spec takes the spare');
+    const taken = await spares.take(spec());
+    assert.ok(taken, 'the same spec takes the spare being made');
     assert.equal(spares.taken, 1);
-    assert.equal(taken.pool.status().runners[0]?.pid, pid);
-    assert.equal(spares.sparePid(), null, 'taken, it is no longer held');
+    assert.equal(sparePid(spares), null, 'taken, it is no longer held');
+    const pid = taken.pool.status().runners[0]?.pid;
+    assert.ok(pid && processRuns(pid), 'its runner was started ahead');
     await taken.dispose();
     await gone(pid);
-
-    for (const other of [spec({ ordinal: 1 }), spec({ options: { ...DEFAULT_SANITIZER_OPTIONS, tool: 'racecheck' } })]) {
-      spares.refill(spec());
-      const held = await until('the spare to start', () => spares.sparePid());
-      assert.equal(spares.take(other), null, 'another device or tool does not take it');
-      assert.equal(spares.taken, 1);
-      await gone(held);
-    }
   } finally {
     await spares.dispose();
   }
 });
 
+test('a spare for another tool or device is stopped, and gone before take answers', async () => {
+  const spares = new SanitizerSpares();
+  try {
+    for (const other of [spec({ ordinal: 1 }), spec({ options: { ...DEFAULT_SANITIZER_OPTIONS, tool: 'racecheck' } })]) {
+      spares.refill(spec());
+      const held = await until('the spare to start', () => sparePid(spares));
+      assert.equal(await spares.take(other), null, 'another device or tool does not take it');
+      assert.equal(processRuns(held), false, 'and it is gone when take answers');
+    }
+    assert.equal(spares.taken, 0);
+  } finally {
+    await spares.dispose();
+  }
+});
+
+test('a spare whose context did not open is not taken (no driver here: its runner says so once ready)', async () => {
+  const spares = new SanitizerSpares();
+  try {
+    spares.refill(spec());
+    const ready = await until('the spare to be ready', () => {
+      const status = spares.spareStatus();
+      return status && status.startupMs !== null ? status : null;
+    });
+    assert.equal(ready.contextReady, false);
+    assert.equal(await spares.take(spec()), null, 'a run starts its own runner rather than meet that error again');
+    assert.equal(processRuns(ready.pid), false);
+  } finally {
+    await spares.dispose();
+  }
+});
+
+test('clear while a spare is still being made: nothing is left running', async () => {
+  const spares = new SanitizerSpares();
+  spares.refill(spec());
+  await spares.clear();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(sparePid(spares), null);
+  assert.deepEqual(children(/runner\.js|file-reader\.js/), []);
+  await spares.dispose();
+});
+
 test('an unused spare is stopped after its idle time; once disposed, no spare starts again', async () => {
   const spares = new SanitizerSpares(300);
   spares.refill(spec());
-  const pid = await until('the spare to start', () => spares.sparePid());
+  const pid = await until('the spare to start', () => sparePid(spares));
   await gone(pid);
-  assert.equal(spares.sparePid(), null);
+  assert.equal(sparePid(spares), null);
 
   spares.refill(spec());
-  const second = await until('the spare to start', () => spares.sparePid());
-  const readers = () => listProcesses().filter((p) => p.ppid === process.pid && /file-reader\.js/.test(p.cmdline));
-  assert.equal(readers().length, 1, 'a spare waits with the reader of its report');
+  const second = await until('the spare to start', () => sparePid(spares));
+  assert.equal(children(/file-reader\.js/).length, 1, 'a spare waits with the reader of its report');
   await spares.dispose();
   assert.equal(processRuns(second), false, 'dispose waits for the spare to be gone');
-  await until('its reader to be gone', () => readers().length === 0);
+  await until('its reader to be gone', () => children(/file-reader\.js/).length === 0);
   spares.refill(spec());
   await new Promise((resolve) => setTimeout(resolve, 500));
-  assert.equal(spares.sparePid(), null, 'no spare after dispose');
+  assert.equal(sparePid(spares), null, 'no spare after dispose');
 });
 
 test('a spare that died while it waited is not taken', async () => {
   const spares = new SanitizerSpares();
   try {
     spares.refill(spec());
-    const pid = await until('the spare to start', () => spares.sparePid());
+    const pid = await until('the spare to start', () => sparePid(spares));
     process.kill(pid, 'SIGKILL');
     await gone(pid);
-    await until('the pool to see it gone', () => spares.sparePid() === null || null, 5_000).catch(() => undefined);
-    assert.equal(spares.take(spec()), null);
+    assert.equal(await spares.take(spec()), null);
   } finally {
     await spares.dispose();
   }
 });
 
 test("a run's runner keeps what the tool printed before anyone attached, and hands it over first", async () => {
-  const runner = await SanitizedRunner.start(spec(), true);
+  const runner = await SanitizedRunner.start(spec());
+  runner.startAhead(spec());
   try {
     await until('the banner', () => runner.output.text().includes('COMPUTE-SANITIZER'));
     const seen: string[] = [];

@@ -10,7 +10,7 @@ import { BundleCancelledError, BundleWriteError } from '../bundle/write-bundle';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { diagnoseProgram } from './diagnose-service';
 import { DiagnosisFileError, openDiagnosisFile, snapshotKeepPath } from './diagnose-files';
-import type { SanitizerSpares } from '../services/sanitized-runner';
+import { withoutSpare, type SanitizerSpares } from '../services/sanitized-runner';
 
 type DiagnoseChannel = 'diagnose.program' | 'diagnose.open' | 'diagnose.export';
 type Handler<C extends DiagnoseChannel> = (request: ChannelRequest<C>, context: CallContext<ChannelEvent<C>>) => Promise<ChannelResponse<C>>;
@@ -41,18 +41,20 @@ export function diagnoseHandlers(runsPrograms: boolean, spares: SanitizerSpares 
       if (!runsPrograms) throw new ApiError(PROGRAMS_OFF, 'PROGRAMS_OFF');
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
-      await spares?.clear();
       try {
-        const report = await diagnoseProgram({
-          argv: command,
-          cwd,
-          env: env ?? {},
-          thorough: thorough ?? false,
-          budgetMs: budgetMs ?? 600_000,
-          signal,
-          onEvent: (event) => emit(event),
-          keepSnapshot: await snapshotKeepPath(),
-        });
+        const keepSnapshot = await snapshotKeepPath();
+        const report = await withoutSpare(spares, () =>
+          diagnoseProgram({
+            argv: command,
+            cwd,
+            env: env ?? {},
+            thorough: thorough ?? false,
+            budgetMs: budgetMs ?? 600_000,
+            signal,
+            onEvent: (event) => emit(event),
+            keepSnapshot,
+          }),
+        );
         return hold(report, true);
       } catch (error) {
         if (error instanceof CommandNotFoundError) throw new ApiError(error.message, 'FILE');

@@ -3,6 +3,8 @@ import { exportMemory } from '../memory/export-memory';
 import type { MonitorSessions } from '../memory/monitor-sessions';
 import { SnapshotImportError, openMemoryTimelines } from '../memory/snapshot-client';
 import type { HeldResults } from '../services/held-results';
+import type { RunOutcome } from '../services/run-service';
+import { prepareSanitizedRerun } from '../services/sanitize-plan-service';
 import { fullPathToWrite } from '../services/write-path';
 import type { Workbench } from '../workbench';
 import { type HandlerGroup, userFile } from './handler-support';
@@ -13,6 +15,11 @@ export function runHandlers(
   monitors: MonitorSessions,
   held: HeldResults,
 ): HandlerGroup<'run.plan' | 'run.page' | 'runners.status' | 'monitor.start' | 'monitor.stop' | 'memory.open' | 'memory.export'> {
+  // A diagnosis that offers a re-run under a tool (Re-run under compute-sanitizer): that tool's runner starts now.
+  const prepare = (plan: unknown, outcome: RunOutcome) => {
+    const tool = outcome.diagnosis.sanitizer?.tool;
+    if (tool && workbench.sanitizerSpares) void prepareSanitizedRerun(workbench.sanitizerSpares, plan, tool).catch(() => undefined);
+  };
   return {
     'run.plan': async ({ plan, timeoutMs, planPath, determinismRuns, sampleIntervalMs }, { signal, emit }) => {
       const outcome = await workbench.runPlan(plan, {
@@ -25,6 +32,7 @@ export function runHandlers(
         signal,
         onPhase: (phase) => emit({ kind: 'phase', phase }),
       });
+      prepare(plan, outcome);
       return held.holdOutcome(outcome);
     },
     'run.page': async (request) => {

@@ -6,6 +6,7 @@ import { importSanitizerReportInReader } from '../readers/open-in-reader';
 import { checkPlans } from '../services/check-service';
 import { CheckConfigError, planDataTarget } from '../services/check-targets';
 import { sanitizePlan } from '../services/sanitize-plan-service';
+import { withoutSpare } from '../services/sanitized-runner';
 import { SanitizerBusyError, type SanitizerGate } from '../services/sanitizer-gate';
 import type { HeldResults } from '../services/held-results';
 import type { PathPolicy } from '../services/workspace-paths';
@@ -43,13 +44,14 @@ export function sanitizeHandlers(
       try {
         // Its four tools run at once: it is the host's one run under compute-sanitizer while it lasts.
         const what = `${planInWords(plan, planPath ?? null)} (Check everything, with its four tools at once; its Cancel is in the Check tab)`;
-        return await options.sanitizer.exclusive({ tool: 'memcheck', what }, async () => {
-          // Its tools need the device: a runner waiting under one tool for the next plan re-run is not kept beside them.
-          await workbench.sanitizerSpares?.clear();
-          // The settings beside the plan are read as any file a request reaches: inside serve's workspace only.
-          const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null, (p) => options.paths.read(p));
-          return checkPlans([target], workbench, { signal, onEvent: emit });
-        });
+        // Its tools need the device: a runner waiting under one tool for the next plan re-run is not kept beside them.
+        return await options.sanitizer.exclusive({ tool: 'memcheck', what }, () =>
+          withoutSpare(workbench.sanitizerSpares, async () => {
+            // The settings beside the plan are read as any file a request reaches: inside serve's workspace only.
+            const target = await planDataTarget(plan, planPath ?? null, label ?? null, timeoutMs ?? null, (p) => options.paths.read(p));
+            return checkPlans([target], workbench, { signal, onEvent: emit });
+          }),
+        );
       } catch (error) {
         if (error instanceof SanitizerBusyError) throw new ApiError(error.message, SANITIZER_BUSY);
         if (error instanceof CheckConfigError) throw new ApiError(error.message, 'CHECK_CONFIG');
@@ -65,19 +67,20 @@ export function sanitizeHandlers(
       const folder = await stat(cwd).catch(() => null);
       if (!folder?.isDirectory()) throw new ApiError(`The working folder ${cwd} does not exist (or is not a folder).`, 'FILE');
       try {
-        const report = await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, async () => {
-          // A program is not a plan: the runner waiting under the tool for the next plan re-run gives it the device.
-          await workbench.sanitizerSpares?.clear();
-          return sanitizeProgram({
-            tool: tool as SanitizerTool,
-            command,
-            cwd,
-            env: env ?? {},
-            timeoutMs,
-            signal,
-            onFindings: (count) => emit({ kind: 'findings', count }),
-          });
-        });
+        // A program is not a plan: the runner waiting under the tool for the next plan re-run gives it the device.
+        const report = await options.sanitizer.exclusive({ tool: tool as SanitizerTool, what: command.join(' ') }, () =>
+          withoutSpare(workbench.sanitizerSpares, () =>
+            sanitizeProgram({
+              tool: tool as SanitizerTool,
+              command,
+              cwd,
+              env: env ?? {},
+              timeoutMs,
+              signal,
+              onFindings: (count) => emit({ kind: 'findings', count }),
+            }),
+          ),
+        );
         return options.held.holdReport(report);
       } catch (error) {
         if (error instanceof SanitizerUnavailableError) throw new ApiError(error.message, 'NO_SANITIZER');

@@ -7,6 +7,7 @@ import { DEFAULT_SANITIZER_OPTIONS, type SanitizerOptions } from '../../core/san
 import type { CompileService } from '../compile/compile-service';
 import { checkedToolNode } from '../process/tool-node';
 import { findingCounter } from '../tools/finding-counter';
+import { locateComputeSanitizer } from '../tools/compute-sanitizer';
 import { collectReport, requireSanitizer, SanitizerUnavailableError } from '../tools/sanitize-program';
 import { STICKY_EXIT_CODE } from '../../core/runner/protocol';
 import { HOST_PROGRAM_CHECKS } from '../../core/runner/run-choice';
@@ -50,9 +51,24 @@ export async function sanitizePlan(
     nodePath: node.path,
     ordinal: deviceNamed(request.plan),
   };
+  const sanitized = (spare: SanitizedRunner | null) => runUnderTool(request, compiler, spec, sanitizer, spare);
+  if (!spares) return sanitized(null);
+  // The next run's runner starts once this one is over: after a run that got to its runner, or a plan that did not
+  // compile (it will be fixed and run again); not after a cancel, nor where there was no device to run on.
+  return spares.during(spec, sanitized, ({ outcome }) => (reachedRun(outcome) || outcome.status === 'compile-error') && outcome.status !== 'cancelled');
+}
+
+/** One plan run on `spare` or on a runner started for it, the tool's report read, the runner gone. */
+async function runUnderTool(
+  request: SanitizePlanRequest,
+  compiler: CompileService,
+  spec: SanitizedRunnerSpec,
+  sanitizer: { path: string; version: Promise<string | null> },
+  spare: SanitizedRunner | null,
+): Promise<{ outcome: RunOutcome; report: SanitizeReport }> {
   const started = performance.now();
   const count = findingCounter(request.tool, (n) => request.onEvent?.({ kind: 'findings', count: n }));
-  const runner = (await spares?.take(spec)) ?? (await SanitizedRunner.start(spec));
+  const runner = spare ?? (await SanitizedRunner.start(spec));
   try {
     runner.attach(count);
     const reader = runner.reportsReader(request.tool);
@@ -72,9 +88,6 @@ export async function sanitizePlan(
     // The runner leaves, and the tool writes its report on the way out: only then is there XML to read.
     await runner.leave();
     request.onToolEnded?.();
-    // The next run's runner starts now, the device being free again: after a run that got to its runner, or a plan that
-    // did not compile (it will be fixed and run again); not after a cancel, nor where there was no device to run on.
-    if (spares && (reachedRun(outcome) || outcome.status === 'compile-error') && outcome.status !== 'cancelled') spares.refill(spec);
     // Started beside the compile, the runner under the tool may have opened a context for a plan that then never ran
     // (it did not compile, its device was missing): that report saw nothing of the plan, and must not be judged clean.
     if (!reachedRun(outcome)) return { outcome, report: notRunReport(request, outcome, sanitizer, started) };
@@ -100,6 +113,19 @@ export async function sanitizePlan(
   } finally {
     await runner.dispose();
   }
+}
+
+/**
+ * A plain run's diagnosis offers a re-run under `tool` (the UI's Re-run under compute-sanitizer): its runner starts
+ * now, as the host's spare, so that re-run does not wait for the tool to attach, Node to start and the context to
+ * open. Nothing where the tool or a Node for it is missing (the re-run then says why).
+ */
+export async function prepareSanitizedRerun(spares: SanitizerSpares, plan: unknown, tool: SanitizerTool): Promise<void> {
+  const { path } = locateComputeSanitizer();
+  if (!path) return;
+  const node = await checkedToolNode();
+  if ('problem' in node) return;
+  spares.refill({ sanitizerPath: path, options: { ...DEFAULT_SANITIZER_OPTIONS, tool }, nodePath: node.path, ordinal: deviceNamed(plan) });
 }
 
 /** The device a plan names, to choose a spare by (the run itself validates the plan): device 0 where it names none. */

@@ -133,8 +133,9 @@ export const SANITIZED_SPARE_IDLE_MS = 120_000;
  * One runner under compute-sanitizer started ahead, for the next run with the same tool, options and device: runs
  * under the tool come in strings (fix, check again), and a runner's start under the tool (the tool attaching, Node's
  * start, the context) is most of a short run's time. Kept by the app's host only (a one-shot CLI makes none); stopped
- * after SANITIZED_SPARE_IDLE_MS unused, when the host stops, before Check everything or a program runs under a tool,
- * and when a run under another tool, options or device comes.
+ * after SANITIZED_SPARE_IDLE_MS unused, when the host stops, before Check everything, a program under a tool or a
+ * program's diagnosis, and when a run under another tool, options or device comes. A plain run whose diagnosis offers a
+ * re-run under a tool starts one too (prepareSanitizedRerun).
  */
 export class SanitizerSpares {
   private spare: { runner: SanitizedRunner; timer: NodeJS.Timeout } | null = null;
@@ -143,6 +144,8 @@ export class SanitizerSpares {
   /** Bumped by take, clear and dispose: a spare made for an older generation is not kept. */
   private generation = 0;
   private closed = false;
+  /** Runs under a tool, and other work that needs the device, going on now: no spare starts meanwhile. */
+  private busy = 0;
   /** How many runs took a spare (the bench and the tests read it). */
   taken = 0;
 
@@ -152,7 +155,7 @@ export class SanitizerSpares {
    * The spare, if it was started with `spec`, still lives and opened its context (one still being made is waited
    * for); any other spare is stopped, and gone, before this answers: two tools are never on the device at once.
    */
-  async take(spec: SanitizedRunnerSpec): Promise<SanitizedRunner | null> {
+  private async take(spec: SanitizedRunnerSpec): Promise<SanitizedRunner | null> {
     const key = sanitizedRunnerKey(spec);
     const pending = this.pending;
     if (!this.spare && pending?.key === key) await pending.made;
@@ -169,9 +172,36 @@ export class SanitizerSpares {
     return null;
   }
 
-  /** Starts a spare for `spec` in the background, unless one is held or being made. */
+  /**
+   * A run under the tool: `work` gets the spare for `spec` (or null, and starts its own runner); no spare starts while
+   * it runs; once it is over, a spare for `spec` starts if `refillAfter` says so of its answer.
+   */
+  async during<T>(spec: SanitizedRunnerSpec, work: (spare: SanitizedRunner | null) => Promise<T>, refillAfter: (value: T) => boolean): Promise<T> {
+    this.busy++;
+    let value: { is: T } | null = null;
+    try {
+      value = { is: await work(await this.take(spec)) };
+      return value.is;
+    } finally {
+      this.busy--;
+      if (value && refillAfter(value.is)) this.refill(spec);
+    }
+  }
+
+  /** Other work that needs the device (Check everything, a program under a tool or diagnosed): no spare beside it. */
+  async without<T>(work: () => Promise<T>): Promise<T> {
+    this.busy++;
+    try {
+      await this.clear();
+      return await work();
+    } finally {
+      this.busy--;
+    }
+  }
+
+  /** Starts a spare for `spec` in the background, unless one is held or being made, or a run under a tool is on. */
   refill(spec: SanitizedRunnerSpec): void {
-    if (this.closed || this.spare || this.pending) return;
+    if (this.closed || this.spare || this.pending || this.busy > 0) return;
     const generation = this.generation;
     const wanted = () => !this.closed && !this.spare && generation === this.generation;
     const made = SanitizedRunner.start(spec).then(
@@ -226,3 +256,6 @@ export class SanitizerSpares {
     return this.spare?.runner.pool.status().runners[0] ?? null;
   }
 }
+
+/** `work`, with no spare under a tool beside it (and none starting while it runs); as it is where a host keeps none. */
+export const withoutSpare = <T>(spares: SanitizerSpares | null, work: () => Promise<T>): Promise<T> => (spares ? spares.without(work) : work());

@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 
 import { DEFAULT_SANITIZER_OPTIONS } from '../../core/sanitizer/sanitizer-args';
 import { listProcesses, processRuns } from '../../main/process/process-state';
+import { prepareSanitizedRerun } from '../../main/services/sanitize-plan-service';
 import { SanitizedRunner, SanitizerSpares, type SanitizedRunnerSpec } from '../../main/services/sanitized-runner';
 
 // No compute-sanitizer here: a stand-in that drops the tool's options and runs its target, as the tool does. The
@@ -40,6 +41,13 @@ async function until<T>(what: string, probe: () => T | null | false, ms = 15_000
 
 const gone = (pid: number) => until(`process ${pid} to exit`, () => !processRuns(pid));
 const sparePid = (spares: SanitizerSpares) => spares.spareStatus()?.pid ?? null;
+/** A run's take of the spare, as sanitizePlan makes it (the runner is the caller's to dispose). */
+const take = (spares: SanitizerSpares, s: SanitizedRunnerSpec) =>
+  spares.during(
+    s,
+    async (spare) => spare,
+    () => false,
+  );
 /** This process's children running the runner (the stand-in tool execs it) or a report reader. */
 const children = (pattern: RegExp) => listProcesses().filter((p) => p.ppid === process.pid && pattern.test(p.cmdline));
 
@@ -47,7 +55,7 @@ test('a spare is taken by a run with its tool, options and device, even one stil
   const spares = new SanitizerSpares();
   try {
     spares.refill(spec());
-    const taken = await spares.take(spec());
+    const taken = await take(spares, spec());
     assert.ok(taken, 'the same spec takes the spare being made');
     assert.equal(spares.taken, 1);
     assert.equal(sparePid(spares), null, 'taken, it is no longer held');
@@ -66,7 +74,7 @@ test('a spare for another tool or device is stopped, and gone before take answer
     for (const other of [spec({ ordinal: 1 }), spec({ options: { ...DEFAULT_SANITIZER_OPTIONS, tool: 'racecheck' } })]) {
       spares.refill(spec());
       const held = await until('the spare to start', () => sparePid(spares));
-      assert.equal(await spares.take(other), null, 'another device or tool does not take it');
+      assert.equal(await take(spares, other), null, 'another device or tool does not take it');
       assert.equal(processRuns(held), false, 'and it is gone when take answers');
     }
     assert.equal(spares.taken, 0);
@@ -84,7 +92,7 @@ test('a spare whose context did not open is not taken (no driver here: its runne
       return status && status.startupMs !== null ? status : null;
     });
     assert.equal(ready.contextReady, false);
-    assert.equal(await spares.take(spec()), null, 'a run starts its own runner rather than meet that error again');
+    assert.equal(await take(spares, spec()), null, 'a run starts its own runner rather than meet that error again');
     assert.equal(processRuns(ready.pid), false);
   } finally {
     await spares.dispose();
@@ -126,7 +134,7 @@ test('a spare that died while it waited is not taken', async () => {
     const pid = await until('the spare to start', () => sparePid(spares));
     process.kill(pid, 'SIGKILL');
     await gone(pid);
-    assert.equal(await spares.take(spec()), null);
+    assert.equal(await take(spares, spec()), null);
   } finally {
     await spares.dispose();
   }
@@ -145,4 +153,52 @@ test("a run's runner keeps what the tool printed before anyone attached, and han
     await runner.dispose();
   }
   assert.equal(runner.alive, false);
+});
+
+test('no spare starts while a run under the tool is on, nor beside other work that needs the device; one starts after a run that asks', async () => {
+  const spares = new SanitizerSpares();
+  try {
+    let during: number | null = null;
+    await spares.during(
+      spec(),
+      async (spare) => {
+        assert.equal(spare, null);
+        spares.refill(spec());
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        during = sparePid(spares);
+      },
+      () => true,
+    );
+    assert.equal(during, null, 'none beside the run');
+    const after = await until('the spare started after the run', () => sparePid(spares));
+    await spares.without(async () => {
+      assert.equal(processRuns(after), false, 'other work clears it first');
+      spares.refill(spec());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(sparePid(spares), null, 'and none starts beside it');
+    });
+  } finally {
+    await spares.dispose();
+  }
+});
+
+test('a plain run whose diagnosis offers memcheck starts the runner the re-run under memcheck takes', async () => {
+  const before = process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+  process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = tool;
+  const spares = new SanitizerSpares();
+  try {
+    // Taken at once: here (no driver) a spare that has become ready is one whose context failed, which is not taken.
+    await prepareSanitizedRerun(spares, { device: 0 }, 'memcheck');
+    const taken = await take(spares, spec());
+    assert.ok(taken, 'the same tool, default options and device: taken');
+    await taken.dispose();
+    await prepareSanitizedRerun(spares, { device: 0 }, 'racecheck');
+    assert.equal(await take(spares, spec()), null, 'a re-run under another tool does not take it');
+    await prepareSanitizedRerun(spares, { device: 1 }, 'memcheck');
+    assert.equal(await take(spares, spec()), null, 'nor one on another device');
+  } finally {
+    await spares.dispose();
+    if (before === undefined) delete process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'];
+    else process.env['GPU_WORKBENCH_COMPUTE_SANITIZER'] = before;
+  }
 });

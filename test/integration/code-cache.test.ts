@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -63,13 +63,37 @@ test('a command that runs past a second is cached again at its exit, and the nex
   assert.equal(first.code, 0, first.stderr);
   const [cache] = readdirSync(dir).filter((n) => n.endsWith('.bin'));
   assert.ok(cache, 'the diagnosis wrote its cache');
-  const written = statSync(join(dir, cache)).mtimeMs;
+  const { mtimeMs: written, ino } = statSync(join(dir, cache));
   assert.ok(written - started >= 1_600, `written ${Math.round(written - started)} ms after the start, not at the program's end`);
   const second = await runCli(['diagnose', '--json', '--', 'true'], { env, timeoutMs: 30_000 });
   assert.equal(second.code, 0, second.stderr);
-  assert.equal(statSync(join(dir, cache)).mtimeMs, written, 'the second start read the cache and wrote none');
+  // A write replaces the file (a new one renamed over it); a read only moves its time.
+  assert.equal(statSync(join(dir, cache)).ino, ino, 'the second start read the cache and wrote none');
   assert.deepEqual(
     readdirSync(dir).filter((n) => n.endsWith('.bin')),
     [cache],
   );
+});
+
+// The oldest caches are pruned past 48 files: a cache that is read counts as used then, so what runs stays.
+test('a cache read is kept when newer ones push the oldest out; one nobody reads goes', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'wb-code-cache-'));
+  const env = { XDG_CACHE_HOME: home };
+  const dir = join(home, 'gpu-workbench', 'code-cache');
+  const bins = () => readdirSync(dir).filter((n) => n.endsWith('.bin'));
+  assert.equal((await runCli(['explain', 'CUDA error: out of memory'], { env, timeoutMs: 20_000 })).code, 0);
+  const [explain] = bins();
+  assert.equal((await runCli(['diagnose', '--help'], { env, timeoutMs: 20_000 })).code, 0);
+  const diagnose = bins().find((n) => n !== explain)!;
+  // 47 caches written after both (another build's, other commands'), then explain read again.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const name of [explain, diagnose]) utimesSync(join(dir, name!), hourAgo, hourAgo);
+  for (let i = 0; i < 47; i++) writeFileSync(join(dir, `other-${String(i).padStart(2, '0')}.bin`), 'x');
+  assert.equal((await runCli(['explain', 'CUDA error: out of memory'], { env, timeoutMs: 20_000 })).code, 0);
+  // A new cache (the --help start) makes 50: the two oldest go, and diagnose, read an hour ago, is the oldest of all.
+  assert.equal((await runCli(['--help'], { env, timeoutMs: 20_000 })).code, 0);
+  const left = bins();
+  assert.equal(left.length, 48);
+  assert.ok(left.includes(explain!), 'explain, read just now, is kept');
+  assert.ok(!left.includes(diagnose), 'diagnose, unread for an hour, went');
 });

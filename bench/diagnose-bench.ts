@@ -148,20 +148,37 @@ async function overhead(): Promise<void> {
       `${c.name} | ${kinds.join('+')} | ${(h / 1000).toFixed(2)} s | ${over(median(rounds.map((r) => r.inHost.ms)), h)} | ${over(median(rounds.map((r) => r.cli.ms)), h)}`,
     );
     console.log(breakdown(kinds, rounds));
-    console.log(spread(rounds));
+    console.log(spread(kinds, rounds));
   }
 }
 
 /**
  * How much the rounds themselves move: the hand's own totals from fastest to slowest, and each round's host and CLI
- * against that round's hand. A median difference smaller than this spread is not a measured overhead.
+ * against that round's hand, with the median of those paired figures. A median difference smaller than this spread
+ * is not a measured overhead; what the workbench adds whatever the program does is its time outside the program's own
+ * runs (its environment step, the gaps, a CLI's start and exit), set against the hand's `nvidia-smi`.
  */
-function spread(rounds: Round[]): string {
+function spread(kinds: string[], rounds: Round[]): string {
   const hands = rounds.map((r) => sum(r.hand));
-  const pctOf = (x: number, h: number) => `${x >= h ? '+' : ''}${(((x - h) / h) * 100).toFixed(0)}%`;
-  return `  rounds: by hand ${(Math.min(...hands) / 1000).toFixed(2)}-${(Math.max(...hands) / 1000).toFixed(2)} s; each round's host ${rounds
-    .map((r, i) => pctOf(r.inHost.ms, hands[i]!))
-    .join(' ')}, CLI ${rounds.map((r, i) => pctOf(r.cli.ms, hands[i]!)).join(' ')}`;
+  const ratio = (x: number, h: number) => ((x - h) / h) * 100;
+  const pctOf = (p: number, digits = 0) => `${p >= 0 ? '+' : '−'}${Math.abs(p).toFixed(digits)}%`;
+  const middle = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  const hostPaired = rounds.map((r, i) => ratio(r.inHost.ms, hands[i]!));
+  const cliPaired = rounds.map((r, i) => ratio(r.cli.ms, hands[i]!));
+  const env = kinds.indexOf('environment');
+  const runs = (steps: number[]) => sum(steps.filter((_, i) => i !== env));
+  const outside = (pick: (r: Round) => { ms: number; steps: number[] }) => middle(rounds.map((r) => pick(r).ms - runs(pick(r).steps)));
+  const handOutside = middle(rounds.map((r) => (env >= 0 ? (r.hand[env] ?? 0) : 0)));
+  const h = middle(hands);
+  const own = (ms: number) => `${ms.toFixed(0)} ms (${pctOf(ratio(h + ms - handOutside, h), 1)})`;
+  return [
+    `  rounds: by hand ${(Math.min(...hands) / 1000).toFixed(2)}-${(Math.max(...hands) / 1000).toFixed(2)} s; each round's host ${hostPaired.map((p) => pctOf(p)).join(' ')}, CLI ${cliPaired.map((p) => pctOf(p)).join(' ')}`,
+    `  paired (each round against its own hand), median: host ${pctOf(middle(hostPaired), 1)}, CLI ${pctOf(middle(cliPaired), 1)}`,
+    `  outside the program's runs: by hand ${handOutside.toFixed(0)} ms (nvidia-smi), the host ${own(outside((r) => r.inHost))}, the CLI ${own(outside((r) => r.cli))}`,
+  ].join('\n');
 }
 
 /** The wall clock in ns with sub-millisecond steps (Date.now() moves by whole milliseconds). */

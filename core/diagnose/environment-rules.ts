@@ -1,6 +1,7 @@
 import type { DoctorCheck } from '../discovery';
 import { DOCTOR_ENV_VARIABLES, environmentChecks, type DoctorEnvironment } from '../doctor/environment-rules';
 import type { EnvironmentEvidence } from './evidence';
+import { libcudaOnPathCheck, type LibcudaOnPath } from './libcuda-rules';
 
 /** What the program will inherit, and what the machine has: the facts the Before step judges. */
 export interface ProgramEnvironmentFacts {
@@ -9,6 +10,8 @@ export interface ProgramEnvironmentFacts {
   gpus: EnvironmentEvidence['gpus'];
   driver: EnvironmentEvidence['driver'];
   python: EnvironmentEvidence['python'];
+  /** Each libcuda.so.1 the program's LD_LIBRARY_PATH holds, in its order (main/diagnose/libcuda-on-path.ts); none read: empty. */
+  libcudaOnPath?: readonly LibcudaOnPath[];
 }
 
 export const pickDoctorEnvironment = (env: Record<string, string | undefined>): DoctorEnvironment =>
@@ -69,6 +72,11 @@ function runtimeChecks(python: ProgramEnvironmentFacts['python'], driver: Progra
 /** The Before step: the environment as the program will see it, judged. Only what warns or fails is kept. */
 export function programEnvironmentChecks(facts: ProgramEnvironmentFacts): DoctorCheck[] {
   const visible = visibleDevicesCheck(facts.env.CUDA_VISIBLE_DEVICES, facts.gpus);
-  const doctor = environmentChecks({ env: facts.env, libcudaPath: null }).filter((c) => !(visible && c.id === 'cuda-visible-devices'));
-  return [...(visible ? [visible] : []), ...doctor, ...runtimeChecks(facts.python, facts.driver)].filter((c) => c.status === 'warn' || c.status === 'fail');
+  const onPath = facts.libcudaOnPath ?? [];
+  // The first libcuda.so.1 on the path is the one the program loads: a stub or compat one there is the doctor's finding.
+  const doctor = environmentChecks({ env: facts.env, libcudaPath: onPath[0]?.path ?? null }).filter((c) => !(visible && c.id === 'cuda-visible-devices'));
+  const copy = libcudaOnPathCheck(onPath, facts.driver?.version ?? null);
+  return [...(visible ? [visible] : []), ...doctor, ...(copy ? [copy] : []), ...runtimeChecks(facts.python, facts.driver)].filter(
+    (c) => c.status === 'warn' || c.status === 'fail',
+  );
 }

@@ -18,8 +18,9 @@ export interface EnvironmentFacts {
   libcudaPath: string | null;
 }
 
-const stubDir = (path: string) => /(^|\/)stubs(\/|$)/.test(path);
-const compatDir = (path: string) => /(^|\/)compat(\/|$)/.test(path);
+/** A toolkit's link-time stubs folder, or the CUDA forward-compatibility package's, by a path's folder names. */
+export const stubDir = (path: string): boolean => /(^|\/)stubs(\/|$)/.test(path);
+export const compatDir = (path: string): boolean => /(^|\/)compat(\/|$)/.test(path);
 
 /** Checks on the environment a CUDA program inherits: each with its evidence and the fix (area 'environment'). */
 export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {

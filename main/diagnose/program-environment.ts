@@ -9,6 +9,7 @@ import PROBE from './python/probe.py';
 import { runProgramOnce } from './program-process';
 import { pythonCommandOf } from '../../core/diagnose/python-command';
 import { within } from './time-bound';
+import { libcudaOnPath } from './libcuda-on-path';
 
 /** How long NVML may take to open and answer before the diagnosis goes on without it. */
 const NVML_WAIT_MS = 10_000;
@@ -44,7 +45,8 @@ export function parseProbe(text: string): ProbeAnswer | null {
 
 /**
  * The Before step: the environment as the program will see it — the GPUs NVML lists and what holds them now, the
- * driver, PyTorch's and CuPy's CUDA (read without importing them), and the program's CUDA variables, judged. What
+ * driver, PyTorch's and CuPy's CUDA (read without importing them), the libcuda its LD_LIBRARY_PATH would load
+ * instead of the driver's own, and the program's CUDA variables, judged. What
  * NVML says comes first (it must be read before the program starts: what holds the GPUs then is not the program);
  * the Python probe (a Python start, tens to hundreds of milliseconds) answers meanwhile, while the program runs,
  * as `python`: the same environment with its facts added.
@@ -101,8 +103,9 @@ export async function gatherProgramEnvironment(options: {
   } else problems.push(nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
 
   const driver = { version: nvml?.driverVersion ?? null, cuda: driverCuda };
+  const onPath = libcudaOnPath(options.env['LD_LIBRARY_PATH'], options.cwd);
   const judged = (python: EnvironmentEvidence['python'], more: string[]): EnvironmentEvidence => ({
-    checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python }),
+    checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python, libcudaOnPath: onPath }),
     gpus,
     driver,
     python,

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-import { parseProbe } from '../../main/diagnose/program-environment';
+import { libcudaOnPath } from '../../main/diagnose/libcuda-on-path';
+import { gatherProgramEnvironment, parseProbe } from '../../main/diagnose/program-environment';
 import PROBE from '../../main/diagnose/python/probe.py';
 
 // The environment step's probe, run by this machine's python3 over an installation laid out as pip lays one out:
@@ -52,4 +53,53 @@ test('the first installation on the path wins, as import finds it; an exact CuPy
   assert.equal(answer?.packages.cupy, undefined);
   // This machine's python3 may have its own torch: only a torch on the given path is asserted above.
   assert.ok(answer?.python);
+});
+
+test('each libcuda.so.1 on the program’s LD_LIBRARY_PATH, in the loader’s order, through its links; a FIFO or a folder so named is none', () => {
+  const root = join(dir, 'ld');
+  const folder = (name: string) => {
+    const path = join(root, name);
+    mkdirSync(path, { recursive: true });
+    return path;
+  };
+  const conda = folder('conda/lib');
+  writeFileSync(join(conda, 'libcuda.so.535.104.05'), 'not an ELF: only its name is read');
+  symlinkSync('libcuda.so.535.104.05', join(conda, 'libcuda.so.1'));
+  const fifo = folder('fifo');
+  assert.equal(spawnSync('mkfifo', [join(fifo, 'libcuda.so.1')]).status, 0);
+  const asFolder = folder('as-folder');
+  mkdirSync(join(asFolder, 'libcuda.so.1'));
+  const empty = folder('empty');
+  const cwd = folder('program');
+  writeFileSync(join(cwd, 'libcuda.so.1'), 'a plain copy');
+  mkdirSync(join(cwd, 'rel'));
+  writeFileSync(join(cwd, 'rel', 'libcuda.so.1'), 'another plain copy');
+
+  const started = performance.now();
+  const found = libcudaOnPath([fifo, asFolder, join(root, 'missing'), empty, conda, '', 'rel', conda].join(':'), cwd);
+  assert.ok(performance.now() - started < 1000, 'a FIFO is never opened');
+  assert.deepEqual(found, [
+    { dir: conda, path: join(conda, 'libcuda.so.1'), resolved: join(conda, 'libcuda.so.535.104.05'), version: '535.104.05' },
+    { dir: '.', path: join(cwd, 'libcuda.so.1'), resolved: join(cwd, 'libcuda.so.1'), version: null },
+    { dir: 'rel', path: join(cwd, 'rel', 'libcuda.so.1'), resolved: join(cwd, 'rel', 'libcuda.so.1'), version: null },
+  ]);
+  assert.deepEqual(libcudaOnPath(undefined, cwd), [], 'no LD_LIBRARY_PATH: nothing before the loader’s cache');
+  assert.deepEqual(libcudaOnPath('', cwd), []);
+});
+
+test('the environment step names the stub libcuda the program’s LD_LIBRARY_PATH puts first, with no GPU and no NVML', async () => {
+  const stubs = join(dir, 'cuda/lib64/stubs');
+  mkdirSync(stubs, { recursive: true });
+  writeFileSync(join(stubs, 'libcuda.so'), 'the toolkit’s link-time stub');
+  symlinkSync('libcuda.so', join(stubs, 'libcuda.so.1'));
+  const { environment } = await gatherProgramEnvironment({
+    argv: ['true'],
+    cwd: dir,
+    env: { ...process.env, LD_LIBRARY_PATH: stubs },
+    nvml: Promise.resolve({ source: null, problem: 'NVML is not on this machine.' }),
+    deadlineMs: performance.now() + 10_000,
+  });
+  const stub = environment.checks.find((c) => c.id === 'libcuda-stub');
+  assert.equal(stub?.status, 'fail', JSON.stringify(environment.checks));
+  assert.match(stub!.detail, new RegExp(`loaded from ${join(stubs, 'libcuda.so.1').replace(/[.]/g, '\\.')}`));
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { programEnvironmentChecks } from '../../core/diagnose/environment-rules';
+import { libcudaVersionOf, type LibcudaOnPath } from '../../core/diagnose/libcuda-rules';
 import type { RunEvidence, SanitizerEvidence } from '../../core/diagnose/evidence';
 import { rawKernelLaunchLine, shortCommand } from '../../core/diagnose/launch-line';
 import { NEXT_STEP_RULES, nextStep } from '../../core/diagnose/next-step-rules';
@@ -206,6 +207,61 @@ test('environment: CUDA_VISIBLE_DEVICES against the GPUs that exist, and the lib
     stub.some((c) => /stub/i.test(c.title + c.detail)),
     JSON.stringify(stub),
   );
+});
+
+test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: another version fails, the driver’s own is fine', () => {
+  const driver = { version: '580.159.04', cuda: '13.0' };
+  const at = (dir: string, file: string | null, resolved = `${dir}/${file ?? 'libcuda.so.1'}`): LibcudaOnPath => ({
+    dir,
+    path: `${dir}/libcuda.so.1`,
+    resolved,
+    version: file ? libcudaVersionOf(file) : null,
+  });
+  const checks = (found: LibcudaOnPath[], d: { version: string | null; cuda: string | null } | null = driver) =>
+    programEnvironmentChecks({ env: { LD_LIBRARY_PATH: found.map((f) => f.dir).join(':') }, gpus: H200_GPUS, driver: d, python: null, libcudaOnPath: found });
+
+  assert.equal(libcudaVersionOf('libcuda.so.580.159.04'), '580.159.04');
+  assert.equal(libcudaVersionOf('libcuda.so.1'), null);
+  assert.equal(libcudaVersionOf('libcuda.so.580.159.04.bak'), null);
+
+  // A conda environment's copy of another driver, with the system's own later on the path: the first one loads.
+  const conda = at('/opt/conda/envs/train/lib', 'libcuda.so.535.104.05');
+  const own = at('/usr/lib/x86_64-linux-gnu', 'libcuda.so.580.159.04');
+  const [mismatch] = checks([conda, own]);
+  assert.equal(mismatch?.id, 'libcuda-on-path-mismatch');
+  assert.equal(mismatch?.status, 'fail');
+  assert.match(
+    mismatch!.detail,
+    /\/opt\/conda\/envs\/train\/lib\/libcuda\.so\.1 \(\/opt\/conda\/envs\/train\/lib\/libcuda\.so\.535\.104\.05\), libcuda 535\.104\.05/,
+  );
+  assert.match(mismatch!.detail, /kernel driver is 580\.159\.04/);
+  assert.match(mismatch!.detail, /CUDA_ERROR_SYSTEM_DRIVER_MISMATCH \(803\)/);
+  assert.match(mismatch!.detail, /hides \/usr\/lib\/x86_64-linux-gnu\/libcuda\.so\.1/);
+  assert.match(mismatch!.remedy ?? '', /Remove \/opt\/conda\/envs\/train\/lib from LD_LIBRARY_PATH/);
+
+  // The driver's own folder first (a container's /usr/local/nvidia/lib64): right, nothing said.
+  assert.deepEqual(checks([at('/usr/local/nvidia/lib64', 'libcuda.so.580.159.04'), conda]), []);
+  // A copy whose name carries no version: it may or may not match, and that is said.
+  const [unknown] = checks([at('/home/me/lib', null)]);
+  assert.equal(unknown?.id, 'libcuda-on-path-unknown');
+  assert.equal(unknown?.status, 'warn');
+  assert.match(unknown!.detail, /is not known/);
+  // Without the driver's version (no NVML) nothing is judged here: the environment's problems say NVML was not read.
+  assert.deepEqual(checks([conda], null), []);
+  assert.deepEqual(checks([conda], { version: null, cuda: '13.0' }), []);
+  // A stubs folder's libcuda.so.1 first is the doctor's stub finding, named by the file the program loads; a compat one likewise.
+  const stub = checks([at('/usr/local/cuda/lib64/stubs', null)]);
+  assert.deepEqual(
+    stub.map((c) => c.id),
+    ['libcuda-stub'],
+  );
+  assert.match(stub[0]!.detail, /loaded from \/usr\/local\/cuda\/lib64\/stubs\/libcuda\.so\.1/);
+  assert.deepEqual(
+    checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]).map((c) => c.id),
+    ['libcuda-compat'],
+  );
+  // Nothing on the path: the rule is silent.
+  assert.deepEqual(checks([]), []);
 });
 
 test('launch line: the one call of a CuPy RawKernel in its file, never a guess among several; commands shortened for a sentence', () => {

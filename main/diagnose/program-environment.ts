@@ -9,7 +9,7 @@ import PROBE from './python/probe.py';
 import { runProgramOnce } from './program-process';
 import { pythonCommandOf } from '../../core/diagnose/python-command';
 import { within } from './time-bound';
-import { libcudaOnPath } from './libcuda-on-path';
+import { LIBCUDA_LOOKUP_MS, libcudaOnPath } from './libcuda-on-path';
 
 /** How long NVML may take to open and answer before the diagnosis goes on without it. */
 const NVML_WAIT_MS = 10_000;
@@ -72,6 +72,8 @@ export async function gatherProgramEnvironment(options: {
         signal: options.signal,
       })
     : null;
+  // Off the event loop, beside NVML: which libcuda the program's LD_LIBRARY_PATH would load.
+  const lookingForLibcuda = libcudaOnPath(options.env['LD_LIBRARY_PATH'], options.cwd, Math.min(LIBCUDA_LOOKUP_MS, options.deadlineMs - performance.now()));
   const libraries = discoverLibraries(undefined, 'monitor');
   const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
   let gpus: EnvironmentEvidence['gpus'] = null;
@@ -103,9 +105,13 @@ export async function gatherProgramEnvironment(options: {
   } else problems.push(nvmlProblem ?? 'NVML is not available: the GPUs and what holds them were not looked at.');
 
   const driver = { version: nvml?.driverVersion ?? null, cuda: driverCuda };
-  const onPath = libcudaOnPath(options.env['LD_LIBRARY_PATH'], options.cwd);
+  const onPath = await lookingForLibcuda;
+  if (onPath === null)
+    problems.push(
+      `The folders on the program's LD_LIBRARY_PATH did not answer within ${LIBCUDA_LOOKUP_MS / 1000} s (a hung network mount?): the libcuda it would load was not looked for.`,
+    );
   const judged = (python: EnvironmentEvidence['python'], more: string[]): EnvironmentEvidence => ({
-    checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python, libcudaOnPath: onPath }),
+    checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python, libcudaOnPath: onPath ?? [] }),
     gpus,
     driver,
     python,

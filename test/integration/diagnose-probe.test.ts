@@ -55,7 +55,7 @@ test('the first installation on the path wins, as import finds it; an exact CuPy
   assert.ok(answer?.python);
 });
 
-test('each libcuda.so.1 on the program’s LD_LIBRARY_PATH, in the loader’s order, through its links; a FIFO or a folder so named is none', () => {
+test('each libcuda.so.1 on the program’s LD_LIBRARY_PATH, in the loader’s order, through its links; a FIFO or a folder so named is none', async () => {
   const root = join(dir, 'ld');
   const folder = (name: string) => {
     const path = join(root, name);
@@ -76,15 +76,18 @@ test('each libcuda.so.1 on the program’s LD_LIBRARY_PATH, in the loader’s or
   writeFileSync(join(cwd, 'rel', 'libcuda.so.1'), 'another plain copy');
 
   const started = performance.now();
-  const found = libcudaOnPath([fifo, asFolder, join(root, 'missing'), empty, conda, '', 'rel', conda].join(':'), cwd);
+  const path = [fifo, asFolder, join(root, 'missing'), empty, conda, '', 'rel', conda].join(':');
+  const found = await libcudaOnPath(path, cwd);
   assert.ok(performance.now() - started < 1000, 'a FIFO is never opened');
   assert.deepEqual(found, [
     { dir: conda, path: join(conda, 'libcuda.so.1'), resolved: join(conda, 'libcuda.so.535.104.05'), version: '535.104.05' },
     { dir: '.', path: join(cwd, 'libcuda.so.1'), resolved: join(cwd, 'libcuda.so.1'), version: null },
     { dir: 'rel', path: join(cwd, 'rel', 'libcuda.so.1'), resolved: join(cwd, 'rel', 'libcuda.so.1'), version: null },
   ]);
-  assert.deepEqual(libcudaOnPath(undefined, cwd), [], 'no LD_LIBRARY_PATH: nothing before the loader’s cache');
-  assert.deepEqual(libcudaOnPath('', cwd), []);
+  assert.deepEqual(await libcudaOnPath(undefined, cwd), [], 'no LD_LIBRARY_PATH: nothing before the loader’s cache');
+  assert.deepEqual(await libcudaOnPath('', cwd), []);
+  // With no time left (the diagnosis's budget spent, or a hung network mount past its limit) the answer is "not looked at".
+  assert.equal(await libcudaOnPath(path, cwd, 0), null);
 });
 
 test('the environment step names the stub libcuda the program’s LD_LIBRARY_PATH puts first, with no GPU and no NVML', async () => {

@@ -14,7 +14,8 @@ import { judge, VERDICT_RULES } from '../../core/diagnose/verdict-rules';
 import { buildSnapshotModel } from '../../core/memory/snapshot-model';
 import { unpickle } from '../../core/memory/unpickle';
 import type { FindingGroup } from '../../core/sanitizer/findings';
-import { programSampleSchema } from '../../core/samples/program-sample';
+import { diagnosisMismatches, programSampleSchema } from '../../core/samples/program-sample';
+import type { DiagnosisReport } from '../../core/diagnose/report';
 import { evidenceOf, H200_GPUS, PROGRAM_FIXTURES, recordedRun } from '../helpers/program-fixtures';
 
 const ROOT = join(__dirname, '../../..');
@@ -287,6 +288,9 @@ test('the program gallery: every sample’s manifest parses, and its script exis
     const script = sample.command.find((w) => w.endsWith('.py'));
     assert.ok(script && existsSync(join(dir, name, script)), `${name}: ${script}`);
     if (sample.expect.line) assert.ok(existsSync(join(dir, name, sample.expect.line.file)), name);
+    // What the GPU suite expects, held against what a GPU run gave (test/fixtures/diagnoses/, recorded by that suite).
+    const recorded = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/diagnoses', `${name}.json`), 'utf8')) as DiagnosisReport;
+    assert.deepEqual(diagnosisMismatches(recorded, sample.expect), [], `${name}: ${recorded.verdict.sentence}`);
   }
 });
 

@@ -6,7 +6,7 @@ import { compatDir, stubDir } from '../doctor/environment-rules';
  * loader's cache, so the first one is what the program loads instead of the driver's own.
  */
 export interface LibcudaOnPath {
-  /** The folder, as LD_LIBRARY_PATH names it (resolved against the program's folder when relative). */
+  /** The folder as LD_LIBRARY_PATH names it (`.` for an empty entry); a relative one is the program's folder's. */
   dir: string;
   /** `<dir>/libcuda.so.1`. */
   path: string;

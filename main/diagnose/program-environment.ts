@@ -72,9 +72,10 @@ export async function gatherProgramEnvironment(options: {
         signal: options.signal,
       })
     : null;
-  // Off the event loop, beside NVML: which libcuda the program's LD_LIBRARY_PATH would load.
-  const lookingForLibcuda = libcudaOnPath(options.env['LD_LIBRARY_PATH'], options.cwd, Math.min(LIBCUDA_LOOKUP_MS, options.deadlineMs - performance.now()));
   const libraries = discoverLibraries(undefined, 'monitor');
+  // Off the event loop, beside NVML: which libcuda the program's LD_LIBRARY_PATH would load.
+  const libcudaLimitMs = Math.min(LIBCUDA_LOOKUP_MS, options.deadlineMs - performance.now());
+  const lookingForLibcuda = libcudaOnPath(options.env['LD_LIBRARY_PATH'], options.cwd, libraries.cuda.loaded ? libraries.cuda.path : null, libcudaLimitMs);
   const driverCuda = libraries.cuda.version ? formatCudaVersion(libraries.cuda.version) : null;
   let gpus: EnvironmentEvidence['gpus'] = null;
   const processes: EnvironmentEvidence['processes'] = [];
@@ -108,7 +109,9 @@ export async function gatherProgramEnvironment(options: {
   const onPath = await lookingForLibcuda;
   if (onPath === null)
     problems.push(
-      `The folders on the program's LD_LIBRARY_PATH did not answer within ${LIBCUDA_LOOKUP_MS / 1000} s (a hung network mount?): the libcuda it would load was not looked for.`,
+      libcudaLimitMs < LIBCUDA_LOOKUP_MS
+        ? "The diagnosis's time budget ran out before the folders on the program's LD_LIBRARY_PATH were looked in: the libcuda it would load was not looked for."
+        : `The folders on the program's LD_LIBRARY_PATH did not answer within ${LIBCUDA_LOOKUP_MS / 1000} s (a hung network mount?): the libcuda it would load was not looked for.`,
     );
   const judged = (python: EnvironmentEvidence['python'], more: string[]): EnvironmentEvidence => ({
     checks: programEnvironmentChecks({ env: pickDoctorEnvironment(options.env), gpus, driver, python, libcudaOnPath: onPath ?? [] }),

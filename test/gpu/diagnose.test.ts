@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -71,15 +71,23 @@ test('a diagnosis loads NVML to watch the program, and not NVRTC, which it never
 
 test('a libcuda of another version first on the program’s LD_LIBRARY_PATH is named against the driver NVML reports', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'wb-libcuda-copy-'));
-  // Only its name is read (the loader would refuse it: it is no ELF file); a driver's libcuda is named for its version.
-  writeFileSync(join(dir, 'libcuda.so.1.2.3'), 'a copy of another driver');
-  symlinkSync('libcuda.so.1.2.3', join(dir, 'libcuda.so.1'));
-  const r = await runCli(['diagnose', '--json', '--env', `LD_LIBRARY_PATH=${dir}`, '--', 'true'], { timeoutMs: 60_000 });
-  const report = parseJson<DiagnosisReport>(r);
-  const driver = report.evidence.environment.driver?.version;
-  assert.ok(driver, 'NVML gives the driver’s version');
-  const check = report.evidence.environment.checks.find((c) => c.id === 'libcuda-on-path-mismatch');
-  assert.equal(check?.status, 'fail', JSON.stringify(report.evidence.environment.checks));
-  assert.match(check!.detail, new RegExp(`libcuda 1\\.2\\.3, before the driver's own, but the kernel driver is ${driver!.replace(/\./g, '\\.')}`));
-  console.log(`# ${check!.title}: ${check!.detail}`);
+  try {
+    // Only its name is read (the loader would refuse it: it is no ELF file); a driver's libcuda is named for its version.
+    writeFileSync(join(dir, 'libcuda.so.470.256.02'), 'a copy of another driver');
+    symlinkSync('libcuda.so.470.256.02', join(dir, 'libcuda.so.1'));
+    const r = await runCli(['diagnose', '--json', '--env', `LD_LIBRARY_PATH=${dir}`, '--', 'true'], { timeoutMs: 60_000 });
+    const report = parseJson<DiagnosisReport>(r);
+    const driver = report.evidence.environment.driver?.version;
+    assert.ok(driver, 'NVML gives the driver’s version');
+    const check = report.evidence.environment.checks.find((c) => c.id === 'libcuda-on-path-mismatch');
+    assert.equal(check?.status, 'fail', JSON.stringify(report.evidence.environment.checks));
+    assert.match(check!.detail, new RegExp(`libcuda 470\\.256\\.02, before the driver's own, but the kernel driver is ${driver!.replace(/\./g, '\\.')}`));
+    console.log(`# ${check!.title}: ${check!.detail}`);
+    // The driver's own folder on the path is right: nothing said.
+    const own = await runCli(['diagnose', '--json', '--env', 'LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/usr/lib64', '--', 'true'], { timeoutMs: 60_000 });
+    const ownChecks = parseJson<DiagnosisReport>(own).evidence.environment.checks.filter((c) => c.id.startsWith('libcuda'));
+    assert.deepEqual(ownChecks, []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -75,19 +75,25 @@ test('each libcuda.so.1 on the program’s LD_LIBRARY_PATH, in the loader’s or
   mkdirSync(join(cwd, 'rel'));
   writeFileSync(join(cwd, 'rel', 'libcuda.so.1'), 'another plain copy');
 
-  const started = performance.now();
-  const path = [fifo, asFolder, join(root, 'missing'), empty, conda, '', 'rel', conda].join(':');
-  const found = await libcudaOnPath(path, cwd);
-  assert.ok(performance.now() - started < 1000, 'a FIFO is never opened');
+  // The driver's own file, reached through a folder of its own (as a container's /usr/local/nvidia/lib64 is).
+  const system = folder('system');
+  writeFileSync(join(system, 'libcuda.so.580.159.04'), 'the driver’s own');
+  const nvidia = folder('nvidia/lib64');
+  symlinkSync(join(system, 'libcuda.so.580.159.04'), join(nvidia, 'libcuda.so.1'));
+
+  const path = [fifo, asFolder, join(root, 'missing'), empty, conda, '', 'rel', `${conda}/`, nvidia].join(':');
+  const found = await libcudaOnPath(path, cwd, join(system, 'libcuda.so.580.159.04'));
   assert.deepEqual(found, [
-    { dir: conda, path: join(conda, 'libcuda.so.1'), resolved: join(conda, 'libcuda.so.535.104.05'), version: '535.104.05' },
-    { dir: '.', path: join(cwd, 'libcuda.so.1'), resolved: join(cwd, 'libcuda.so.1'), version: null },
-    { dir: 'rel', path: join(cwd, 'rel', 'libcuda.so.1'), resolved: join(cwd, 'rel', 'libcuda.so.1'), version: null },
+    { dir: conda, path: join(conda, 'libcuda.so.1'), resolved: join(conda, 'libcuda.so.535.104.05'), version: '535.104.05', driversOwn: false },
+    { dir: '', path: join(cwd, 'libcuda.so.1'), resolved: join(cwd, 'libcuda.so.1'), version: null, driversOwn: false },
+    { dir: 'rel', path: join(cwd, 'rel', 'libcuda.so.1'), resolved: join(cwd, 'rel', 'libcuda.so.1'), version: null, driversOwn: false },
+    // `${conda}/` is the same file again: not listed twice.
+    { dir: nvidia, path: join(nvidia, 'libcuda.so.1'), resolved: join(system, 'libcuda.so.580.159.04'), version: '580.159.04', driversOwn: true },
   ]);
-  assert.deepEqual(await libcudaOnPath(undefined, cwd), [], 'no LD_LIBRARY_PATH: nothing before the loader’s cache');
-  assert.deepEqual(await libcudaOnPath('', cwd), []);
-  // With no time left (the diagnosis's budget spent, or a hung network mount past its limit) the answer is "not looked at".
-  assert.equal(await libcudaOnPath(path, cwd, 0), null);
+  assert.deepEqual(await libcudaOnPath(undefined, cwd, null), [], 'no LD_LIBRARY_PATH: nothing before the loader’s cache');
+  assert.deepEqual(await libcudaOnPath('', cwd, null), []);
+  // With no time left (the diagnosis's budget spent) the answer is "not looked at"; a hung folder ends the same way.
+  assert.equal(await libcudaOnPath(path, cwd, null, 0), null);
 });
 
 test('the environment step names the stub libcuda the program’s LD_LIBRARY_PATH puts first, with no GPU and no NVML', async () => {

@@ -212,22 +212,25 @@ test('environment: CUDA_VISIBLE_DEVICES against the GPUs that exist, and the lib
 
 test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: another version fails, the driver’s own is fine', () => {
   const driver = { version: '580.159.04', cuda: '13.0' };
-  const at = (dir: string, file: string | null, resolved = `${dir}/${file ?? 'libcuda.so.1'}`): LibcudaOnPath => ({
+  const at = (dir: string, file: string | null, options: { resolved?: string; driversOwn?: boolean } = {}): LibcudaOnPath => ({
     dir,
-    path: `${dir}/libcuda.so.1`,
-    resolved,
+    path: `${dir || '/work'}/libcuda.so.1`,
+    resolved: options.resolved ?? `${dir || '/work'}/${file ?? 'libcuda.so.1'}`,
     version: file ? libcudaVersionOf(file) : null,
+    driversOwn: options.driversOwn ?? false,
   });
   const checks = (found: LibcudaOnPath[], d: { version: string | null; cuda: string | null } | null = driver) =>
     programEnvironmentChecks({ env: { LD_LIBRARY_PATH: found.map((f) => f.dir).join(':') }, gpus: H200_GPUS, driver: d, python: null, libcudaOnPath: found });
 
   assert.equal(libcudaVersionOf('libcuda.so.580.159.04'), '580.159.04');
+  assert.equal(libcudaVersionOf('libcuda.so.535.104'), '535.104');
   assert.equal(libcudaVersionOf('libcuda.so.1'), null);
+  assert.equal(libcudaVersionOf('libcuda.so.1.1'), null, 'Jetson’s libcuda names no driver version');
   assert.equal(libcudaVersionOf('libcuda.so.580.159.04.bak'), null);
 
   // A conda environment's copy of another driver, with the system's own later on the path: the first one loads.
   const conda = at('/opt/conda/envs/train/lib', 'libcuda.so.535.104.05');
-  const own = at('/usr/lib/x86_64-linux-gnu', 'libcuda.so.580.159.04');
+  const own = at('/usr/lib/x86_64-linux-gnu', 'libcuda.so.580.159.04', { driversOwn: true });
   const [mismatch] = checks([conda, own]);
   assert.equal(mismatch?.id, 'libcuda-on-path-mismatch');
   assert.equal(mismatch?.status, 'fail');
@@ -239,10 +242,13 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
   assert.match(mismatch!.detail, /CUDA_ERROR_SYSTEM_DRIVER_MISMATCH \(803\)/);
   assert.match(mismatch!.detail, /hides \/usr\/lib\/x86_64-linux-gnu\/libcuda\.so\.1/);
   assert.match(mismatch!.remedy ?? '', /Remove \/opt\/conda\/envs\/train\/lib from LD_LIBRARY_PATH/);
+  // An empty entry is named as one: "remove ." would say nothing.
+  assert.match(checks([at('', 'libcuda.so.535.104.05')])[0]!.remedy ?? '', /Remove the empty entry \(which means the working folder\)/);
 
-  // The driver's own folder first (a container's /usr/local/nvidia/lib64): right, nothing said.
+  // The driver's own file first, wherever it is (a container's /usr/local/nvidia/lib64; WSL's, whose name has no version).
   assert.deepEqual(checks([at('/usr/local/nvidia/lib64', 'libcuda.so.580.159.04'), conda]), []);
-  // A copy whose name carries no version: it may or may not match, and that is said.
+  assert.deepEqual(checks([at('/usr/lib/wsl/lib', null, { driversOwn: true })]), []);
+  // A copy whose name carries no version and is not the driver's file: it may or may not match, and that is said.
   const [unknown] = checks([at('/home/me/lib', null)]);
   assert.equal(unknown?.id, 'libcuda-on-path-unknown');
   assert.equal(unknown?.status, 'warn');
@@ -250,17 +256,28 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
   // Without the driver's version (no NVML) nothing is judged here: the environment's problems say NVML was not read.
   assert.deepEqual(checks([conda], null), []);
   assert.deepEqual(checks([conda], { version: null, cuda: '13.0' }), []);
-  // A stubs folder's libcuda.so.1 first is the doctor's stub finding, named by the file the program loads; a compat one likewise.
+
+  // Forward compatibility: conda-forge's cuda-compat linked into the environment, newer than the driver, is its purpose.
+  const condaCompat = (version: string) =>
+    at('/opt/conda/envs/new/lib', `libcuda.so.${version}`, { resolved: `/opt/conda/envs/new/cuda-compat/libcuda.so.${version}` });
+  assert.deepEqual(checks([condaCompat('590.44.01')]), []);
+  // Older than the driver (an image built for an older host) it cannot run.
+  const [older] = checks([condaCompat('575.57.08')]);
+  assert.equal(older?.id, 'libcuda-compat-older');
+  assert.equal(older?.status, 'fail');
+  assert.match(older!.detail, /compat package's libcuda 575\.57\.08, but the kernel driver is 580\.159\.04/);
+  // The toolkit's compat folder, newer: the doctor's note on where compat applies, named by the file the program loads.
+  assert.deepEqual(
+    checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]).map((c) => c.id),
+    ['libcuda-compat'],
+  );
+  // A stubs folder's libcuda.so.1 first is the doctor's stub finding.
   const stub = checks([at('/usr/local/cuda/lib64/stubs', null)]);
   assert.deepEqual(
     stub.map((c) => c.id),
     ['libcuda-stub'],
   );
   assert.match(stub[0]!.detail, /loaded from \/usr\/local\/cuda\/lib64\/stubs\/libcuda\.so\.1/);
-  assert.deepEqual(
-    checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]).map((c) => c.id),
-    ['libcuda-compat'],
-  );
   // Nothing on the path: the rule is silent.
   assert.deepEqual(checks([]), []);
 });

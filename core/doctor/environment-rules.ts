@@ -77,7 +77,7 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
       remedy: unknown.length ? 'Check the spelling against PyTorch\'s "Optimizing memory usage with PYTORCH_CUDA_ALLOC_CONF".' : null,
     });
   }
-  const libraryPath = (env.LD_LIBRARY_PATH ?? '').split(':').filter(Boolean);
+  const libraryPath = (env.LD_LIBRARY_PATH ?? '').split(/[:;]/).filter(Boolean); // ld.so reads both separators
   const loaded = facts.libcudaPath;
   if (loaded && stubDir(loaded))
     checks.push({

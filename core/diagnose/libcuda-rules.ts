@@ -1,5 +1,5 @@
 import type { DoctorCheck } from '../discovery';
-import { stubDir } from '../doctor/environment-rules';
+import { compatDir, stubDir } from '../doctor/environment-rules';
 
 /**
  * A `libcuda.so.1` in a folder of the program's LD_LIBRARY_PATH, as the dynamic loader finds it by name: before the
@@ -26,8 +26,6 @@ export function libcudaVersionOf(fileName: string): string | null {
   return /^libcuda\.so\.(\d{3,}\.\d+(?:\.\d+)?)$/.exec(fileName)?.[1] ?? null;
 }
 
-/** A CUDA forward-compatibility package's folder: the toolkit's `compat`, conda-forge's `cuda-compat`. */
-const compatLike = (path: string) => /(^|\/)[^/]*compat[^/]*(\/|$)/.test(path);
 const major = (version: string) => Number(version.split('.')[0]);
 
 /** How a folder of LD_LIBRARY_PATH is named in a sentence: an empty entry is easy to miss. */
@@ -50,7 +48,7 @@ export function libcudaOnPathCheck(found: readonly LibcudaOnPath[], driverVersio
   const named = `${first.path}${first.resolved !== first.path ? ` (${first.resolved})` : ''}`;
   const after = shadowed.length ? ` It also hides ${shadowed.join(', ')}, later on the path.` : '';
   const remove = `Remove ${shownDir(first.dir)} from LD_LIBRARY_PATH`;
-  if ([first.dir, first.resolved].some(compatLike)) {
+  if ([first.dir, first.resolved].some(compatDir)) {
     if (first.version === null || major(first.version) >= major(driverVersion)) return null;
     return {
       id: 'libcuda-compat-older',

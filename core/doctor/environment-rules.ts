@@ -18,9 +18,10 @@ export interface EnvironmentFacts {
   libcudaPath: string | null;
 }
 
-/** A toolkit's link-time stubs folder, or the CUDA forward-compatibility package's, by a path's folder names. */
+/** A toolkit's link-time stubs folder, by a path's folder names. */
 export const stubDir = (path: string): boolean => /(^|\/)stubs(\/|$)/.test(path);
-export const compatDir = (path: string): boolean => /(^|\/)compat(\/|$)/.test(path);
+/** A CUDA forward-compatibility package's folder, by a path's folder names: the toolkit's `compat`, conda-forge's `cuda-compat`. */
+export const compatDir = (path: string): boolean => /(^|\/)[^/]*compat[^/]*(\/|$)/.test(path);
 
 /** Checks on the environment a CUDA program inherits: each with its evidence and the fix (area 'environment'). */
 export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {

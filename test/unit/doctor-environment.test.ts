@@ -50,6 +50,9 @@ test('a stub libcuda first on LD_LIBRARY_PATH fails with CUDA_ERROR_STUB_LIBRARY
   assert.match(stub.detail, /CUDA_ERROR_STUB_LIBRARY \(34\).*LD_LIBRARY_PATH puts a stubs folder/);
   const compat = byId(facts({ libcudaPath: '/usr/local/cuda-13.0/compat/libcuda.so.1' }))['libcuda-compat']!;
   assert.equal(compat.status, 'warn');
+  // conda-forge's forward-compatibility package is one too; the driver's own folder is not.
+  assert.equal(byId(facts({ libcudaPath: '/opt/conda/envs/x/cuda-compat/libcuda.so.1' }))['libcuda-compat']?.status, 'warn');
+  assert.equal(byId(facts({ libcudaPath: '/usr/lib/x86_64-linux-gnu/libcuda.so.1' }))['libcuda-compat'], undefined);
   const named = byId(facts({ env: { LD_LIBRARY_PATH: '/opt/cuda/lib64/stubs' } }))['ld-library-path']!;
   assert.equal(named.status, 'warn');
 });

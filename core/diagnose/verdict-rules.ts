@@ -1,4 +1,4 @@
-import { formatBytes } from '../format';
+import { formatBytes, thousands } from '../format';
 import type { FindingGroup } from '../sanitizer/findings';
 import { firstRun, runsOf, type Evidence, type RunEvidence } from './evidence';
 import { deathSignal, isCrashSignal } from './read-failure';
@@ -107,8 +107,8 @@ const dim = (d: { x: number; y: number; z: number }) => `${d.x},${d.y},${d.z}`;
 function nearestText(g: FindingGroup): string {
   const n = g.example.nearest;
   if (!n) return '';
-  const where = n.side === 'inside' ? 'inside' : `${n.distance.toLocaleString('en-US')} bytes ${n.side}`;
-  return ` (${where} the allocation at ${n.allocation} of ${n.allocationSize.toLocaleString('en-US')} bytes)`;
+  const where = n.side === 'inside' ? 'inside' : `${thousands(n.distance)} bytes ${n.side}`;
+  return ` (${where} the allocation at ${n.allocation} of ${thousands(n.allocationSize)} bytes)`;
 }
 
 function kernelFault(e: Evidence): Omit<Verdict, 'rule'> | null {
@@ -236,7 +236,7 @@ function sanitizerFound(kind: 'leak' | 'race' | 'uninitialised-read', tool: 'mem
     const leaked = groupsOf(run, 'leak').reduce((sum, g) => sum + g.leakedBytes, 0);
     const text: Record<typeof kind, string> = {
       leak: `The program leaks ${formatBytes(leaked)} of device memory${line ? `, allocated at ${placeText(line)}` : ''}: it was never freed before exit.`,
-      race: `A shared-memory race in ${kernel ? kernelText(kernel) : 'a kernel'}${line ? `, launched at ${placeText(line)}` : ''}: ${group.hazards.toLocaleString('en-US')} hazards.`,
+      race: `A shared-memory race in ${kernel ? kernelText(kernel) : 'a kernel'}${line ? `, launched at ${placeText(line)}` : ''}: ${thousands(group.hazards)} hazards.`,
       'uninitialised-read': `${kernel ? kernelText(kernel) : 'A kernel'} reads device memory nothing wrote${line ? ` (launched at ${placeText(line)})` : ''}.`,
     };
     const fix: Record<typeof kind, string> = {

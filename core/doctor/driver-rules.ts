@@ -72,7 +72,7 @@ function driverVersionCheck(facts: DoctorFacts): DoctorCheck | null {
     };
   if (!installed) return { ...base, status: 'not-run', detail: `${said}. NVML did not say the driver's release.`, remedy: null };
   if (!release || release === installed) return { ...base, status: 'ok', detail: `Driver ${installed}; ${said}.`, remedy: null };
-  const newer = release.localeCompare(installed, undefined, { numeric: true }) > 0;
+  const newer = isNewerRelease(release, installed);
   return {
     ...base,
     status: 'warn',
@@ -87,4 +87,15 @@ function driverVersionCheck(facts: DoctorFacts): DoctorCheck | null {
 
 export function driverChecks(facts: DoctorFacts): DoctorCheck[] {
   return [driverVersionCheck(facts), nvmlAnswerCheck(facts)].filter((c): c is DoctorCheck => c !== null);
+}
+
+/** "580.159.04" against "575.57.08", part by part as numbers (not ICU's collator: its first use costs tens of ms). */
+export function isNewerRelease(release: string, than: string): boolean {
+  const a = release.split('.').map(Number);
+  const b = than.split('.').map(Number);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d) return d > 0;
+  }
+  return false;
 }

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 
+import { thousands } from '../format';
 import { STALL_REASONS, type AccessFigures, type ProfileLine, type StallReason } from './profile';
 
 /**
@@ -17,7 +18,7 @@ const MAX_COLUMNS = 5_000;
 
 function rowsOf(csv: string): string[][] {
   const rows = parse(csv, { relax_column_count: true, skip_empty_lines: true, relax_quotes: true, to: MAX_ROWS + 1 }) as string[][];
-  if (rows.length > MAX_ROWS) throw new NcuCsvError(`more than ${MAX_ROWS.toLocaleString('en-US')} rows`);
+  if (rows.length > MAX_ROWS) throw new NcuCsvError(`more than ${thousands(MAX_ROWS)} rows`);
   if (rows.some((r) => r.length > MAX_COLUMNS)) throw new NcuCsvError(`a row has more than ${MAX_COLUMNS} columns`);
   return rows;
 }

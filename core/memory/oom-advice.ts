@@ -6,7 +6,7 @@
  * program's working set; one that needs what other processes hold is the machine's. Rules in priority order,
  * each a function from the facts to advice or nothing (ARCHITECTURE 4b); the first that speaks is the advice.
  */
-import { formatBytes } from '../format';
+import { formatBytes, thousands } from '../format';
 
 export interface OomFacts {
   requestedBytes: number;
@@ -43,7 +43,7 @@ export const ANY_GPU_MAX_BYTES = 1024 ** 4;
 
 const ratio = (a: number, b: number): string => {
   const r = a / b;
-  return r >= 10 ? `${Math.round(r).toLocaleString('en')}×` : `${r.toFixed(2)}×`;
+  return r >= 10 ? `${thousands(Math.round(r))}×` : `${r.toFixed(2)}×`;
 };
 
 const at = (f: OomFacts) => (f.where ? ` at ${f.where}` : '');

@@ -2,7 +2,7 @@
  * What the view says about a thing on the timeline, in words: the hover tooltip, the details panel and the
  * screen-reader announcement all read it from here.
  */
-import { formatBytes, plural } from '../format';
+import { formatBytes, plural, thousands } from '../format';
 import { SPAN_LANES, type Timeline, type TimelineFrame } from './timeline';
 import { userFrameOf, type TimelineSummary } from './timeline-model';
 import { rangeFigures } from './timeline-range';
@@ -66,7 +66,7 @@ export function describe(t: Timeline, target: TimelineTarget): Description {
       const start = a.start[i]!;
       const end = a.end[i]!;
       const facts = [
-        { name: 'Size', value: `${formatBytes(a.size[i]!)} (${a.size[i]!.toLocaleString('en')} bytes)` },
+        { name: 'Size', value: `${formatBytes(a.size[i]!)} (${thousands(a.size[i]!)} bytes)` },
         { name: 'Address', value: hexAddress(a.address[i]!) },
         {
           name: 'Alive',

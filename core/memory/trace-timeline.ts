@@ -9,7 +9,7 @@
  * Nothing in the file is trusted: every field is checked for its type, and an event that is not well formed is passed
  * over and counted. Pure: the caller has parsed the JSON within its limits.
  */
-import { formatBytes } from '../format';
+import { formatBytes, thousands } from '../format';
 import { SPAN_LANES, type CounterGroup, type MarkerKind, type SpanLane, type Timeline, type TimelineMarker } from './timeline';
 import { AllocationsBuilder, CounterBuilder, counterHead, LabelTable, parseAddress, SpansBuilder } from './timeline-columns';
 
@@ -206,8 +206,8 @@ export function timelinesFromChromeTrace(value: unknown): TraceRead {
     : [];
   const { rows, more } = eventTable(read.spans);
   const notes = [
-    `A Chrome trace of ${events.length.toLocaleString('en-US')} events, drawn from what it records: counters of bytes, allocations, spans and markers.`,
-    ...(read.skipped ? [`${read.skipped.toLocaleString('en-US')} events were not well formed (no time, or an end without its begin) and are left out.`] : []),
+    `A Chrome trace of ${thousands(events.length)} events, drawn from what it records: counters of bytes, allocations, spans and markers.`,
+    ...(read.skipped ? [`${thousands(read.skipped)} events were not well formed (no time, or an end without its begin) and are left out.`] : []),
   ];
   return { timelines, events: rows, moreEvents: more, notes };
 }

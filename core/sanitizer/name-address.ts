@@ -1,3 +1,4 @@
+import { thousands } from '../format';
 import type { AllocationRecord } from '../runner/run-result';
 import type { SanitizerFinding } from './findings';
 
@@ -17,7 +18,7 @@ const parseAddress = (text: string | null | undefined): bigint | null => {
   return BigInt(text);
 };
 
-const bytes = (n: number) => `${n.toLocaleString('en-US')} byte${n === 1 ? '' : 's'}`;
+const bytes = (n: number) => `${thousands(n)} byte${n === 1 ? '' : 's'}`;
 
 /**
  * The address a tool reported, said against the plan's buffers: "4 bytes past the end of `out` (allocated at

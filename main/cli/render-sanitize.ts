@@ -1,3 +1,4 @@
+import { thousands } from '../../core/format';
 import type { FindingGroup } from '../../core/sanitizer/findings';
 import type { SanitizeReport } from '../../core/sanitizer/sanitize-report';
 import { describeFollowers, describeFrame, describeGroup } from '../../core/sanitizer/group';
@@ -20,7 +21,7 @@ export function renderSanitize(report: SanitizeReport, shownGroups = 20): string
         .map((l) => `  | ${l}`),
     );
   }
-  if (report.outputDroppedBytes) lines.push(`  (${report.outputDroppedBytes.toLocaleString('en-US')} bytes of output in the middle were not kept)`);
+  if (report.outputDroppedBytes) lines.push(`  (${thousands(report.outputDroppedBytes)} bytes of output in the middle were not kept)`);
   if (report.groups.length) {
     lines.push('', 'Findings, one line per place:');
     report.groups.slice(0, shownGroups).forEach((g, i) => {

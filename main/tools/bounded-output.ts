@@ -1,3 +1,5 @@
+import { thousands } from '../../core/format';
+
 /**
  * A child's output, kept within a bound: the first `headBytes` and the last `tailBytes`, with a count of
  * what fell between. A program that prints 100 MB costs the host this much memory, not 100 MB.
@@ -42,6 +44,6 @@ export class BoundedOutput {
     // Cut the tail at a line start, so no half line is read as a whole one.
     const text = kept.toString('utf8');
     const from = text.indexOf('\n');
-    return `${head}\n[… ${dropped.toLocaleString('en-US')} bytes of output not kept …]\n${from >= 0 ? text.slice(from + 1) : text}`;
+    return `${head}\n[… ${thousands(dropped)} bytes of output not kept …]\n${from >= 0 ? text.slice(from + 1) : text}`;
   }
 }

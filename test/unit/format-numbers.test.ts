@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { formatBytes, formatNumber, formatWaves, partOf, plural } from '../../core/format';
+import { isNewerRelease } from '../../core/doctor/driver-rules';
+import { formatBytes, formatNumber, formatWaves, partOf, plural, thousands } from '../../core/format';
 
 test('formatNumber: read-back values as a person reads them', () => {
   // The shared-memory-race recording's maximum, which showed as 5.1232655307529045e+32.
@@ -59,4 +60,44 @@ test('plural and partOf: real plurals, thousands separators, the noun agreeing w
   assert.equal(plural(4_194_304, 'hazard'), '4,194,304 hazards');
   assert.equal(partOf(496_831, 1_048_576, 'element'), '496,831 of 1,048,576 elements');
   assert.equal(partOf(1, 1, 'element'), '1 of 1 element');
+});
+
+test('thousands writes a number as en-US does, without ICU: groups, three decimals rounded half up, signs', () => {
+  const cases: [number, string][] = [
+    [0, '0'],
+    [-0, '-0'],
+    [999, '999'],
+    [1000, '1,000'],
+    [-1234567, '-1,234,567'],
+    [12345.5, '12,345.5'],
+    [1.2345, '1.235'], // rounded on its decimal form, 1.2345, not on the double just below it
+    [0.9995, '1'],
+    [999.9996, '1,000'],
+    [0.1 + 0.2, '0.3'],
+    [0.0004, '0'],
+    [-0.0004, '-0'],
+    [1e-7, '0'],
+    [2 ** 53 + 2, '9,007,199,254,740,994'],
+    [1e20, '100,000,000,000,000,000,000'],
+  ];
+  for (const [n, text] of cases) assert.equal(thousands(n), text, String(n));
+  // Beyond these, whatever a locale makes of them, ICU's own answer.
+  for (const n of [1e21, NaN, Infinity, -Infinity]) assert.equal(thousands(n), n.toLocaleString('en-US'));
+  // Against ICU itself on many numbers of every shape.
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (let i = 0; i < 20_000; i++) {
+    for (const n of [Math.floor(next() * 1e15), (next() - 0.5) * 1e6, Math.round(next() * 1e7) / 1e4, next()]) {
+      assert.equal(thousands(n), n.toLocaleString('en-US'), String(n));
+    }
+  }
+});
+
+test('a driver release is newer by its parts as numbers, not as text', () => {
+  assert.equal(isNewerRelease('580.159.04', '575.57.08'), true);
+  assert.equal(isNewerRelease('575.57.08', '580.159.04'), false);
+  assert.equal(isNewerRelease('580.65.06', '580.159.04'), false);
+  assert.equal(isNewerRelease('580.159', '580.159.04'), false);
+  assert.equal(isNewerRelease('580.159.04', '580.159.04'), false);
+  assert.equal(isNewerRelease('1000.1', '999.99'), true);
 });

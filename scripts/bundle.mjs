@@ -41,6 +41,7 @@ await Promise.all([
     minifySyntax: true,
     entryPoints: [
       { in: r('main/cli/cli-entry.ts'), out: 'main/cli.impl' },
+      { in: r('main/cli/diagnose-entry.ts'), out: 'main/cli-diagnose.impl' },
       { in: r('main/serve/serve-entry.ts'), out: 'main/serve.impl' },
       { in: r('main/runner/runner-entry.ts'), out: 'main/runner.impl' },
       { in: r('main/compile/compile-worker-entry.ts'), out: 'main/compile-worker.impl' },
@@ -108,12 +109,17 @@ await Promise.all([
 
 // The processes that start often (the CLI, serve, runners, compile workers, file readers) load their bundle through V8's code
 // cache (main/boot/code-cache.ts): each entry is a stub that hands its bundle to the loader.
-for (const name of ['cli', 'serve', 'runner', 'compile-worker', 'file-reader']) {
+for (const name of ['serve', 'runner', 'compile-worker', 'file-reader']) {
   writeFileSync(
     r(`dist/main/${name}.js`),
-    `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nconst boot = require('./boot.js');\nboot.runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module${name === 'cli' ? ', boot.commandVariant(process.argv)' : ''});\n`,
+    `'use strict';\n// Loads ${name}.impl.js with V8's code cache (main/boot/code-cache.ts).\nconst boot = require('./boot.js');\nboot.runWithCodeCache(require('node:path').join(__dirname, '${name}.impl.js'), module);\n`,
   );
 }
+// The CLI's code cache is kept per command; `diagnose` has a bundle of its own (main/cli/diagnose-entry.ts).
+writeFileSync(
+  r('dist/main/cli.js'),
+  `'use strict';\n// Loads cli.impl.js, or cli-diagnose.impl.js for \`diagnose\`, with V8's code cache (main/boot/code-cache.ts).\nconst boot = require('./boot.js');\nconst command = boot.commandVariant(process.argv);\nboot.runWithCodeCache(require('node:path').join(__dirname, command === 'diagnose' ? 'cli-diagnose.impl.js' : 'cli.impl.js'), module, command);\n`,
+);
 
 mkdirSync(r('dist/renderer'), { recursive: true });
 for (const f of ['index.html', 'styles.css']) copyFileSync(r(`renderer/${f}`), r(`dist/renderer/${f}`));

@@ -1,9 +1,4 @@
-import { callsStillBlocked } from '../doctor/time-limit';
-import { main } from './cli';
+import { runProcessCommandLine } from './cli';
+import { COMMANDS } from './commands';
 
-void main(process.argv).then((code) => {
-  process.exitCode = code;
-  // A driver or NVML call that ran over its limit (a wedged GPU) still holds a worker thread, which would keep
-  // this process alive after its answer was printed: end it now (stdout and stderr are written synchronously).
-  if (callsStillBlocked() > 0) process.exit(code);
-});
+runProcessCommandLine(COMMANDS);

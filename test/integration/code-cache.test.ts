@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 
-import { runCli } from '../helpers/cli';
+import { ROOT, runCli } from '../helpers/cli';
 
 // The bundles load through V8's code cache (main/boot/code-cache.ts). The cache is the user's own data, yet a
 // start must never depend on it: a first start writes it, a later one reads it, and what sits in its place
@@ -96,4 +96,34 @@ test('a cache read is kept when newer ones push the oldest out; one nobody reads
   assert.equal(left.length, 48);
   assert.ok(left.includes(explain!), 'explain, read just now, is kept');
   assert.ok(!left.includes(diagnose), 'diagnose, unread for an hour, went');
+});
+
+// `diagnose` starts from a bundle of its own, which holds no other command: less to read and compile at each start.
+test('gpu-workbench diagnose loads its own bundle, which answers as the whole CLI does and holds no other command', () => {
+  const home = mkdtempSync(join(tmpdir(), 'wb-code-cache-'));
+  const preload = join(home, 'which-bundle.cjs');
+  writeFileSync(
+    preload,
+    `const fs = require('node:fs'); const read = fs.readFileSync;
+     fs.readFileSync = function (file, ...rest) { if (/\\.impl\\.js$/.test(String(file))) process.stderr.write('BUNDLE ' + String(file) + '\\n'); return read.call(this, file, ...rest); };`,
+  );
+  const run = (args: string[]) =>
+    execFileSync(process.execPath, args, { cwd: ROOT, env: { ...process.env, XDG_CACHE_HOME: home }, encoding: 'utf8', stdio: 'pipe' });
+  const loaded = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--require', preload, join(ROOT, 'bin/gpu-workbench.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, XDG_CACHE_HOME: home },
+      encoding: 'utf8',
+    });
+    return [...r.stderr.matchAll(/^BUNDLE (.+)$/gm)].map((m) => basename(m[1]!));
+  };
+  assert.deepEqual(loaded(['diagnose', '--help']), ['cli-diagnose.impl.js']);
+  assert.deepEqual(loaded(['explain', 'CUDA error: out of memory']), ['cli.impl.js']);
+  assert.deepEqual(loaded(['--help']), ['cli.impl.js']);
+  const whole = run([join(ROOT, 'dist/main/cli.impl.js'), 'diagnose', '--help']);
+  assert.match(whole, /Usage: gpu-workbench diagnose/);
+  assert.equal(run([join(ROOT, 'dist/main/cli.js'), 'diagnose', '--help']), whole);
+  const alone = run([join(ROOT, 'dist/main/cli-diagnose.impl.js'), '--help']);
+  assert.match(alone, /^ {2}diagnose /m);
+  assert.doesNotMatch(alone, /^ {2}(explain|run|compile|sanitize) /m);
 });

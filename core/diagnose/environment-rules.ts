@@ -74,7 +74,9 @@ export function programEnvironmentChecks(facts: ProgramEnvironmentFacts): Doctor
   const visible = visibleDevicesCheck(facts.env.CUDA_VISIBLE_DEVICES, facts.gpus);
   const onPath = facts.libcudaOnPath ?? [];
   // The first libcuda.so.1 on the path is the one the program loads: a stub or compat one there is the doctor's finding.
-  const doctor = environmentChecks({ env: facts.env, libcudaPath: onPath[0]?.path ?? null }).filter((c) => !(visible && c.id === 'cuda-visible-devices'));
+  const doctor = environmentChecks({ env: facts.env, libcudaPath: onPath[0]?.path ?? null, libcudaFrom: 'path' }).filter(
+    (c) => !(visible && c.id === 'cuda-visible-devices'),
+  );
   const copy = libcudaOnPathCheck(onPath, facts.driver?.version ?? null);
   return [...(visible ? [visible] : []), ...doctor, ...(copy ? [copy] : []), ...runtimeChecks(facts.python, facts.driver)].filter(
     (c) => c.status === 'warn' || c.status === 'fail',

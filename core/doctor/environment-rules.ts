@@ -16,6 +16,8 @@ export interface EnvironmentFacts {
   env: DoctorEnvironment;
   /** Where the driver library was loaded from, if it was. */
   libcudaPath: string | null;
+  /** 'path' when libcudaPath is where a program would load it from (the first on its LD_LIBRARY_PATH), not where it was. */
+  libcudaFrom?: 'loaded' | 'path';
 }
 
 /** A toolkit's link-time stubs folder, by a path's folder names. */
@@ -80,13 +82,15 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
   }
   const libraryPath = (env.LD_LIBRARY_PATH ?? '').split(/[:;]/).filter(Boolean); // ld.so reads both separators
   const loaded = facts.libcudaPath;
+  const from =
+    facts.libcudaFrom === 'path' ? `The program will load libcuda from ${loaded}, the first on its LD_LIBRARY_PATH` : `libcuda was loaded from ${loaded}`;
   if (loaded && stubDir(loaded))
     checks.push({
       id: 'libcuda-stub',
       status: 'fail',
       title: 'The driver library loaded is a build stub',
       detail:
-        `libcuda was loaded from ${loaded}: the toolkit's link-time stub, which answers every call with CUDA_ERROR_STUB_LIBRARY (34). ${libraryPath.some(stubDir) ? 'LD_LIBRARY_PATH puts a stubs folder before the real driver.' : ''}`.trim(),
+        `${from}: the toolkit's link-time stub, which answers every call with CUDA_ERROR_STUB_LIBRARY (34). ${libraryPath.some(stubDir) ? 'LD_LIBRARY_PATH puts a stubs folder before the real driver.' : ''}`.trim(),
       remedy: "Remove the stubs folder from LD_LIBRARY_PATH (it is for linking only), so the driver's own libcuda.so.1 loads.",
     });
   else if (loaded && compatDir(loaded))
@@ -94,7 +98,7 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
       id: 'libcuda-compat',
       status: 'warn',
       title: 'The forward-compatibility driver library is in use',
-      detail: `libcuda was loaded from ${loaded}: the CUDA compat package, which works only with data-center GPUs and a matching kernel driver; elsewhere calls fail with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804), or CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803) beside a kernel driver it does not match.`,
+      detail: `${from}: the CUDA compat package, which works only with data-center GPUs and a matching kernel driver; elsewhere calls fail with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804), or CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803) beside a kernel driver it does not match.`,
       remedy: 'If this GPU is not a data-center part, remove the compat folder from LD_LIBRARY_PATH.',
     });
   else if (libraryPath.some((p) => stubDir(p) || compatDir(p)))

@@ -277,7 +277,11 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
     stub.map((c) => c.id),
     ['libcuda-stub'],
   );
-  assert.match(stub[0]!.detail, /loaded from \/usr\/local\/cuda\/lib64\/stubs\/libcuda\.so\.1/);
+  // Said as what the program will do, not as what the workbench did: it loaded the driver's own.
+  assert.match(
+    stub[0]!.detail,
+    /^The program will load libcuda from \/usr\/local\/cuda\/lib64\/stubs\/libcuda\.so\.1, the first on its LD_LIBRARY_PATH: the toolkit's link-time stub/,
+  );
   // Nothing on the path: the rule is silent.
   assert.deepEqual(checks([]), []);
 });

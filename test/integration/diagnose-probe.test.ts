@@ -110,5 +110,5 @@ test('the environment step names the stub libcuda the program’s LD_LIBRARY_PAT
   });
   const stub = environment.checks.find((c) => c.id === 'libcuda-stub');
   assert.equal(stub?.status, 'fail', JSON.stringify(environment.checks));
-  assert.match(stub!.detail, new RegExp(`loaded from ${join(stubs, 'libcuda.so.1').replace(/[.]/g, '\\.')}`));
+  assert.match(stub!.detail, new RegExp(`will load libcuda from ${join(stubs, 'libcuda.so.1').replace(/[.]/g, '\\.')}`));
 });

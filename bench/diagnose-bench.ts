@@ -22,7 +22,8 @@ import { ProcReader } from '../main/memory/proc-reader';
  * 1. Overhead (argv: rounds, then optionally the samples to time). For program samples whose diagnosis takes several steps, the whole diagnosis (a new CLI process:
  *    environment, the monitored run, the re-runs, the report) against the same steps typed by hand one after the
  *    other — `nvidia-smi` for the environment, then each run as the report lists it (its env changes, the same
- *    compute-sanitizer options) — alternating one for one, because these machines' speed drifts. Target ≤ 5% more.
+ *    compute-sanitizer options) — alternating one for one, in an order that turns each round, because these machines'
+ *    speed drifts. Target ≤ 5% more.
  * 3. What watching costs (only with GPU_WORKBENCH_BENCH_WATCH=1, or alone with GPU_WORKBENCH_BENCH_WATCH_ONLY=1): the
  *    program's run as it is, by hand, started by the workbench, started and watched, and watched by each part of the
  *    watch alone.
@@ -118,6 +119,8 @@ function breakdown(kinds: string[], rounds: Round[]): string {
   return `  steps, in the host/in the CLI/by hand (ms): ${parts.join(', ')}; between steps ${between.toFixed(0)} in the host, ${cliBetween.toFixed(0)} in the CLI; the CLI's start and exit ${cliOutside.toFixed(0)}`;
 }
 
+const WAYS = ['cli', 'hand', 'host'] as const;
+
 async function overhead(): Promise<void> {
   const cases = [
     { name: 'pytorch-device-assert', thorough: false },
@@ -132,11 +135,20 @@ async function overhead(): Promise<void> {
   for (const c of cases) {
     const rounds: Round[] = [];
     let kinds: string[] = [];
+    // A diagnosis first, not timed: the steps the hand will run, and every cache warm for all three ways alike.
+    let steps = diagnoseCli(c.name, c.thorough).report;
     for (let i = 0; i < ROUNDS || (i < 2 * ROUNDS && median(rounds.map((r) => sum(r.hand))) < 5_000); i++) {
-      const d = diagnoseCli(c.name, c.thorough);
+      // Each round runs the three ways in another order (a cycle of three): whichever went first in every round
+      // would pay for it every round. By hand, a person runs the steps the last report listed.
+      const done: { cli?: { ms: number; report: DiagnosisReport }; hand?: number[]; inHost?: { ms: number; report: DiagnosisReport } } = {};
+      for (const way of WAYS.map((_, k) => WAYS[(k + i) % WAYS.length]!)) {
+        if (way === 'cli') done.cli = diagnoseCli(c.name, c.thorough);
+        else if (way === 'hand') done.hand = byHand(done.cli?.report ?? steps, join(root, 'samples/programs', c.name), xmlDir);
+        else done.inHost = await diagnoseInHost(c.name, c.thorough);
+      }
+      const { cli: d, hand, inHost } = done as Required<typeof done>;
       kinds = d.report.steps.map((s) => s.kind);
-      const hand = byHand(d.report, join(root, 'samples/programs', c.name), xmlDir);
-      const inHost = await diagnoseInHost(c.name, c.thorough);
+      steps = d.report;
       rounds.push({
         hand,
         inHost: { ms: inHost.ms, steps: inHost.report.steps.map((s) => s.durationMs ?? 0) },

@@ -1,5 +1,6 @@
 import type { ToolReport } from '../../core/discovery';
 import { findTool, firstRunnable, toolCandidates, toolVersion } from './find-tool';
+import { rememberedToolVersion } from './remembered-version';
 
 export const computeSanitizerCandidates = (env: Record<string, string | undefined> = process.env): string[] =>
   toolCandidates('compute-sanitizer', 'GPU_WORKBENCH_COMPUTE_SANITIZER', env);
@@ -18,9 +19,12 @@ export function locateComputeSanitizer(): { path: string | null; searched: strin
 }
 
 const versions = new Map<string, Promise<string | null>>();
-/** Its version, asked once per path for the life of the process: a diagnosis runs the tool several times. */
+/**
+ * Its version, asked once per path for the life of the process (a diagnosis runs the tool several times), and
+ * remembered on disk for the next process (remembered-version.ts).
+ */
 export function computeSanitizerVersion(path: string): Promise<string | null> {
   let version = versions.get(path);
-  if (!version) versions.set(path, (version = toolVersion(path, versionOf)));
+  if (!version) versions.set(path, (version = rememberedToolVersion(path, () => toolVersion(path, versionOf))));
   return version;
 }

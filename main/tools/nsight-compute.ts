@@ -7,6 +7,7 @@ import type { AbortLike } from '../../core/api/channels';
 import { groupLeaderHandle } from '../process/launcher';
 import { GROUP_REAPER } from '../process/sanitizer-launcher';
 import { findTool, firstRunnable, toolCandidates, toolVersion } from './find-tool';
+import { rememberedToolVersion } from './remembered-version';
 
 /** Where Nsight Compute's CLI is looked for: GPU_WORKBENCH_NCU, CUDA_PATH/CUDA_HOME, PATH, the toolkits in /usr/local. */
 export const ncuCandidates = (env: Record<string, string | undefined> = process.env): string[] => toolCandidates('ncu', 'GPU_WORKBENCH_NCU', env);
@@ -22,7 +23,8 @@ export function locateNcu(): { path: string | null; searched: string[] } {
   return { path: firstRunnable(searched), searched };
 }
 
-export const ncuVersion = (path: string): Promise<string | null> => toolVersion(path, versionOf);
+/** Its version (about half a second to ask), remembered on disk for the next process (remembered-version.ts). */
+export const ncuVersion = (path: string): Promise<string | null> => rememberedToolVersion(path, () => toolVersion(path, versionOf));
 
 /**
  * Runs `ncu` for a short job of its own (exporting a report's pages): in a process group with a reaper tied to the

@@ -73,6 +73,13 @@ function driverVersionCheck(facts: DoctorFacts): DoctorCheck | null {
   if (!installed) return { ...base, status: 'not-run', detail: `${said}. NVML did not say the driver's release.`, remedy: null };
   if (!release || release === installed) return { ...base, status: 'ok', detail: `Driver ${installed}; ${said}.`, remedy: null };
   const newer = isNewerRelease(release, installed);
+  if (newer === null)
+    return {
+      ...base,
+      status: 'warn',
+      detail: `The installed driver is ${installed}, but the libcuda in use is from ${release}: a user-mode driver that is not the kernel driver's may fail with CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803). ${said}.`,
+      remedy: `Unless ${realPath} is a forward-compatibility package you meant to use, remove it from the loader path (LD_LIBRARY_PATH, ldconfig).`,
+    };
   return {
     ...base,
     status: 'warn',
@@ -89,10 +96,14 @@ export function driverChecks(facts: DoctorFacts): DoctorCheck[] {
   return [driverVersionCheck(facts), nvmlAnswerCheck(facts)].filter((c): c is DoctorCheck => c !== null);
 }
 
-/** "580.159.04" against "575.57.08", part by part as numbers (not ICU's collator: its first use costs tens of ms). */
-export function isNewerRelease(release: string, than: string): boolean {
-  const a = release.split('.').map(Number);
-  const b = than.split('.').map(Number);
+/**
+ * "580.159.04" against "575.57.08", part by part as numbers (not ICU's collator: its first use costs tens of ms);
+ * null when either has a part that is not a number, so neither is called newer.
+ */
+export function isNewerRelease(release: string, than: string): boolean | null {
+  const a = release.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+  const b = than.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : NaN));
+  if ([...a, ...b].some(Number.isNaN)) return null;
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     const d = (a[i] ?? 0) - (b[i] ?? 0);
     if (d) return d > 0;

@@ -88,7 +88,7 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
     checks.push({
       id: 'libcuda-stub',
       status: 'fail',
-      title: 'The driver library loaded is a build stub',
+      title: facts.libcudaFrom === 'path' ? 'The driver library the program will load is a build stub' : 'The driver library loaded is a build stub',
       detail:
         `${from}: the toolkit's link-time stub, which answers every call with CUDA_ERROR_STUB_LIBRARY (34). ${libraryPath.some(stubDir) ? 'LD_LIBRARY_PATH puts a stubs folder before the real driver.' : ''}`.trim(),
       remedy: "Remove the stubs folder from LD_LIBRARY_PATH (it is for linking only), so the driver's own libcuda.so.1 loads.",
@@ -97,7 +97,8 @@ export function environmentChecks(facts: EnvironmentFacts): DoctorCheck[] {
     checks.push({
       id: 'libcuda-compat',
       status: 'warn',
-      title: 'The forward-compatibility driver library is in use',
+      title:
+        facts.libcudaFrom === 'path' ? 'The program will load the forward-compatibility driver library' : 'The forward-compatibility driver library is in use',
       detail: `${from}: the CUDA compat package, which works only with data-center GPUs and a matching kernel driver; elsewhere calls fail with CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE (804), or CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803) beside a kernel driver it does not match.`,
       remedy: 'If this GPU is not a data-center part, remove the compat folder from LD_LIBRARY_PATH.',
     });

@@ -267,10 +267,14 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
   assert.equal(older?.status, 'fail');
   assert.match(older!.detail, /compat package's libcuda 575\.57\.08, but the kernel driver is 580\.159\.04/);
   // The toolkit's compat folder, newer: the doctor's note on where compat applies, named by the file the program loads.
-  assert.deepEqual(
-    checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]).map((c) => c.id),
-    ['libcuda-compat'],
+  const [compat] = checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]);
+  assert.equal(compat?.id, 'libcuda-compat');
+  assert.equal(compat.title, 'The program will load the forward-compatibility driver library');
+  assert.match(
+    compat.detail,
+    /^The program will load libcuda from \/usr\/local\/cuda\/compat\/libcuda\.so\.1, the first on its LD_LIBRARY_PATH: the CUDA compat package/,
   );
+  assert.equal(checks([at('/usr/local/cuda/compat', 'libcuda.so.590.10.01')]).length, 1);
   // A stubs folder's libcuda.so.1 first is the doctor's stub finding.
   const stub = checks([at('/usr/local/cuda/lib64/stubs', null)]);
   assert.deepEqual(
@@ -278,6 +282,7 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
     ['libcuda-stub'],
   );
   // Said as what the program will do, not as what the workbench did: it loaded the driver's own.
+  assert.equal(stub[0]!.title, 'The driver library the program will load is a build stub');
   assert.match(
     stub[0]!.detail,
     /^The program will load libcuda from \/usr\/local\/cuda\/lib64\/stubs\/libcuda\.so\.1, the first on its LD_LIBRARY_PATH: the toolkit's link-time stub/,

@@ -47,6 +47,9 @@ test('a stub libcuda first on LD_LIBRARY_PATH fails with CUDA_ERROR_STUB_LIBRARY
     }),
   )['libcuda-stub']!;
   assert.equal(stub.status, 'fail');
+  // The doctor speaks of its own process, which loaded it (a diagnosis says what the program will load).
+  assert.equal(stub.title, 'The driver library loaded is a build stub');
+  assert.match(stub.detail, /^libcuda was loaded from \/usr\/local\/cuda-13\.0\/targets/);
   assert.match(stub.detail, /CUDA_ERROR_STUB_LIBRARY \(34\).*LD_LIBRARY_PATH puts a stubs folder/);
   const compat = byId(facts({ libcudaPath: '/usr/local/cuda-13.0/compat/libcuda.so.1' }))['libcuda-compat']!;
   assert.equal(compat.status, 'warn');

@@ -100,4 +100,7 @@ test('a driver release is newer by its parts as numbers, not as text', () => {
   assert.equal(isNewerRelease('580.159', '580.159.04'), false);
   assert.equal(isNewerRelease('580.159.04', '580.159.04'), false);
   assert.equal(isNewerRelease('1000.1', '999.99'), true);
+  // A part that is not a number compares neither way.
+  assert.equal(isNewerRelease('580.159.04', '580.x'), null);
+  assert.equal(isNewerRelease('', '580.159.04'), null);
 });

@@ -137,7 +137,9 @@ async function overhead(): Promise<void> {
     let kinds: string[] = [];
     // A diagnosis first, not timed: the steps the hand will run, and every cache warm for all three ways alike.
     let steps = diagnoseCli(c.name, c.thorough).report;
-    for (let i = 0; i < ROUNDS || (i < 2 * ROUNDS && median(rounds.map((r) => sum(r.hand))) < 5_000); i++) {
+    // Whole cycles of the three orders, so that no way goes first more often than another.
+    const wanted = () => (median(rounds.map((r) => sum(r.hand))) < 5_000 ? 2 * ROUNDS : ROUNDS);
+    for (let i = 0; i < ROUNDS || i < wanted() || i % WAYS.length; i++) {
       // Each round runs the three ways in another order (a cycle of three): whichever went first in every round
       // would pay for it every round. By hand, a person runs the steps the last report listed.
       const done: { cli?: { ms: number; report: DiagnosisReport }; hand?: number[]; inHost?: { ms: number; report: DiagnosisReport } } = {};
@@ -234,7 +236,7 @@ async function latency(): Promise<void> {
 
 /**
  * NODE_EXTRA_CA_CERTS makes Node 20 read and parse that file's certificates at every start, before any of the
- * CLI's code runs (64 ms on the H200 hosts, which set it: `node -e 0` took 100 ms against 36). The CLI opens no TLS
+ * CLI's code runs (64–78 ms on the H200 hosts, which set it: `node -e 0` took 100–118 ms against 34–40). The CLI opens no TLS
  * connection; the setting is the machine's, a tax on every Node program there. The bench says what it costs, then
  * times the CLI as a Node without it starts, unless GPU_WORKBENCH_BENCH_KEEP_CA=1. Nothing else is run with it either:
  * the by-hand steps are the same programs, in the same environment.

@@ -12,18 +12,10 @@ export interface LibcudaOnPath {
   path: string;
   /** What it resolves to through its links. */
   resolved: string;
-  /** The user-mode driver's version from the resolved file's name (`libcuda.so.580.159.04`), or null when it has none. */
+  /** The user-mode driver's version from the resolved file's name (`libcuda.so.580.159.04`, core/doctor/driver-rules.ts), or null when it has none. */
   version: string | null;
   /** The very file (device and inode) that the workbench loaded as the driver's libcuda: the driver's own, wherever. */
   driversOwn: boolean;
-}
-
-/**
- * The version a driver library's file name carries: `libcuda.so.580.159.04` → `580.159.04`. A driver's major
- * version has three digits or more: Jetson's `libcuda.so.1.1` names no driver version.
- */
-export function libcudaVersionOf(fileName: string): string | null {
-  return /^libcuda\.so\.(\d{3,}\.\d+(?:\.\d+)?)$/.exec(fileName)?.[1] ?? null;
 }
 
 const major = (version: string) => Number(version.split('.')[0]);

@@ -38,10 +38,12 @@ function nvmlAnswerCheck(facts: DoctorFacts): DoctorCheck | null {
   };
 }
 
-/** "…/libcuda.so.580.159.04" → "580.159.04": the driver release a libcuda file belongs to. */
+/**
+ * "…/libcuda.so.580.159.04" → "580.159.04": the driver release a libcuda file (a path or a bare name) belongs to. A
+ * driver's major version has three digits or more: Jetson's `libcuda.so.1.1` names no release.
+ */
 export function libcudaRelease(realPath: string | null): string | null {
-  const m = /libcuda\.so\.(\d+\.\d+(?:\.\d+)?)$/.exec(realPath ?? '');
-  return m ? m[1]! : null;
+  return /(?:^|\/)libcuda\.so\.(\d{3,}\.\d+(?:\.\d+)?)$/.exec(realPath ?? '')?.[1] ?? null;
 }
 
 function driverVersionCheck(facts: DoctorFacts): DoctorCheck | null {

@@ -1,7 +1,8 @@
 import { realpath, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
-import { libcudaVersionOf, type LibcudaOnPath } from '../../core/diagnose/libcuda-rules';
+import type { LibcudaOnPath } from '../../core/diagnose/libcuda-rules';
+import { libcudaRelease } from '../../core/doctor/driver-rules';
 import { within } from './time-bound';
 
 /** Folders past this many on LD_LIBRARY_PATH are not looked in: a real path has a few, and each costs two stats. */
@@ -62,7 +63,7 @@ async function lookUp(dir: string, path: string): Promise<(Omit<LibcudaOnPath, '
     const resolved = await realpath(path);
     const s = await stat(resolved);
     if (!s.isFile()) return null;
-    return { dir, path, resolved, version: libcudaVersionOf(basename(resolved)), id: { dev: s.dev, ino: s.ino } };
+    return { dir, path, resolved, version: libcudaRelease(resolved), id: { dev: s.dev, ino: s.ino } };
   } catch {
     return null;
   }

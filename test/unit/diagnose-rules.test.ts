@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import { programEnvironmentChecks } from '../../core/diagnose/environment-rules';
-import { libcudaVersionOf, type LibcudaOnPath } from '../../core/diagnose/libcuda-rules';
+import type { LibcudaOnPath } from '../../core/diagnose/libcuda-rules';
+import { libcudaRelease } from '../../core/doctor/driver-rules';
 import type { RunEvidence, SanitizerEvidence } from '../../core/diagnose/evidence';
 import { rawKernelLaunchLine, shortCommand } from '../../core/diagnose/launch-line';
 import { NEXT_STEP_RULES, nextStep } from '../../core/diagnose/next-step-rules';
@@ -216,17 +217,17 @@ test('environment: a libcuda on LD_LIBRARY_PATH is set against the driver: anoth
     dir,
     path: `${dir || '/work'}/libcuda.so.1`,
     resolved: options.resolved ?? `${dir || '/work'}/${file ?? 'libcuda.so.1'}`,
-    version: file ? libcudaVersionOf(file) : null,
+    version: file ? libcudaRelease(file) : null,
     driversOwn: options.driversOwn ?? false,
   });
   const checks = (found: LibcudaOnPath[], d: { version: string | null; cuda: string | null } | null = driver) =>
     programEnvironmentChecks({ env: { LD_LIBRARY_PATH: found.map((f) => f.dir).join(':') }, gpus: H200_GPUS, driver: d, python: null, libcudaOnPath: found });
 
-  assert.equal(libcudaVersionOf('libcuda.so.580.159.04'), '580.159.04');
-  assert.equal(libcudaVersionOf('libcuda.so.535.104'), '535.104');
-  assert.equal(libcudaVersionOf('libcuda.so.1'), null);
-  assert.equal(libcudaVersionOf('libcuda.so.1.1'), null, 'Jetson’s libcuda names no driver version');
-  assert.equal(libcudaVersionOf('libcuda.so.580.159.04.bak'), null);
+  assert.equal(libcudaRelease('libcuda.so.580.159.04'), '580.159.04');
+  assert.equal(libcudaRelease('libcuda.so.535.104'), '535.104');
+  assert.equal(libcudaRelease('libcuda.so.1'), null);
+  assert.equal(libcudaRelease('libcuda.so.1.1'), null, 'Jetson’s libcuda names no driver version');
+  assert.equal(libcudaRelease('libcuda.so.580.159.04.bak'), null);
 
   // A conda environment's copy of another driver, with the system's own later on the path: the first one loads.
   const conda = at('/opt/conda/envs/train/lib', 'libcuda.so.535.104.05');

@@ -14,6 +14,7 @@ test("the driver's release, from NVML and from libcuda's file name", () => {
   assert.equal(libcudaRelease('/usr/lib/x86_64-linux-gnu/libcuda.so.580.159.04'), '580.159.04');
   assert.equal(libcudaRelease('/usr/local/cuda-13.0/compat/libcuda.so.590.48'), '590.48');
   assert.equal(libcudaRelease('/usr/lib/libcuda.so.1'), null);
+  assert.equal(libcudaRelease('/usr/lib/aarch64-linux-gnu/tegra/libcuda.so.1.1'), null, 'Jetson’s names no driver release');
   const c = checksById(facts())['driver-version']!;
   assert.equal(c.status, 'ok');
   assert.match(c.detail, /^Driver 580\.159\.04; libcuda .* supports CUDA 13\.0/);

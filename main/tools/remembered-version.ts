@@ -18,10 +18,11 @@ import { readRegularFile } from '../services/safe-fs';
  */
 export async function rememberedToolVersion(path: string, ask: () => Promise<string | null>, cacheFile = toolVersionsFile()): Promise<string | null> {
   const key = fileKey(path);
-  const known = key ? (await readVersions(cacheFile))[key] : undefined;
-  if (known) return known;
+  if (!key) return ask();
+  const versions = await readVersions(cacheFile);
+  if (versions[key]) return versions[key];
   const version = await ask();
-  if (key && version && VERSION.test(version)) await remember(cacheFile, key, version);
+  if (version && VERSION.test(version)) remember(cacheFile, versions, key, version);
   return version;
 }
 
@@ -63,9 +64,9 @@ async function readVersions(cacheFile: string): Promise<Record<string, string>> 
   }
 }
 
-async function remember(cacheFile: string, key: string, version: string): Promise<void> {
-  const { [key]: _, ...others } = await readVersions(cacheFile);
-  const entries = [...Object.entries(others), [key, version] as const].slice(-MAX_ENTRIES);
+/** The versions read before asking, with this one added last; the oldest beyond MAX_ENTRIES dropped. */
+function remember(cacheFile: string, known: Record<string, string>, key: string, version: string): void {
+  const entries = [...Object.entries(known), [key, version] as const].slice(-MAX_ENTRIES);
   const temp = `${cacheFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });

@@ -261,6 +261,7 @@ function setCertificatesAside(): void {
 async function main(): Promise<void> {
   setCertificatesAside();
   if (process.env['GPU_WORKBENCH_BENCH_CLI_ONLY']) return cliPhases();
+  if (process.env['GPU_WORKBENCH_BENCH_FIRST_RUN_ONLY']) return firstRunCost();
   if (!sanitizer) {
     console.error('✗ compute-sanitizer was not found: this benchmark needs it (and a GPU).');
     process.exit(2);
@@ -390,6 +391,78 @@ async function watchCost(): Promise<void> {
     }
     console.log(`${name}: ${[hand, ...times].map((xs) => median(xs).toFixed(0)).join(' | ')}`);
   }
+}
+
+/** A program that times its own phases: Python's start to its first line, the walk of site-packages, libcudart's load, CUDA's start. */
+const PHASES_PY = `import time
+t0 = time.time()
+import ctypes, glob, json, os, site
+roots = site.getsitepackages() + [site.getusersitepackages(), "/usr/local/cuda/lib64"]
+paths = sorted(p for r in roots for p in glob.glob(os.path.join(r, "**", "libcudart.so*"), recursive=True))
+t1 = time.time()
+cudart = ctypes.CDLL(paths[-1])
+t2 = time.time()
+cudart.cudaFree(ctypes.c_void_p(0))
+t3 = time.time()
+print("PHASES " + json.dumps({"start": t0 * 1000, "walk": (t1 - t0) * 1000, "load": (t2 - t1) * 1000, "cuda": (t3 - t2) * 1000, "end": t3 * 1000}))
+`;
+
+/**
+ * 5. Why a new CLI's first run is slower than the host's (only with GPU_WORKBENCH_BENCH_FIRST_RUN_ONLY=1): a program
+ *    that times its own phases, run by hand, in this host's diagnosis and in a new CLI's, alternating; for each, the
+ *    run's duration as the report gives it, and the program's own phases (wall-clock stamps: from the spawn to its
+ *    first line, the walk, the load, CUDA's start, and from its last line to the exit being seen).
+ */
+async function firstRunCost(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'diagnose-first-run-'));
+  writeFileSync(join(dir, 'phases.py'), PHASES_PY);
+  type Phases = { start: number; walk: number; load: number; cuda: number; end: number };
+  const phasesOf = (output: string): Phases | null => {
+    const line = output.split('\n').find((l) => l.startsWith('PHASES '));
+    return line ? (JSON.parse(line.slice(7)) as Phases) : null;
+  };
+  const rows: Record<string, Record<string, number[]>> = {};
+  const add = (way: string, name: string, v: number) => ((rows[way] ??= {})[name] ??= []).push(v);
+  const record = (way: string, spawnedAt: number, durationMs: number, output: string) => {
+    const p = phasesOf(output);
+    add(way, 'run', durationMs);
+    if (!p) return;
+    add(way, 'to first line', p.start - spawnedAt);
+    add(way, 'walk', p.walk);
+    add(way, 'load', p.load);
+    add(way, 'cuda', p.cuda);
+    add(way, 'after last line', spawnedAt + durationMs - p.end);
+  };
+  const wall = () => performance.timeOrigin + performance.now();
+  const profDir = process.env['GPU_WORKBENCH_BENCH_PROFILE_DIR'];
+  for (let i = 0; i < ROUNDS * 2; i++) {
+    let at = wall();
+    const hand = spawnSync('python3', ['phases.py'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    record('by hand', at, wall() - at, hand.stdout.toString());
+
+    at = wall();
+    const inHost = await diagnoseProgram({ argv: ['python3', 'phases.py'], cwd: dir, budgetMs: 120_000 });
+    const hostRun = inHost.evidence.runs[0]!;
+    record('host', Date.parse(inHost.startedAt) + inHost.steps[0]!.durationMs! + 0, hostRun.durationMs, hostRun.output);
+
+    const profile = profDir && i === 0 ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [];
+    const r = spawnSync(process.execPath, [...profile, cli, 'diagnose', '--json', '--cwd', dir, '--', 'python3', 'phases.py'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const report = JSON.parse(r.stdout.toString()) as DiagnosisReport;
+    const cliRun = report.evidence.runs[0]!;
+    record('CLI', Date.parse(report.startedAt) + report.steps[0]!.durationMs!, cliRun.durationMs, cliRun.output);
+    add('CLI', 'environment step', report.steps[0]!.durationMs!);
+    add('host', 'environment step', inHost.steps[0]!.durationMs!);
+  }
+  console.log(`\n5. The first run's phases (ms, medians of ${ROUNDS * 2}; the spawn is estimated as the report's start plus its environment step)`);
+  for (const [way, named] of Object.entries(rows))
+    console.log(
+      `${way}: ${Object.entries(named)
+        .map(([name, xs]) => `${name} ${median(xs).toFixed(1)} [${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}]`)
+        .join(', ')}`,
+    );
 }
 
 void main();

@@ -63,7 +63,7 @@ function byHand(report: DiagnosisReport, cwd: string, xmlDir: string): number[] 
     const env = { ...process.env, ...handEnv(step.envChanges, xmlDir) };
     if (step.kind === 'memcheck' || step.kind === 'racecheck' || step.kind === 'initcheck') {
       const options = { ...DEFAULT_SANITIZER_OPTIONS, tool: step.kind, printLimit: 1000, leakCheck: step.kind === 'memcheck' };
-      return time(sanitizer!, [...sanitizerArguments(options, join(xmlDir, 'hand-%p.xml')), ...step.argv], env, cwd);
+      return time(sanitizer!, [...sanitizerArguments(options, join(xmlDir, 'hand-%p.xml')), ...report.program.argv], env, cwd);
     }
     return time(step.argv[0]!, step.argv.slice(1), env, cwd);
   });

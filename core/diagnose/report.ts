@@ -1,6 +1,6 @@
 import { formatBytes, plural } from '../format';
 import type { EnvironmentEvidence, Evidence, RunEvidence, RunKind } from './evidence';
-import { placeOf, placeText, type Verdict } from './verdict';
+import { placeOf, placeText, verdictSeverity, type Verdict } from './verdict';
 import { shortCommand } from './launch-line';
 import { durationText } from './diagnosis-view-text';
 
@@ -118,7 +118,7 @@ export function environmentFindings(env: EnvironmentEvidence): string[] {
 /** The report as text, for the CLI. */
 export function reportLines(r: DiagnosisReport): string[] {
   const v = r.verdict;
-  const lines = [`${v.kind === 'clean' ? '✓' : '✗'} ${v.sentence}`, ''];
+  const lines = [`${verdictSeverity(v.kind).mark} ${v.sentence}`, ''];
   if (v.userLine) lines.push(`  Your line:  ${v.userLine.file}:${v.userLine.line}${v.userLine.code ? `  ${v.userLine.code}` : ''}`);
   if (v.misleadingLine) lines.push(`  (the first run's traceback blamed ${v.misleadingLine.file}:${v.misleadingLine.line}, a later call)`);
   if (v.kernel) lines.push(`  Kernel:     ${v.kernel.name}${v.kernel.file ? ` at ${v.kernel.file}${v.kernel.line ? `:${v.kernel.line}` : ''}` : ''}`);

@@ -111,6 +111,32 @@ function nearestText(g: FindingGroup): string {
   return ` (${where} the allocation at ${n.allocation} of ${thousands(n.allocationSize)} bytes)`;
 }
 
+/** The advice a first run's error gives, less what the diagnosis has already done (a blocking re-run, memcheck). */
+function notYetDone(e: Evidence, advice: string[]): string[] {
+  const blocking = lastOf(e, 'blocking') !== null;
+  const memcheckRun = lastOf(e, 'memcheck');
+  const memcheck = memcheckRun !== null && memcheckLooked(memcheckRun);
+  const left = advice.filter((a) => !(blocking && /CUDA_LAUNCH_BLOCKING/.test(a)) && !(memcheck && /compute-sanitizer|memcheck/.test(a)));
+  return left.length ? left : ['Fix the operation at the line above: its inputs (indices, sizes, pointers) against what the kernel was given.'];
+}
+
+/**
+ * memcheck watched the run and said what it saw: it found something or nothing, or the program crashed on the host
+ * under it (the tool then has no summary to print, but watched every kernel up to the crash). Not a tool that failed
+ * by itself, or was stopped.
+ */
+const memcheckLooked = (r: RunEvidence) =>
+  !r.sanitizer?.unavailable &&
+  (r.sanitizer?.verdict === 'clean' || r.sanitizer?.verdict === 'found' || (r.sanitizer?.verdict === 'tool-failed' && r.failure.category === 'host-crash'));
+
+function memcheckSaid(e: Evidence): string {
+  const memcheck = lastOf(e, 'memcheck');
+  if (!memcheck?.sanitizer) return '';
+  if (memcheck.sanitizer.unavailable) return ` memcheck could not run (${memcheck.sanitizer.unavailable.replace(/\.$/, '')}).`;
+  if (!memcheckLooked(memcheck)) return ` memcheck gave no verdict (${memcheck.sanitizer.headline.replace(/\.$/, '')}).`;
+  return ' memcheck saw no out-of-bounds or misaligned access.';
+}
+
 function kernelFault(e: Evidence): Omit<Verdict, 'rule'> | null {
   const first = firstRun(e);
   if (first?.failure.category !== 'kernel-fault') return null;
@@ -121,8 +147,8 @@ function kernelFault(e: Evidence): Omit<Verdict, 'rule'> | null {
     userLine: line,
     misleadingLine: misleading,
     kernel: null,
-    cause: `${first.failure.title}. The line is ${how}.`,
-    whatToDo: first.failure.specifics.slice(0, 3),
+    cause: `${first.failure.title}. The line is ${how}.${memcheckSaid(e)}`,
+    whatToDo: notYetDone(e, first.failure.specifics).slice(0, 3),
   };
 }
 
@@ -195,7 +221,9 @@ function hostCrash(e: Evidence): Omit<Verdict, 'rule'> | null {
       ? `memcheck could not run (${memcheck.sanitizer.unavailable}), so a device fault is not ruled out`
       : deviceFound
         ? 'memcheck found a device fault before the crash: fix that first'
-        : 'memcheck saw no device error, so the fault is in host code';
+        : !memcheckLooked(memcheck)
+          ? `memcheck gave no verdict (${memcheck.sanitizer.headline.replace(/\.$/, '')}), so a device fault is not ruled out`
+          : 'memcheck saw no device error, so the fault is in host code';
   const via = handler?.failure.innermost ? ` inside ${handler.failure.innermost.function}` : '';
   return {
     kind: 'host-crash',
@@ -279,26 +307,62 @@ function clean(e: Evidence): Omit<Verdict, 'rule'> | null {
   const { clean: passes, incomplete } = passesOf(e);
   const asked = passes.length + incomplete.length > 0;
   const found = passes.length ? `, and ${passes.join(', ')} found nothing` : '';
-  const missing = incomplete.length ? `; ${incomplete.join('; ')}` : '';
+  if (incomplete.length)
+    // Not ✓: a check that was asked for did not look, so what it looks for is not ruled out.
+    return {
+      kind: 'incomplete',
+      sentence: `The program exited cleanly${found}, but not every check looked: ${incomplete.join('; ')}.`,
+      userLine: null,
+      misleadingLine: null,
+      kernel: null,
+      cause: `${passes.length ? `Checked by: ${passes.join(', ')}. ` : ''}Not checked by the others: what they look for is not ruled out.`,
+      whatToDo: [
+        'Give the passes that did not finish what they lack (a longer --budget, compute-sanitizer installed), or run them alone: gpu-workbench sanitize --tool <tool> -- <command>.',
+      ],
+    };
   return {
     kind: 'clean',
-    sentence: asked
-      ? `The program exited cleanly${found}${missing}.`
-      : 'The program exited cleanly and printed no CUDA error; the sanitizer passes were not run.',
+    sentence: asked ? `The program exited cleanly${found}.` : 'The program exited cleanly and printed no CUDA error; the sanitizer passes were not run.',
     userLine: null,
     misleadingLine: null,
     kernel: null,
     cause: passes.length
-      ? `Checked by: ${passes.join(', ')}.${incomplete.length ? ' Not checked by the others: what they look for is not ruled out.' : ''}`
+      ? `Checked by: ${passes.join(', ')}.`
       : 'Only the run itself was watched: races, out-of-bounds accesses that did not crash and leaks are invisible to it.',
-    whatToDo: !asked
-      ? ['Run it again with --thorough for memcheck (with its leak check), racecheck and initcheck.']
-      : incomplete.length
-        ? [
-            'Give the passes that did not finish what they lack (a longer --budget, compute-sanitizer installed), or run them alone: gpu-workbench sanitize --tool <tool> -- <command>.',
-          ]
-        : [],
+    whatToDo: asked ? [] : ['Run it again with --thorough for memcheck (with its leak check), racecheck and initcheck.'],
   };
+}
+
+/**
+ * What a sanitizer pass found that no rule above names (an API call that returned an error, a barrier not reached by
+ * every thread, anything else it reports): never "clean" while the tool reported it.
+ */
+function otherSanitizerFinding(e: Evidence): Omit<Verdict, 'rule'> | null {
+  for (const tool of ['memcheck', 'racecheck', 'initcheck'] as const) {
+    const run = lastOf(e, tool);
+    const group = (run?.sanitizer?.groups ?? []).find((g) => !heldByAllocator(g) && g.severity !== 'info');
+    if (!run || !group) continue;
+    const kernel = group.where ? mappedWhere(group) : null;
+    const line = launchPlace(run, group);
+    const api = group.example.api;
+    const what = api ? `${api.call} returned ${api.error}` : group.text.replace(/\.$/, '');
+    return {
+      kind: 'sanitizer-finding',
+      sentence: `${tool} reported: ${what}${kernel ? ` in ${kernelText(kernel)}` : ''}${line ? `, at ${placeText(line)}` : ''}${group.count > 1 ? ` (${thousands(group.count)} times)` : ''}.`,
+      userLine: line,
+      misleadingLine: null,
+      kernel,
+      cause: `${tool} found it: ${group.text}`,
+      whatToDo: [
+        api
+          ? `Check the result of every CUDA call (${api.call} here): an error the program ignores leaves what follows working on memory or state that is not what it expects.`
+          : group.kind === 'barrier'
+            ? 'Make every thread of the block reach each __syncthreads() (no barrier inside a branch that only some threads take).'
+            : `Read ${tool}'s report of it in the step below.`,
+      ],
+    };
+  }
+  return null;
 }
 
 function unexplained(e: Evidence): Omit<Verdict, 'rule'> | null {
@@ -341,6 +405,7 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
   { id: 'leak-found-by-memcheck', judge: sanitizerFound('leak', 'memcheck') },
   { id: 'race-found-by-racecheck', judge: sanitizerFound('race', 'racecheck') },
   { id: 'uninitialised-read-found-by-initcheck', judge: sanitizerFound('uninitialised-read', 'initcheck') },
+  { id: 'other-sanitizer-finding', judge: otherSanitizerFinding },
   { id: 'clean', judge: clean },
   { id: 'unexplained-exit', judge: unexplained },
   { id: 'stopped', judge: stopped },

@@ -23,6 +23,8 @@ export const VERDICT_KINDS = [
   'uninitialised-read',
   'sanitizer-finding',
   'clean',
+  /** Exited cleanly, but a check that was asked for could not look (not installed, stopped by the budget). */
+  'incomplete',
   'unexplained-exit',
   'stopped',
 ] as const;
@@ -41,6 +43,17 @@ export interface Verdict {
   kernel: { name: string; file: string | null; line: number | null } | null;
   cause: string;
   whatToDo: string[];
+}
+
+/**
+ * How a verdict is shown: ✓ only where every check asked for looked and found nothing; ! where the diagnosis could
+ * not finish what it was asked (the CLI exits 2 then); ✗ where it found a failure (the CLI exits 1).
+ */
+export function verdictSeverity(kind: VerdictKind): { level: 'ok' | 'warn' | 'fail'; mark: string } {
+  if (kind === 'clean') return { level: 'ok', mark: '✓' };
+  if (kind === 'stopped') return { level: 'warn', mark: '■' };
+  if (kind === 'incomplete') return { level: 'warn', mark: '!' };
+  return { level: 'fail', mark: '✗' };
 }
 
 export const placeOf = (f: TraceFrame | null): SourcePlace | null => (f ? { file: f.file, line: f.line, code: f.code, function: f.function } : null);

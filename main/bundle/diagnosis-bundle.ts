@@ -52,6 +52,10 @@ export async function exportDiagnosisBundle(
         return null;
       });
   }
+  if (snapshot && redactor.enabled)
+    notes.push(
+      "The allocator history's snapshot goes in as PyTorch wrote it: its stack frames name your files by their full paths (a home folder's included), which the redaction does not rewrite (the report's own copies of those frames are redacted).",
+    );
   const files = new Map<string, Uint8Array>([[DIAGNOSIS_ENTRY, encode(shareableDiagnosis(report, redactor, snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null))]]);
   if (snapshot) files.set(DIAGNOSIS_SNAPSHOT_ENTRY, snapshot);
   const here = options.withDoctor ?? true;

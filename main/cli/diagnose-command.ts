@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 
 import { reportLines } from '../../core/diagnose/report';
+import { verdictSeverity } from '../../core/diagnose/verdict';
 import { CommandNotFoundError } from '../memory/monitored-command';
 import { DEFAULT_BUDGET_MS, diagnoseProgram, type DiagnoseEvent } from '../diagnose/diagnose-service';
 import { EXIT } from './exit-codes';
@@ -124,7 +125,8 @@ async function diagnose(args: string[], opts: DiagnoseOptions, hasCommand: boole
         return EXIT.failed;
       }
     }
-    return report.verdict.kind === 'clean' ? EXIT.ok : report.verdict.kind === 'stopped' ? EXIT.unavailable : EXIT.failed;
+    const { level } = verdictSeverity(report.verdict.kind);
+    return level === 'ok' ? EXIT.ok : level === 'warn' ? EXIT.unavailable : EXIT.failed;
   } finally {
     for (const s of signals) process.off(s, interrupt);
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
@@ -7,6 +7,7 @@ import type { DiagnosisReport } from '../../core/diagnose/report';
 import { defaultStateDir } from '../services/draft-store';
 import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
 import { runReader } from '../readers/reader-process';
+import { openRegularFile } from '../services/safe-fs';
 
 /** A saved report at most: seven runs' bounded output (4 MiB each) and their findings. */
 export const MAX_DIAGNOSIS_BYTES = 32 * 2 ** 20;
@@ -26,7 +27,26 @@ export async function snapshotKeepPath(): Promise<string> {
   return join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}.pickle`);
 }
 
-const isFile = async (path: string) => (await stat(path).catch(() => null))?.isFile() ?? false;
+/** PROTO, the first opcode of every pickle of protocol 2 or later: what torch.cuda.memory._dump_snapshot writes. */
+const PICKLE_PROTO = 0x80;
+
+/**
+ * A snapshot beside a report: a regular `.pickle` file that begins as a pickle does. A report from outside names the
+ * file; without these checks a name such as `.env` would make an export ship whatever sits beside the report.
+ */
+async function isSnapshotFile(path: string): Promise<boolean> {
+  if (!/\.pickle$/i.test(path)) return false;
+  const opened = await openRegularFile(path).catch(() => null);
+  if (!opened) return false;
+  try {
+    const { bytesRead, buffer } = await opened.handle.read(Buffer.alloc(1), 0, 1, 0);
+    return bytesRead === 1 && buffer[0] === PICKLE_PROTO;
+  } catch {
+    return false;
+  } finally {
+    await opened.handle.close().catch(() => undefined);
+  }
+}
 
 /**
  * A diagnosis saved as JSON, read (a regular file, bounded), parsed and checked in a child process of its own
@@ -48,7 +68,7 @@ export async function openDiagnosisFile(path: string): Promise<DiagnosisReport> 
     const named = picture.snapshotPath;
     const candidates = [named ? join(dirname(path), basename(named)) : null, path.replace(/\.json$/i, '.pickle')].filter((p): p is string => !!p);
     let found: string | null = null;
-    for (const candidate of candidates) if (!found && (await isFile(candidate))) found = candidate;
+    for (const candidate of candidates) if (!found && (await isSnapshotFile(candidate))) found = candidate;
     picture.snapshotPath = found;
   }
   return parsed.report;

@@ -18,6 +18,9 @@ type Handler<C extends DiagnoseChannel> = (request: ChannelRequest<C>, context: 
 /** Reports the host holds for export, by id: the newest, bounded by their size (outputs can be megabytes). */
 const HELD_BYTES = 256 * 2 ** 20;
 
+/** What a held report costs, at most: its text twice over (a parsed report takes about what its JSON does, and a string two bytes a character). */
+export const heldBytes = (report: DiagnosisReport): number => 2 * JSON.stringify(report).length + 64 * 1024;
+
 const PROGRAMS_OFF =
   'This workbench does not run programs named from the browser: it was started without --allow-programs. Start it with `gpu-workbench serve --allow-programs`, or run `gpu-workbench diagnose -- <command>` in a terminal on the GPU machine.';
 
@@ -28,9 +31,9 @@ const PROGRAMS_OFF =
  */
 export function diagnoseHandlers(runsPrograms: boolean, spares: SanitizerSpares | null = null): { [C in DiagnoseChannel]: Handler<C> } {
   // Each report with whether it ran here: only then does this machine's doctor belong beside it in a bundle.
-  const held = new BoundedCache<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) =>
-    report.evidence.runs.reduce((sum, run) => sum + run.output.length * 2, 64 * 1024),
-  );
+  // Measured whole, not by its outputs: an opened report's other fields (command lines, findings) are as large as a file
+  // from outside makes them, and reports held by their outputs alone once let repeated opens exhaust the host's heap.
+  const held = new BoundedCache<string, { report: DiagnosisReport; ranHere: boolean }>(HELD_BYTES, ({ report }) => heldBytes(report));
   const hold = (report: DiagnosisReport, ranHere: boolean): DiagnosisReport => {
     const id = randomUUID();
     held.set(id, { report, ranHere });

@@ -205,7 +205,9 @@ class Diagnosis {
         outputDroppedBytes: result.droppedBytes,
         failure: readFailure(output, result.exit),
         sanitizer: null,
-        oomPicture: snapshotReader ? await readOomPicture(this.folder, envChanges, snapshotReader) : null,
+        oomPicture: snapshotReader
+          ? await readOomPicture(this.folder, envChanges, snapshotReader, { signal: this.request.signal, timeoutMs: Math.max(1_000, this.remaining()) })
+          : null,
         processes: null,
         memory: null,
         watchProblems: [],

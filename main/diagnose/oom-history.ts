@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 
 import type { OomPicture } from '../../core/diagnose/evidence';
+import type { AbortLike } from '../../core/api/channels';
 import { noPicture, oomPicture } from '../../core/diagnose/oom-picture';
 import { importSnapshot, SnapshotImportError, startSnapshotReader } from '../memory/snapshot-client';
-import type { WaitingReader } from '../readers/reader-process';
+import { READER_LIMITS, type WaitingReader } from '../readers/reader-process';
 import { readRegularFile } from '../services/safe-fs';
 
 /** The shim's notes at most (a few lines a run). */
@@ -42,10 +43,17 @@ export const startOomSnapshotReader = (folder: string, envChanges: Record<string
  * The allocator-history re-run's snapshot, read in a reader process (`reader`: the one started with the re-run) and
  * summarised at its out-of-memory.
  */
-export async function readOomPicture(folder: string, envChanges: Record<string, string>, reader?: WaitingReader): Promise<OomPicture> {
+export async function readOomPicture(
+  folder: string,
+  envChanges: Record<string, string>,
+  reader?: WaitingReader,
+  /** What stops the read: the diagnosis's Cancel, and what is left of its budget (never more than the reader's own limit). */
+  read: { signal?: AbortLike; timeoutMs?: number } = {},
+): Promise<OomPicture> {
   const path = snapshotPathOf(folder, envChanges);
+  const own = READER_LIMITS['snapshot-model'].timeoutMs;
   try {
-    const { model } = await importSnapshot(path, { reader });
+    const { model } = await importSnapshot(path, { reader, signal: read.signal, limits: { timeoutMs: Math.min(own, read.timeoutMs ?? own) } });
     return oomPicture(model, path);
   } catch (error) {
     const missing =

@@ -43,6 +43,13 @@ export function parseProbe(text: string): ProbeAnswer | null {
   }
 }
 
+/** A check that could not be made is said, so that "nothing stands in the way" is never said in its place. */
+function uncompared(python: EnvironmentEvidence['python'], driver: EnvironmentEvidence['driver']): string[] {
+  const built = [python?.torch?.cuda ? 'PyTorch' : null, python?.cupy?.cuda ? 'CuPy' : null].filter(Boolean);
+  if (!built.length || driver?.cuda) return [];
+  return [`The driver's CUDA version is not known here (its libcuda was not loaded), so ${built.join(' and ')}'s CUDA was not compared with it.`];
+}
+
 /**
  * The Before step: the environment as the program will see it — the GPUs NVML lists and what holds them now, the
  * driver, PyTorch's and CuPy's CUDA (read without importing them), the libcuda its LD_LIBRARY_PATH would load
@@ -119,7 +126,7 @@ export async function gatherProgramEnvironment(options: {
     driver,
     python,
     processes,
-    problems: [...problems, ...more],
+    problems: [...problems, ...more, ...uncompared(python, driver)],
   });
   return { environment: judged(null, []), python: probe ? probe.then((done) => withProbe(done, judged)) : null };
 }

@@ -31,7 +31,9 @@ const toolNeverWatched = (report: SanitizeReport) => report.verdict === 'tool-fa
 export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env: NodeJS.ProcessEnv, index: number): Promise<RunEvidence> {
   const streamer = new OutputStreamer((text, stream) => d.request.onEvent?.({ kind: 'output', index, stream, text }));
   const started = performance.now();
-  const base = { kind, argv: d.request.argv, envChanges: {}, oomPicture: null, processes: null, memory: null, watchProblems: [] };
+  // Until the tool starts, the user's command; then what really ran: the tool, its options, the program, and the
+  // variables the workbench set for it (a CuPy program's kernel cache of the run's own).
+  const base = { kind, argv: d.request.argv, envChanges: {} as Record<string, string>, oomPicture: null, processes: null, memory: null, watchProblems: [] };
   try {
     const report = await sanitizeProgram({
       tool: kind,
@@ -42,6 +44,12 @@ export async function runSanitizerStep(kind: SanitizerRunKind, d: Diagnosis, env
       timeoutMs: Math.max(1, d.remaining()),
       signal: d.request.signal,
       onOutput: (text, stream) => streamer.push(text, stream),
+      onStart: (ran) => {
+        base.argv = ran.argv;
+        base.envChanges = ran.envChanges;
+        // Said with the step's end (an event now would announce the running step as finished).
+        Object.assign(d.steps[index]!, { argv: ran.argv, envChanges: { ...d.steps[index]!.envChanges, ...ran.envChanges } });
+      },
     });
     streamer.flush();
     const exit = { code: report.exitCode, signal: report.signal, outOfBudget: report.verdict === 'timed-out', cancelled: report.verdict === 'cancelled' };

@@ -1,3 +1,4 @@
+import type { AbortLike } from '../../core/api/channels';
 import type { MemoryOpenEvent, MemoryOpenResult } from '../../core/memory/memory-open';
 import { decodeSnapshotColumns, SnapshotColumnsError } from '../../core/memory/snapshot-columns';
 import type { SnapshotModel } from '../../core/memory/snapshot-model';
@@ -17,7 +18,7 @@ export class SnapshotImportError extends Error {
 
 export interface SnapshotImportOptions {
   maxBytes?: number;
-  signal?: AbortSignal;
+  signal?: AbortLike;
   /** The reader's own limits, where a caller needs others than a snapshot's (core/readers: READER_LIMITS). */
   limits?: Partial<ReaderLimits>;
 }

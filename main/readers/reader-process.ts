@@ -236,12 +236,11 @@ function answerOf<T>(
       // A reader that already ended has said how; no time limit is left to keep.
       if (closed) return;
       options = asked;
+      // The caller's limit where it has a shorter one (a diagnosis's budget): never longer than the job's own.
+      const timeoutMs = Math.min(limits.timeoutMs, asked.limits?.timeoutMs ?? limits.timeoutMs);
       timer = setTimeout(
-        () =>
-          stop(
-            () => new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${limits.timeoutMs / 1000} s, so its reader was stopped.`),
-          ),
-        limits.timeoutMs,
+        () => stop(() => new ReaderError('timed-out', `${what} was not opened: reading it took longer than ${timeoutMs / 1000} s, so its reader was stopped.`)),
+        timeoutMs,
       );
       const cancel = () => !closed && stop(() => new ReaderError('cancelled', `Reading ${what} was cancelled.`));
       if (asked.signal?.aborted) cancel();

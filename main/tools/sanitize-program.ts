@@ -13,7 +13,7 @@ import { judgeSanitizeRun, type SanitizeReport } from '../../core/sanitizer/sani
 import { DEFAULT_SANITIZER_OPTIONS, sanitizeProgramArguments, type SanitizerOptions } from '../../core/sanitizer/sanitizer-args';
 import type { AbortLike } from '../../core/api/channels';
 import { computeSanitizerVersion, locateComputeSanitizer } from './compute-sanitizer';
-import { runReader, startWaitingReader, type WaitingReader } from '../readers/reader-process';
+import { READER_LIMITS, runReader, startWaitingReader, type WaitingReader } from '../readers/reader-process';
 import { runToolProgram } from './tool-program';
 import { BoundedOutput } from './bounded-output';
 import { findingCounter } from './finding-counter';
@@ -35,6 +35,8 @@ export interface SanitizeProgramRequest {
   onFindings?: (count: number) => void;
   /** What the program and the tool print, as it comes (the tool's lines begin with "========="). */
   onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+  /** What is about to run, as it runs: the tool and its arguments, and what the workbench set in its environment. */
+  onStart?: (ran: { argv: string[]; envChanges: Record<string, string> }) => void;
 }
 
 /** When the tool was asked to stop: SIGTERM to its group, then SIGKILL this long after. */
@@ -76,6 +78,7 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
     // A CuPy program's kernels are compiled into a cache of the run's own, their sources saved, to find their lines in its .py.
     const cupyCache = await cupyKernelCache(programEnv, request.cwd, dir);
     const count = request.onFindings ? findingCounter(request.tool, request.onFindings) : null;
+    request.onStart?.({ argv: [sanitizer.path, ...args], envChanges: { ...cupyCache.env } });
     const exit = await runToolProgram(sanitizer.path, args, {
       name: 'gpu-workbench-sanitize',
       cwd: request.cwd,
@@ -103,6 +106,8 @@ export async function sanitizeProgram(request: SanitizeProgramRequest): Promise<
       output,
       dir,
       reader,
+      // The reports are read within what is left of the run's time, and stop with it on Cancel.
+      read: { signal: request.signal, timeoutMs: Math.max(1_000, (request.timeoutMs ?? 600_000) - (performance.now() - started)) },
     });
     const placed = await placeCupyKernels(report.groups, { cache: cupyCache, command: request.command, cwd: request.cwd });
     return { ...report, groups: placed.groups, problems: [...report.problems, ...placed.problems] };
@@ -129,6 +134,8 @@ export interface CollectedRun {
   runner?: boolean;
   /** A reader started for `dir` beside the tool (startReportsReader), so its start-up is not paid after the tool. */
   reader?: WaitingReader;
+  /** What stops the reports' read: a Cancel, and a time limit shorter than the reader's own. */
+  read?: { signal?: AbortLike; timeoutMs?: number };
 }
 
 /** The reader of a run's XML, started while the tool runs; the caller disposes of it should the run never be read. */
@@ -143,9 +150,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * name, a record of any size), so they are files from outside too. A reader that fails is a problem in words, and
  * the run's findings then come from the tool's text.
  */
-async function readReportsInReader(dir: string, tool: SanitizerTool, waiting?: WaitingReader): Promise<ReportsRead> {
+async function readReportsInReader(dir: string, tool: SanitizerTool, waiting?: WaitingReader, read: CollectedRun['read'] = {}): Promise<ReportsRead> {
+  const own = READER_LIMITS['sanitizer-reports'].timeoutMs;
+  const options = { signal: read.signal, limits: { timeoutMs: Math.min(own, read.timeoutMs ?? own) } };
   try {
-    const { value } = await (waiting ? waiting.read<ReportsRead>() : runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, reportsWhat(dir)));
+    const { value } = await (waiting
+      ? waiting.read<ReportsRead>(options)
+      : runReader<ReportsRead>({ kind: 'sanitizer-reports', dir, tool }, reportsWhat(dir), options));
     const lists = [value.findings, value.xmlFiles, value.problems, value.rawXml];
     if (!lists.every((l) => Array.isArray(l) && l.every((x) => isRecord(x) || typeof x === 'string'))) throw new Error('its answer is not a list of reports');
     return value;
@@ -168,7 +179,7 @@ export async function collectReport(run: CollectedRun): Promise<SanitizeReport> 
   const text = run.output.text();
   const { tool: toolLines, program: programLines } = splitOutput(text);
   const textInfo = parseSanitizerText(text);
-  const fromXml = await readReportsInReader(run.dir, run.tool, run.reader);
+  const fromXml = await readReportsInReader(run.dir, run.tool, run.reader, run.read);
   const { xmlFiles } = fromXml;
   const fromText = parseSanitizerTextFindings(run.tool, text);
   const findingsFrom = fromText.findings.length > fromXml.findings.length ? 'text' : 'xml';

@@ -6,6 +6,7 @@ import type { DeviceInfo } from '../../core/devices';
 import { bundleDiagnosisNote, bundleDiagnosisText } from '../../core/diagnose/diagnosis-bundle-text';
 import { ranText } from '../../core/diagnose/diagnosis-view-text';
 import type { DiagnosisReport } from '../../core/diagnose/report';
+import { verdictSeverity } from '../../core/diagnose/verdict';
 import { formatBytes, plural } from '../../core/format';
 import type { Timeline } from '../../core/memory/timeline';
 import type { WorkbenchStore } from '../store/store';
@@ -186,7 +187,7 @@ function BundleDiagnosis({
   onDiagnose: () => void;
 }) {
   const v = report.verdict;
-  const severity = v.kind === 'clean' ? 'status-ok' : v.kind === 'stopped' ? 'status-warn' : 'status-fail';
+  const severity = `status-${verdictSeverity(v.kind).level}`;
   // Refused only for a bundle with no diagnosis, which this section is never shown for.
   const open = () => store.getState().showBundleDiagnosis() === null && onDiagnose();
   return (

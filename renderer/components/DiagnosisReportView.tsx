@@ -15,7 +15,7 @@ import {
 import type { RunEvidence } from '../../core/diagnose/evidence';
 import { STEP_TITLES, type DiagnosisReport } from '../../core/diagnose/report';
 import { stepRuns } from '../../core/diagnose/streamed-diagnosis';
-import type { SourcePlace } from '../../core/diagnose/verdict';
+import { verdictSeverity, type SourcePlace } from '../../core/diagnose/verdict';
 import { formatBytes, thousands } from '../../core/format';
 import { basenameOf } from '../../core/workspace/paths';
 import type { WorkbenchStore } from '../store/store';
@@ -294,7 +294,8 @@ export function DiagnosisReportView({
     return liveOutputs?.[i] ?? null;
   });
   const envText = environmentChecksText(report);
-  const severity = v.kind === 'clean' ? 'status-ok' : v.kind === 'stopped' ? 'status-warn' : 'status-fail';
+  const shown = verdictSeverity(v.kind);
+  const severity = `status-${shown.level}`;
   return (
     <article className="diagnosis-report" aria-labelledby="diagnosis-verdict" data-testid="diagnosis-report">
       {origin && (
@@ -304,7 +305,7 @@ export function DiagnosisReportView({
       )}
       <ReportActions store={store} report={report} origin={origin} />
       <h2 id="diagnosis-verdict" ref={heading} tabIndex={-1} className={`diagnosis-verdict ${severity}`} data-testid="diagnosis-verdict">
-        <span aria-hidden="true">{v.kind === 'clean' ? '✓' : v.kind === 'stopped' ? '■' : '✗'} </span>
+        <span aria-hidden="true">{shown.mark} </span>
         <Prose text={v.sentence} />
       </h2>
       <VerdictFacts report={report} onOpen={open} />

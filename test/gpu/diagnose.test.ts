@@ -33,6 +33,13 @@ for (const { name, sample } of samples) {
     console.log(`# ${name}: ${report.verdict.kind} — ${report.verdict.sentence} [${steps}]`);
     assert.deepEqual(diagnosisMismatches(report, sample.expect), [], `${report.verdict.sentence}\n${r.stderr.slice(-3000)}`);
     assert.equal(r.code, report.verdict.kind === 'clean' ? 0 : 1);
+    // Each sanitizer step says what really ran: the tool with its options, then the program, and what it set for it.
+    for (const step of report.steps.filter((s) => s.kind === 'memcheck' || s.kind === 'racecheck' || s.kind === 'initcheck')) {
+      assert.match(step.argv[0]!, /compute-sanitizer$/, step.argv.join(' '));
+      assert.ok(step.argv.includes(step.kind), step.argv.join(' '));
+      assert.deepEqual(step.argv.slice(-sample.command.length), sample.command);
+      assert.equal(step.envChanges['CUPY_CACHE_SAVE_CUDA_SOURCE'], '1');
+    }
   });
 }
 

@@ -33,8 +33,12 @@ test('a recorded out-of-memory diagnosis opens with its snapshot, exports as a b
   assert.equal(history.oomPicture?.snapshotPath, join(FIXTURES, 'pytorch-oom-too-large.pickle'));
 
   const zip = join(dir, 'oom.zip');
-  const exported = await call<{ path: string; bytes: number }>('diagnose.export', { id: report.id, path: zip });
+  const exported = await call<{ path: string; bytes: number; notes: string[] }>('diagnose.export', { id: report.id, path: zip });
   assert.ok(exported.ok, exported.error?.message);
+  assert.ok(
+    exported.value!.notes.some((n) => /snapshot goes in as PyTorch wrote it: its stack frames name your files by their full paths/.test(n)),
+    'redacted, it says what the redaction does not reach',
+  );
 
   const view = await call<BundleView>('bundle.open', { path: zip });
   assert.ok(view.ok, view.error?.message);
@@ -97,4 +101,29 @@ test('gpu-workbench diagnose --bundle writes the bundle after the report, and bu
   const missing = await runCli(['diagnose', '--bundle', '/no/such/folder/x.zip', '--', process.execPath, '-e', '0']);
   assert.equal(missing.code, 64);
   assert.match(missing.stderr, /the folder \/no\/such\/folder does not exist/);
+});
+
+test('a report from outside cannot name the file beside it that an export ships: only a .pickle that begins as a pickle is its snapshot', async () => {
+  const report = JSON.parse(readFileSync(join(FIXTURES, 'pytorch-oom-too-large.json'), 'utf8')) as DiagnosisReport;
+  const picture = () => report.evidence.runs.find((r) => r.kind === 'allocator-history')!.oomPicture!;
+  const folder = mkdtempSync(join(dir, 'beside-'));
+  writeFileSync(join(folder, '.env'), 'AWS_SECRET_ACCESS_KEY=very-secret\n');
+  writeFileSync(join(folder, 'notes.pickle'), 'AWS_SECRET_ACCESS_KEY=very-secret\n');
+  for (const named of ['x/.env', '/elsewhere/notes.pickle']) {
+    picture().snapshotPath = named;
+    writeFileSync(join(folder, 'report.json'), JSON.stringify(report));
+    const opened = await call<DiagnosisReport>('diagnose.open', { path: join(folder, 'report.json') });
+    assert.ok(opened.ok, opened.error?.message);
+    const snapshot = opened.value!.evidence.runs.find((r) => r.kind === 'allocator-history')!.oomPicture!.snapshotPath;
+    assert.equal(snapshot, null, `${named} is not a snapshot`);
+    const zip = join(folder, 'out.zip');
+    assert.ok((await call('diagnose.export', { id: opened.value!.id, path: zip, redact: false })).ok);
+    assert.ok(!readFileSync(zip).includes('very-secret'), `${named}: nothing beside the report went into the bundle`);
+  }
+  // The real snapshot, named by the report, beside it: found.
+  writeFileSync(join(folder, 'join.pickle'), readFileSync(join(FIXTURES, 'pytorch-oom-too-large.pickle')));
+  picture().snapshotPath = '/home/someone/join.pickle';
+  writeFileSync(join(folder, 'report.json'), JSON.stringify(report));
+  const opened = await call<DiagnosisReport>('diagnose.open', { path: join(folder, 'report.json') });
+  assert.equal(opened.value!.evidence.runs.find((r) => r.kind === 'allocator-history')!.oomPicture!.snapshotPath, join(folder, 'join.pickle'));
 });

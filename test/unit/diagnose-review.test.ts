@@ -10,6 +10,9 @@ import { pythonCommandOf } from '../../core/diagnose/python-command';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { HIDDEN_SECRET, maskSecretWords } from '../../core/diagnose/secrets';
 import { judge } from '../../core/diagnose/verdict-rules';
+import { verdictSeverity } from '../../core/diagnose/verdict';
+import { reportLines } from '../../core/diagnose/report';
+import type { FindingGroup, SanitizerFinding } from '../../core/sanitizer/findings';
 import { judgeSanitizeRun } from '../../core/sanitizer/sanitize-report';
 import { OutputStreamer, OUTPUT_TICK_MS } from '../../main/diagnose/output-streamer';
 import { evidenceOf, recordedRun } from '../helpers/program-fixtures';
@@ -100,10 +103,146 @@ test('a clean run with --thorough names the passes that did not finish; it is ne
       notRun: [{ kind: 'initcheck', why: '', reason: 'the time budget ran out before it could start' }],
     }),
   );
-  assert.equal(v.kind, 'clean');
-  assert.match(v.sentence, /memcheck found nothing; racecheck was stopped when the time budget ran out; initcheck was not run \(the time budget ran out/);
+  assert.equal(v.kind, 'incomplete', 'not ✓: two of the three passes did not look');
+  assert.match(
+    v.sentence,
+    /memcheck found nothing, but not every check looked: racecheck was stopped when the time budget ran out; initcheck was not run \(the time budget ran out/,
+  );
   assert.match(v.cause, /Not checked by the others/);
   assert.equal(v.whatToDo.length, 1);
+  assert.deepEqual(verdictSeverity(v.kind), { level: 'warn', mark: '!' });
+  assert.deepEqual(verdictSeverity(judge(evidenceOf([clean, pass('memcheck')], { thorough: true })).kind), { level: 'ok', mark: '✓' });
+});
+
+test('a clean exit whose memcheck could not run is shown with "!", never "✓", and the CLI report says so first', () => {
+  const clean = recordedRun('cupy-race.as-is');
+  const missing: RunEvidence = {
+    ...recordedRun('cupy-race.as-is', 'memcheck'),
+    sanitizer: { verdict: 'tool-failed', headline: '', groups: [], unavailable: 'compute-sanitizer was not found.', launchLines: [] },
+  };
+  const report = { ...fixture('cupy-race') };
+  report.evidence = evidenceOf([clean, missing], { thorough: true });
+  report.verdict = judge(report.evidence);
+  assert.equal(report.verdict.kind, 'incomplete');
+  const first = reportLines(report)[0]!;
+  assert.match(first, /^! The program exited cleanly, but not every check looked: memcheck could not run \(compute-sanitizer was not found\)/);
+});
+
+/** A sanitizer finding of a kind no specific rule names, as the tool's report reader groups it. */
+function otherGroup(kind: FindingGroup['kind'], text: string, api: SanitizerFinding['api'] = null): FindingGroup {
+  const example = {
+    tool: 'memcheck',
+    kind,
+    recordKind: kind === 'api-error' ? 'Api' : 'Synccheck',
+    severity: 'error',
+    text,
+    where: null,
+    thread: null,
+    block: null,
+    access: null,
+    nearest: null,
+    leak: null,
+    api,
+    race: null,
+    detail: null,
+    hostStackAt: 'error',
+    hostStack: [],
+  } satisfies SanitizerFinding;
+  return {
+    key: `memcheck:${kind}`,
+    tool: 'memcheck',
+    kind,
+    severity: 'error',
+    text,
+    where: null,
+    count: 2,
+    threads: null,
+    blocks: null,
+    example,
+    userFrame: { func: '<module>', module: null, pc: null, file: 'copy.py', line: 12 },
+    leakedBytes: 0,
+    hazards: 0,
+  };
+}
+
+test('a sanitizer finding that no rule names (an API error the program ignored) is the verdict, never "clean"', () => {
+  const clean = recordedRun('cupy-race.as-is');
+  const memcheck: RunEvidence = {
+    ...recordedRun('cupy-race.as-is', 'memcheck'),
+    sanitizer: {
+      verdict: 'found',
+      headline: 'memcheck found 1 finding.',
+      groups: [
+        otherGroup('api-error', 'Program hit cudaErrorInvalidValue (error 1) on CUDA API call to cudaMemcpy.', {
+          call: 'cudaMemcpy',
+          error: 'cudaErrorInvalidValue',
+          code: 1,
+          message: null,
+        }),
+      ],
+      unavailable: null,
+      launchLines: [],
+    },
+  };
+  const v = judge(evidenceOf([clean, memcheck], { thorough: true }));
+  assert.equal(v.kind, 'sanitizer-finding');
+  assert.equal(v.rule, 'other-sanitizer-finding');
+  assert.match(v.sentence, /^memcheck reported: cudaMemcpy returned cudaErrorInvalidValue, at copy\.py:12 \(2 times\)\.$/);
+  assert.deepEqual(v.userLine, { file: 'copy.py', line: 12, code: null, function: '<module>' });
+  assert.match(v.whatToDo[0]!, /Check the result of every CUDA call \(cudaMemcpy here\)/);
+  assert.equal(verdictSeverity(v.kind).level, 'fail');
+});
+
+test('a kernel fault: the advice leaves out the blocking re-run and memcheck the diagnosis already made, and says what memcheck saw', () => {
+  const illegal = recordedRun('pytorch-device-assert.as-is');
+  illegal.failure = {
+    ...illegal.failure,
+    error: { name: 'CUDA_ERROR_ILLEGAL_ADDRESS', code: 700, runtimeName: 'cudaErrorIllegalAddress' },
+    asserts: [],
+    specifics: [
+      'Re-run with CUDA_LAUNCH_BLOCKING=1 so that every launch waits for its kernel and the traceback stops at the real operation.',
+      'Run it under compute-sanitizer --tool memcheck python your_script.py for the kernel, its line and the thread.',
+      'Check the indices you pass.',
+    ],
+  };
+  const alone = judge(evidenceOf([illegal]));
+  assert.equal(alone.kind, 'kernel-fault');
+  assert.equal(alone.whatToDo.length, 3, 'nothing was re-run: all the advice stands');
+  const blocking = { ...illegal, kind: 'blocking' as const };
+  const memcheck = (verdict: 'clean' | 'tool-failed'): RunEvidence => ({
+    ...illegal,
+    kind: 'memcheck',
+    failure: { ...illegal.failure, category: 'cuda-error' },
+    sanitizer: {
+      verdict,
+      headline: verdict === 'clean' ? 'memcheck found nothing.' : 'memcheck did not finish its check (exit 9).',
+      groups: [],
+      unavailable: null,
+      launchLines: [],
+    },
+  });
+  const done = judge(evidenceOf([illegal, blocking, memcheck('clean')]));
+  assert.deepEqual(done.whatToDo, ['Check the indices you pass.']);
+  assert.match(done.cause, /memcheck saw no out-of-bounds or misaligned access\.$/);
+  const failed = judge(evidenceOf([illegal, blocking, memcheck('tool-failed')]));
+  assert.equal(failed.whatToDo.length, 2, 'memcheck gave no verdict: its advice stands');
+  assert.match(failed.cause, /memcheck gave no verdict \(memcheck did not finish its check \(exit 9\)\)\.$/);
+});
+
+test('a host crash: "the fault is in host code" only where memcheck watched up to the crash, not where the tool failed by itself', () => {
+  const crash = recordedRun('ctypes-segfault.as-is');
+  const handler = recordedRun('ctypes-segfault.faulthandler', 'fault-handler');
+  const underTool = (category: 'host-crash' | 'exit-code'): RunEvidence => ({
+    ...crash,
+    kind: 'memcheck',
+    failure: { ...crash.failure, category },
+    sanitizer: { verdict: 'tool-failed', headline: 'memcheck did not finish its check (exit 11).', groups: [], unavailable: null, launchLines: [] },
+  });
+  assert.match(judge(evidenceOf([crash, handler, underTool('host-crash')])).sentence, /memcheck saw no device error, so the fault is in host code\.$/);
+  assert.match(
+    judge(evidenceOf([crash, handler, underTool('exit-code')])).sentence,
+    /memcheck gave no verdict \(memcheck did not finish its check \(exit 11\)\), so a device fault is not ruled out\.$/,
+  );
 });
 
 test('memory held by an allocator explains a "found" exit only when every error the tool counted was printed and is one of those blocks', () => {

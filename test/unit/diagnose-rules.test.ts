@@ -153,7 +153,9 @@ test('verdict: a hidden GPU, a tensor on the CPU, a host crash', () => {
   assert.match(cpu.whatToDo[0]!, /\.to\("cuda:0"\)/);
 
   const sanitizer: SanitizerEvidence = { verdict: 'tool-failed', headline: '', groups: [], unavailable: null, launchLines: [] };
-  const memcheck: RunEvidence = { ...recordedRun('ctypes-segfault.memcheck', 'memcheck'), sanitizer };
+  const recorded = recordedRun('ctypes-segfault.memcheck', 'memcheck');
+  // Read as the sanitizer step reads it: the tool's exit 11 is the program's SIGSEGV.
+  const memcheck: RunEvidence = { ...recorded, sanitizer, failure: readFailure(recorded.output, recorded.exit, true) };
   const crash = judge(evidenceOf([recordedRun('ctypes-segfault.as-is'), recordedRun('ctypes-segfault.faulthandler', 'fault-handler'), memcheck]));
   assert.equal(crash.kind, 'host-crash');
   assert.match(crash.sentence, /SIGSEGV at peek\.py:29 inside string_at; memcheck saw no device error/);
@@ -174,13 +176,17 @@ test('verdict: a leak held by a caching allocator is not the user’s; a clean r
       heldBy,
       userFrame: { func: '<module>', module: null, pc: null, file: '/x/leak.py', line: 24 },
     }) as unknown as FindingGroup;
-  const run = (g: FindingGroup): RunEvidence => ({
+  // The sanitize report calls a run clean when every error the tool counted is a block an allocator held (judgeSanitizeRun).
+  const run = (g: FindingGroup, verdict: 'found' | 'clean' = g.heldBy ? 'clean' : 'found'): RunEvidence => ({
     ...recordedRun('ctypes-leak.as-is', 'memcheck'),
-    sanitizer: { verdict: 'found', headline: '', groups: [g], unavailable: null, launchLines: [] },
+    sanitizer: { verdict, headline: verdict === 'found' ? 'memcheck found 3 errors.' : '', groups: [g], unavailable: null, launchLines: [] },
   });
   const clean = recordedRun('ctypes-leak.as-is');
   assert.equal(judge(evidenceOf([clean, run(leak(null))])).kind, 'leak');
   assert.equal(judge(evidenceOf([clean, run(leak('cupy-memory-pool'))])).kind, 'clean');
+  const unexplained = judge(evidenceOf([clean, run(leak('cupy-memory-pool'), 'found')]));
+  assert.equal(unexplained.kind, 'incomplete', 'errors the tool counted beyond the held blocks: not clean');
+  assert.match(unexplained.sentence, /memcheck gave no verdict \(memcheck found 3 errors\)/);
   const alone = judge(evidenceOf([clean]));
   assert.match(alone.sentence, /the sanitizer passes were not run/);
   assert.deepEqual(alone.whatToDo, ['Run it again with --thorough for memcheck (with its leak check), racecheck and initcheck.']);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -27,6 +27,19 @@ test('serve without --allow-programs refuses sanitize.program in words, and noth
   assert.equal(existsSync(marker), false);
   const info = (await dispatch(createHandlers(workbench, 'serve'), 'app.info', {})) as Reply;
   assert.equal((info.value as { runsPrograms: boolean }).runsPrograms, false);
+});
+
+test('serve without --allow-programs refuses diagnose.program in words, and nothing runs; with it, the same request runs', async () => {
+  const program = { command: ['/bin/sh', '-c', `touch ${marker}`], cwd: dir, budgetMs: 30_000 };
+  const refused = (await dispatch(createHandlers(workbench, 'serve'), 'diagnose.program', program)) as Reply;
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error?.code, 'PROGRAMS_OFF');
+  assert.match(refused.error!.message, /started without --allow-programs/);
+  assert.equal(existsSync(marker), false);
+  const ran = (await dispatch(createHandlers(workbench, 'serve', { runsPrograms: true }), 'diagnose.program', program)) as Reply;
+  assert.ok(ran.ok, JSON.stringify(ran.error));
+  assert.equal(existsSync(marker), true, 'the request the gate let through ran the program');
+  rmSync(marker);
 });
 
 test('a host that runs programs still validates the request: names, counts, the folder', async () => {

@@ -25,11 +25,15 @@ export function reportOriginText(origin: ReportOrigin): string {
   return 'Cancelled: the program was stopped, with every process it started. This is what the diagnosis had found when it stopped.';
 }
 
-/** The passes a clean run did not make, and how to make them here. */
-export function offeredText(offered: readonly RunKind[]): string | null {
+/**
+ * The passes a clean run did not make, and how to make them: at once where the view can run the report's program
+ * (`runnable`: a run made here, in a host that runs programs), else through the form.
+ */
+export function offeredText(offered: readonly RunKind[], runnable = false): string | null {
   if (!offered.length) return null;
   const names = offered.length === 1 ? offered[0]! : `${offered.slice(0, -1).join(', ')} and ${offered.at(-1)!}`;
-  return `The program ran clean, so the sanitizer passes were offered, not run: ${names}. Tick “Run the sanitizer passes after a clean exit” and diagnose it again to run them.`;
+  const how = runnable ? 'Run them now for this program, as it ran.' : 'Tick “Run the sanitizer passes after a clean exit” and diagnose it again to run them.';
+  return `The program ran clean, so the sanitizer passes were offered, not run: ${names}. ${how}`;
 }
 
 /** The environment's checks, when none warned or failed. */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
+import { sanitizerUnavailable } from '../../core/availability';
 import { diagnosisExportBlocker } from '../../core/diagnose/diagnosis-bundle-text';
 import {
   environmentChecksText,
@@ -227,8 +228,14 @@ function ReportActions({ store, report, origin }: { store: WorkbenchStore; repor
   );
 }
 
-function NotDone({ report }: { report: DiagnosisReport }) {
-  const offered = offeredText(report.offered);
+function NotDone({ store, report, origin }: { store: WorkbenchStore; report: DiagnosisReport; origin: ReportOrigin | null }) {
+  const runsPrograms = useStore(store, (s) => s.info?.runsPrograms ?? false);
+  const running = useStore(store, (s) => s.diagnoseRunning);
+  const [refused, setRefused] = useState<string | null>(null);
+  const noTool = useStore(store, (s) => sanitizerUnavailable(s.discovery));
+  // Only a report of a run made here, where the tool is: its program, folder and variables are this machine's.
+  const canRun = report.offered.length > 0 && origin?.kind === 'run' && runsPrograms && noTool === null;
+  const offered = offeredText(report.offered, canRun);
   const notRun = report.evidence.notRun;
   if (!offered && !notRun.length) return null;
   return (
@@ -249,6 +256,24 @@ function NotDone({ report }: { report: DiagnosisReport }) {
       {offered && (
         <p data-testid="diagnosis-offered">
           <Prose text={offered} />
+        </p>
+      )}
+      {offered && noTool && (
+        <p className="muted" data-testid="diagnosis-offered-no-tool">
+          <Prose text={noTool} />
+        </p>
+      )}
+      {canRun && (
+        <p>
+          <button type="button" disabled={running} onClick={() => void store.getState().runOfferedPasses().then(setRefused)} data-testid="diagnosis-run-passes">
+            Run the sanitizer passes now
+          </button>
+          {refused && (
+            <span role="alert" className="status-fail">
+              {' '}
+              {refused}
+            </span>
+          )}
         </p>
       )}
     </section>
@@ -322,7 +347,7 @@ export function DiagnosisReportView({
         <h3 id="diagnosis-steps-heading">How it was found</h3>
         <DiagnoseSteps steps={report.steps} outputs={outputs} />
       </section>
-      <NotDone report={report} />
+      <NotDone store={store} report={report} origin={origin} />
       {/* A cancel the host did not answer leaves only what streamed: what it saw of the environment is step 1's findings. */}
       {!(origin?.kind === 'cancelled' && !report.id) && (
         <section aria-labelledby="diagnosis-environment-heading" data-testid="diagnosis-environment">

@@ -42,6 +42,11 @@ export interface DiagnoseSlice {
   setDiagnoseForm(change: Partial<DiagnoseForm>): void;
   /** Runs the form's command (split into words, never given to a shell); returns why it did not start, or null. */
   startDiagnosis(): Promise<string | null>;
+  /**
+   * The report's own program again (its words, folder and variables, not the form's), with the sanitizer passes a
+   * clean run offered: what the report asks a person to do, done. Returns why it did not start, or null.
+   */
+  runOfferedPasses(): Promise<string | null>;
   cancelDiagnosis(): void;
   /** Opens a diagnosis saved as JSON; null when shown, else what went wrong (the report on screen stays). */
   openDiagnosis(path: string): Promise<string | null>;
@@ -78,10 +83,9 @@ const MAX_BUDGET_MINUTES = 24 * 60;
 let diagnoseAbort: AbortController | null = null;
 
 /** The form as a request: the words, the folder, the environment and the budget, or what is wrong with them. */
-export function diagnoseRequest(
-  form: DiagnoseForm,
-  startDir: string,
-): { ok: true; command: string[]; cwd: string; env: Record<string, string>; budgetMs: number; thorough: boolean } | { ok: false; error: string } {
+type DiagnoseRequest = { command: string[]; cwd: string; env: Record<string, string>; budgetMs: number; thorough: boolean };
+
+export function diagnoseRequest(form: DiagnoseForm, startDir: string): ({ ok: true } & DiagnoseRequest) | { ok: false; error: string } {
   const words = splitCommandLine(form.line);
   if (!words.ok) return words;
   const env = parseEnvironmentLines(form.envText);
@@ -92,6 +96,52 @@ export function diagnoseRequest(
   if (!Number.isFinite(minutes) || minutes < 1 || minutes > MAX_BUDGET_MINUTES)
     return { ok: false, error: `The time budget is in minutes, from 1 to ${MAX_BUDGET_MINUTES}.` };
   return { ok: true, command: words.argv, cwd, env: env.env, budgetMs: Math.round(minutes * 60_000), thorough: form.thorough };
+}
+
+type SliceArgs = Parameters<StateCreator<WorkbenchState, [], [], DiagnoseSlice>>;
+
+/** A diagnosis of this request, its events streamed into the view; null once it has a report (or an error said). */
+async function runDiagnosis(set: SliceArgs[0], get: SliceArgs[1], { command, cwd, env, budgetMs, thorough }: DiagnoseRequest): Promise<string | null> {
+  const controller = new AbortController();
+  diagnoseAbort = controller;
+  const started = performance.now();
+  const live = startStreamed({ argv: command, cwd, envChanges: env, thorough }, budgetMs, new Date().toISOString());
+  set({ diagnoseLive: live, diagnoseRunning: true, diagnoseReport: null, diagnoseOrigin: null, diagnoseError: null, diagnoseStatus: 'Diagnosis started.' });
+  try {
+    const report = await get().api.invoke(
+      'diagnose.program',
+      { command, cwd, env, thorough, budgetMs },
+      {
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (diagnoseAbort !== controller) return;
+          const said = stepAnnouncement(event, get().diagnoseLive);
+          set((s) => ({
+            diagnoseLive: s.diagnoseLive && applyDiagnoseEvent(s.diagnoseLive, event, performance.now()),
+            ...(said ? { diagnoseStatus: said } : {}),
+          }));
+        },
+      },
+    );
+    // Cancelled, the host still answers with its own report: the runs before the cancel, the step it stopped.
+    const cancelled = controller.signal.aborted;
+    set({
+      diagnoseReport: report,
+      diagnoseOrigin: { kind: cancelled ? 'cancelled' : 'run' },
+      diagnoseStatus: `${cancelled ? 'Diagnosis cancelled' : 'Diagnosis finished'}: ${report.verdict.sentence}`,
+    });
+  } catch (error) {
+    const now = performance.now();
+    if (controller.signal.aborted || codeOf(error) === 'CANCELLED') {
+      // The host did not answer the cancel in time (or the connection went): the report from what streamed.
+      const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
+      set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
+    } else set({ diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
+  } finally {
+    if (diagnoseAbort === controller) diagnoseAbort = null;
+    set({ diagnoseRunning: false });
+  }
+  return null;
 }
 
 export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseSlice> = (set, get) => ({
@@ -109,47 +159,16 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
     if (get().diagnoseRunning) return 'A diagnosis is running: wait for it, or cancel it.';
     const request = diagnoseRequest(get().diagnoseForm, get().info?.startDir ?? '/');
     if (!request.ok) return request.error;
-    const { command, cwd, env, budgetMs, thorough } = request;
-    const controller = new AbortController();
-    diagnoseAbort = controller;
-    const started = performance.now();
-    const live = startStreamed({ argv: command, cwd, envChanges: env, thorough }, budgetMs, new Date().toISOString());
-    set({ diagnoseLive: live, diagnoseRunning: true, diagnoseReport: null, diagnoseOrigin: null, diagnoseError: null, diagnoseStatus: 'Diagnosis started.' });
-    try {
-      const report = await get().api.invoke(
-        'diagnose.program',
-        { command, cwd, env, thorough, budgetMs },
-        {
-          signal: controller.signal,
-          onEvent: (event) => {
-            if (diagnoseAbort !== controller) return;
-            const said = stepAnnouncement(event, get().diagnoseLive);
-            set((s) => ({
-              diagnoseLive: s.diagnoseLive && applyDiagnoseEvent(s.diagnoseLive, event, performance.now()),
-              ...(said ? { diagnoseStatus: said } : {}),
-            }));
-          },
-        },
-      );
-      // Cancelled, the host still answers with its own report: the runs before the cancel, the step it stopped.
-      const cancelled = controller.signal.aborted;
-      set({
-        diagnoseReport: report,
-        diagnoseOrigin: { kind: cancelled ? 'cancelled' : 'run' },
-        diagnoseStatus: `${cancelled ? 'Diagnosis cancelled' : 'Diagnosis finished'}: ${report.verdict.sentence}`,
-      });
-    } catch (error) {
-      const now = performance.now();
-      if (controller.signal.aborted || codeOf(error) === 'CANCELLED') {
-        // The host did not answer the cancel in time (or the connection went): the report from what streamed.
-        const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
-        set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
-      } else set({ diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
-    } finally {
-      if (diagnoseAbort === controller) diagnoseAbort = null;
-      set({ diagnoseRunning: false });
-    }
-    return null;
+    return runDiagnosis(set, get, request);
+  },
+
+  runOfferedPasses: async () => {
+    const report = get().diagnoseReport;
+    if (get().diagnoseRunning) return 'A diagnosis is running: wait for it, or cancel it.';
+    if (!report || get().diagnoseOrigin?.kind !== 'run' || !report.offered.length) return 'This report offers no sanitizer passes to run here.';
+    set((s) => ({ diagnoseForm: { ...s.diagnoseForm, thorough: true } }));
+    const { argv, cwd, envChanges } = report.program;
+    return runDiagnosis(set, get, { command: argv, cwd, env: envChanges, budgetMs: report.budgetMs, thorough: true });
   },
 
   cancelDiagnosis: () => diagnoseAbort?.abort(),

@@ -207,6 +207,36 @@ describe('a host started with --allow-programs: real diagnoses of programs that 
   });
 });
 
+describe('a host with a compute-sanitizer that watches nothing (a stand-in): the offered passes, run at one click', () => {
+  const app = serveWithBrowser(join(work, 'tool'), { GPU_WORKBENCH_COMPUTE_SANITIZER: '/bin/true' }, ['--allow-programs', '--root', work]);
+  const folder = join(work, 'programs');
+
+  test('a clean run offers the sanitizer passes and runs them for the same program at one click; passes that could not look are "!", never "✓"', async () => {
+    const { page, errors, close } = await diagnosePage(app.browser, app.serve.url, VIEWPORTS[0]);
+    await page.getByLabel('Command line').fill(`python3 -c "print('all fine')"`);
+    await page.getByLabel('Folder to run it in').fill(folder);
+    await page.getByRole('button', { name: 'Diagnose', exact: true }).click();
+    const verdict = page.getByTestId('diagnosis-verdict');
+    await verdict.filter({ hasText: 'the sanitizer passes were not run' }).waitFor({ timeout: 30_000 });
+    assert.match(await verdict.innerText(), /^✓ The program exited cleanly/);
+    assert.match(await page.getByTestId('diagnosis-offered').innerText(), /memcheck, racecheck and initcheck\. Run them now for this program, as it ran\./);
+    // The form changes after the run: the button runs the report's program, not the form's.
+    await page.getByLabel('Command line').fill('python3 something-else.py');
+    await page.getByRole('button', { name: 'Run the sanitizer passes now' }).click();
+    const again = verdict.filter({ hasText: 'not every check looked' });
+    await again.waitFor({ timeout: 30_000 });
+    // The stand-in tool watches nothing and writes no report: the passes could not look, and the verdict says so instead of ✓.
+    assert.match(await again.innerText(), /^! The program exited cleanly, but not every check looked: memcheck could not run \(/);
+    assert.ok(await again.evaluate((e) => e.classList.contains('status-warn')));
+    assert.deepEqual(await page.getByTestId('diagnose-step').nth(1).locator('.command-word').allInnerTexts(), ['python3', '-c', "print('all fine')"]);
+    assert.equal(await page.getByLabel('Run the sanitizer passes after a clean exit').isChecked(), true, 'the form says what ran: the passes');
+    assert.equal(await page.getByTestId('diagnosis-offered').count(), 0, 'nothing is offered after a thorough run');
+    await assertAccessible(page, 'passes that could not look');
+    assert.deepEqual(errors, []);
+    await close();
+  });
+});
+
 /** The processes whose command line holds `marker` (from /proc). */
 function running(marker: string): number[] {
   const pids: number[] = [];

@@ -137,6 +137,7 @@ test('the view’s sentences: origin, offered passes, the environment’s checks
   assert.equal(offeredText([]), null);
   assert.match(offeredText(['memcheck', 'racecheck', 'initcheck'])!, /not run: memcheck, racecheck and initcheck\. Tick “Run the sanitizer passes/);
   assert.match(offeredText(['memcheck'])!, /not run: memcheck\. /);
+  assert.match(offeredText(['memcheck'], true)!, /not run: memcheck\. Run them now for this program, as it ran\.$/);
   assert.equal(environmentChecksText(fixture('pytorch-device-assert.json')), 'No check of the program’s environment warned or failed.');
   assert.equal(environmentChecksText(fixture('cuda-visible-devices.json')), null);
   const picture = fixture('pytorch-oom-too-large.json').evidence.runs[1]!.oomPicture!;

@@ -9,6 +9,7 @@
  * null in their places, `typed` naming each place, and their bytes in the body frame (core/api/typed-wire.ts).
  */
 import type { TypedRef } from '../api/typed-wire';
+import type { RedactionFacts } from '../bundle/redact';
 import type { SanitizerTool } from '../sanitizer/findings';
 
 export type ReaderJob =
@@ -26,7 +27,9 @@ export type ReaderJob =
   /** The pages of a program's report: the raw page (a row per profiled launch) and one source page per launch. */
   | { kind: 'ncu-program-pages'; rawPath: string; sourcePaths: string[] }
   /** A profile saved by `gpu-workbench profile --save` (or exported from the app). */
-  | { kind: 'profile'; path: string; maxBytes: number };
+  | { kind: 'profile'; path: string; maxBytes: number }
+  /** A PyTorch snapshot copied with its strings redacted (its stack frames' paths), for a redacted bundle. */
+  | { kind: 'redacted-snapshot'; path: string; maxBytes: number; facts: RedactionFacts };
 
 export type ReaderJobKind = ReaderJob['kind'];
 

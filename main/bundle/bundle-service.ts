@@ -5,7 +5,7 @@ import type { BundleExportEvent, BundleExportResult, BundlePhase, BundlePreview 
 import { kernelCompileOptions, runArch, type PtxLookup } from '../../core/bundle/bundle-compile';
 import { sampleSeriesSchema } from '../../core/bundle/bundle-samples';
 import { sanitizeReportSchema, type RawSanitizerXml } from '../../core/bundle/bundle-sanitizer';
-import { makeRedactor, NO_REDACTION, type Redactor } from '../../core/bundle/redact';
+import { makeRedactor, NO_REDACTION, type RedactionFacts, type Redactor } from '../../core/bundle/redact';
 import { evaluateDoctor } from '../../core/doctor/evaluate';
 import { shareableFacts, type DoctorFacts } from '../../core/doctor/facts';
 import type { Profile } from '../../core/kernel-profile/profile';
@@ -102,7 +102,7 @@ export async function doctorReport(limitMs: number, redacted = true): Promise<un
 }
 
 /** The names this machine would leak: the user's, the host's, the home folder. */
-export function hostRedactor(env: Record<string, string | undefined> = process.env): Redactor {
+export function hostRedactionFacts(env: Record<string, string | undefined> = process.env): RedactionFacts {
   const user = (() => {
     try {
       return userInfo().username;
@@ -110,12 +110,15 @@ export function hostRedactor(env: Record<string, string | undefined> = process.e
       return '';
     }
   })();
-  return makeRedactor({
+  return {
     userNames: [env['USER'], env['LOGNAME'], user].filter((v): v is string => !!v),
     hostNames: [env['HOSTNAME'], hostname()].filter((v): v is string => !!v),
     homeDirs: [env['HOME'], homedir()].filter((v): v is string => !!v),
-  });
+  };
 }
+
+/** A redactor of the names this machine would leak. */
+export const hostRedactor = (env: Record<string, string | undefined> = process.env): Redactor => makeRedactor(hostRedactionFacts(env));
 
 interface CheckedRequest {
   plan: LaunchPlan | null;

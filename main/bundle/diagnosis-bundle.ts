@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 import type { AbortLike } from '../../core/api/channels';
 import { DIAGNOSIS_ENTRY, DIAGNOSIS_SNAPSHOT_ENTRY, shareableDiagnosis } from '../../core/bundle/bundle-diagnosis';
@@ -12,8 +12,9 @@ import type { DiagnosisReport } from '../../core/diagnose/report';
 import { appVersion } from '../paths';
 import { defaultStateDir } from '../services/draft-store';
 import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
+import { runReader } from '../readers/reader-process';
 import { readRegularFile } from '../services/safe-fs';
-import { doctorReport, hostRedactor } from './bundle-service';
+import { doctorReport, hostRedactionFacts, hostRedactor } from './bundle-service';
 import { writeBundle } from './write-bundle';
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value, null, 2) + '\n');
@@ -25,6 +26,29 @@ export interface DiagnosisBundleOptions {
   doctorLimitMs?: number;
   /** The diagnosis ran on this machine (default): its doctor and CUDA variables go beside it. A report opened from a file was recorded elsewhere: they would describe another machine, and stay out. */
   withDoctor?: boolean;
+}
+
+/**
+ * The allocator history's snapshot as the bundle carries it: redacted, its strings (the stack frames' paths) copied
+ * through the redactor in a reader process (the file may be from outside: a report opened from a folder); or null,
+ * with a note, when it cannot be read or redacted — never a redacted bundle with the snapshot's paths as they were.
+ */
+async function snapshotForBundle(path: string, redact: boolean, notes: string[], signal?: AbortLike): Promise<Uint8Array | null> {
+  // A larger history would make a bundle that no workbench opens.
+  const maxBytes = BUNDLE_FILE_LIMITS.diagnosisSnapshot;
+  try {
+    if (!redact) return new Uint8Array((await readRegularFile(path, maxBytes)).bytes);
+    const { value } = await runReader<{ bytes: Uint8Array }>({ kind: 'redacted-snapshot', path, maxBytes, facts: hostRedactionFacts() }, basename(path), {
+      signal,
+    });
+    if (!(value.bytes instanceof Uint8Array)) throw new Error('its reader did not answer with the snapshot');
+    return value.bytes;
+  } catch (error) {
+    notes.push(
+      `The allocator history's snapshot (${path}) is not in the bundle: ${error instanceof Error ? error.message : String(error)}.${redact ? ' Export without redaction to include it as it is.' : ''}`,
+    );
+    return null;
+  }
 }
 
 /**
@@ -40,22 +64,7 @@ export async function exportDiagnosisBundle(
   const redactor = options.redact ? hostRedactor() : NO_REDACTION;
   const notes: string[] = [];
   const snapshotPath = report.evidence.runs.map((r) => r.oomPicture?.snapshotPath).find((p): p is string => !!p) ?? null;
-  let snapshot: Uint8Array | null = null;
-  if (snapshotPath) {
-    // A larger history would make a bundle that no workbench opens.
-    snapshot = await readRegularFile(snapshotPath, BUNDLE_FILE_LIMITS.diagnosisSnapshot)
-      .then((r) => new Uint8Array(r.bytes))
-      .catch((error: unknown) => {
-        notes.push(
-          `The allocator history's snapshot (${snapshotPath}) could not be read, so it is not in the bundle: ${error instanceof Error ? error.message : String(error)}.`,
-        );
-        return null;
-      });
-  }
-  if (snapshot && redactor.enabled)
-    notes.push(
-      "The allocator history's snapshot goes in as PyTorch wrote it: its stack frames name your files by their full paths (a home folder's included), which the redaction does not rewrite (the report's own copies of those frames are redacted).",
-    );
+  const snapshot = snapshotPath ? await snapshotForBundle(snapshotPath, options.redact, notes, options.signal) : null;
   const files = new Map<string, Uint8Array>([[DIAGNOSIS_ENTRY, encode(shareableDiagnosis(report, redactor, snapshot ? DIAGNOSIS_SNAPSHOT_ENTRY : null))]]);
   if (snapshot) files.set(DIAGNOSIS_SNAPSHOT_ENTRY, snapshot);
   const here = options.withDoctor ?? true;

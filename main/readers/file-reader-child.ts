@@ -7,6 +7,8 @@
 import { basename } from 'node:path';
 
 import { stringifyTyped } from '../../core/api/typed-wire';
+import { makeRedactor } from '../../core/bundle/redact';
+import { PickleRedactionError, redactPickleStrings } from '../../core/memory/redact-pickle';
 import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
@@ -148,6 +150,20 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
   'ncu-pages': ncuPages,
   'ncu-program-pages': ncuProgramPages,
   profile: (job) => savedProfile(job.path, job.maxBytes),
+  'redacted-snapshot': async (job) => {
+    let bytes: Buffer;
+    try {
+      bytes = (await readRegularFile(job.path, job.maxBytes)).bytes;
+    } catch (error) {
+      return refuse('unreadable', `${job.path} could not be read: ${messageOf(error)}`);
+    }
+    try {
+      return { ok: true, value: { bytes: redactPickleStrings(bytes, makeRedactor(job.facts).code) } };
+    } catch (error) {
+      if (error instanceof PickleRedactionError) return refuse('refused', `${basename(job.path)} could not be redacted: ${error.message}`);
+      throw error;
+    }
+  },
   'run-outcome': async (job) => {
     try {
       return { ok: true, value: await readRunOutcome(job.path) };

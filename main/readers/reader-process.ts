@@ -32,6 +32,8 @@ export const READER_LIMITS: Record<ReaderJobKind, ReaderLimits> = {
   'ncu-program-pages': { heapMb: 1024, memoryMb: 2048, timeoutMs: 120_000, answerBytes: 128 * MiB },
   'ncu-pages': { heapMb: 1024, memoryMb: 2048, timeoutMs: 60_000, answerBytes: 64 * MiB },
   profile: { heapMb: 512, memoryMb: 1024, timeoutMs: 20_000, answerBytes: 64 * MiB },
+  // The snapshot and its copy, each at most a bundle's 256 MiB, outside the heap; the strings decoded one at a time.
+  'redacted-snapshot': { heapMb: 512, memoryMb: 1536, timeoutMs: 60_000, answerBytes: 300 * MiB },
 };
 
 /** Readers at once: a fifth open waits for one of these to finish (each may take gigabytes). */

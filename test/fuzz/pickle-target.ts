@@ -1,6 +1,10 @@
+import { readFileSync } from 'node:fs';
+
+import { PickleRedactionError, redactPickleStrings } from '../../core/memory/redact-pickle';
 import { decodeSnapshotColumns } from '../../core/memory/snapshot-columns';
 import { summarize } from '../../core/memory/snapshot-model';
 import { decodeTimeline } from '../../core/memory/timeline-wire';
+import { unpickle } from '../../core/memory/unpickle';
 import { renderMemorySummary } from '../../main/cli/memory-command';
 import { SNAPSHOT_MAX_BYTES } from '../../main/memory/snapshot-protocol';
 import { readMemoryTimelines, readSnapshotColumns } from '../../main/readers/memory-reader';
@@ -67,11 +71,20 @@ export function pickleTarget(): FuzzTarget {
     },
     mutant: (rng) => mutate(rng, pick(rng, seeds), seeds, MUTATORS),
     read: async (path) => {
+      // The redacted bundle's copy (core/memory/redact-pickle.ts): refused in its own words, or a pickle that reads.
+      let copy: Uint8Array | null = null;
+      try {
+        copy = redactPickleStrings(new Uint8Array(readFileSync(path)), (s) => `~${s}`);
+      } catch (error) {
+        if (!(error instanceof PickleRedactionError)) throw error;
+      }
       const columns = await readSnapshotColumns(path, SNAPSHOT_MAX_BYTES);
       const timelines = await readMemoryTimelines({ path, maxBytes: SNAPSHOT_MAX_BYTES }, () => undefined);
       if (columns.ok !== timelines.ok && !(!timelines.ok && timelines.kind === 'no-timeline'))
         throw new DisagreementError(`the columns say ${columns.ok ? 'accepted' : columns.kind}, the timelines ${timelines.ok ? 'accepted' : timelines.kind}`);
       if (!columns.ok) return refusal(columns.kind);
+      if (!copy) throw new DisagreementError('the snapshot reader accepted what the redaction refused');
+      unpickle(copy);
       const model = decodeSnapshotColumns(JSON.parse(JSON.stringify(columns.header)), columns.body);
       renderMemorySummary(path, summarize(model));
       if (!timelines.ok) return refusal(timelines.kind);

@@ -60,13 +60,22 @@ export const KNOWN_ERRORS: readonly KnownError[] = [
   },
   {
     id: 'driver-too-old',
-    explain: (f, output) => {
+    explain: (f, output, e) => {
       if (!/CUDA driver version is insufficient|cudaErrorInsufficientDriver|CUDA_ERROR_UNSUPPORTED_PTX_VERSION|driver on your system is too old/i.test(output))
         return null;
+      // What the Before step read: the driver's CUDA, and the CUDA PyTorch and CuPy were built for.
+      const { driver, python } = e.environment;
+      const built = [
+        python?.torch?.cuda ? `PyTorch ${python.torch.version ?? ''} was built for CUDA ${python.torch.cuda}`.replace('  ', ' ') : null,
+        python?.cupy?.cuda ? `CuPy ${python.cupy.version ?? ''} for CUDA ${python.cupy.cuda}`.replace('  ', ' ') : null,
+      ].filter((x): x is string => !!x);
+      const runs = driver?.cuda ? `the driver${driver.version ? ` (${driver.version})` : ''} runs CUDA up to ${driver.cuda}` : null;
       return {
         sentence: 'The NVIDIA driver is older than the CUDA the program was built with',
-        cause: f.title,
-        fix: 'Update the driver, or install a build of the library for an older CUDA (for PyTorch, the wheel index for your driver’s CUDA: nvidia-smi shows it top right).',
+        cause: [f.title, built.length || runs ? `${[...built, runs].filter(Boolean).join('; ')}.` : null].filter(Boolean).join('. '),
+        fix: driver?.cuda
+          ? `Update the driver, or install a build of the library for CUDA ${driver.cuda} or older (for PyTorch, the wheel index for CUDA ${driver.cuda} or older).`
+          : 'Update the driver, or install a build of the library for an older CUDA (for PyTorch, the wheel index for your driver’s CUDA: nvidia-smi shows it top right).',
       };
     },
   },

@@ -10,6 +10,7 @@ import { pythonCommandOf } from '../../core/diagnose/python-command';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { HIDDEN_SECRET, maskSecretWords } from '../../core/diagnose/secrets';
 import { judge } from '../../core/diagnose/verdict-rules';
+import { readFailure } from '../../core/diagnose/read-failure';
 import { verdictSeverity } from '../../core/diagnose/verdict';
 import { reportLines } from '../../core/diagnose/report';
 import type { FindingGroup, SanitizerFinding } from '../../core/sanitizer/findings';
@@ -293,4 +294,27 @@ test('output streams at once after a quiet spell, batched within a tick, in orde
   big.push('more', 'stdout');
   assert.match(sent.at(-1)![0], /passed 16 MiB; the rest is not shown as it comes/);
   big.flush();
+});
+
+test('a driver too old for the program: the cause and the fix say the versions the Before step read', () => {
+  const output = [
+    'Traceback (most recent call last):',
+    '  File "/home/u/train.py", line 3, in <module>',
+    '    x = torch.zeros(4, device="cuda")',
+    'RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org to install a PyTorch version that has been compiled with your version of the CUDA driver.',
+    '',
+  ].join('\n');
+  const exit = { code: 1, signal: null, outOfBudget: false, cancelled: false };
+  const run: RunEvidence = { ...recordedRun('pytorch-tensor-on-cpu.as-is'), output, exit, failure: readFailure(output, exit) };
+  const environment = {
+    ...evidenceOf([]).environment,
+    driver: { version: '470.82.01', cuda: '11.4' },
+    python: { version: '3.11.7', torch: { version: '2.11.0', cuda: '12.8' }, cupy: null },
+  };
+  const v = judge(evidenceOf([run], { environment }));
+  assert.match(v.sentence, /^The NVIDIA driver is older than the CUDA the program was built with at train\.py:3/);
+  assert.match(v.cause, /PyTorch 2\.11\.0 was built for CUDA 12\.8; the driver \(470\.82\.01\) runs CUDA up to 11\.4\.$/);
+  assert.match(v.whatToDo[0]!, /a build of the library for CUDA 11\.4 or older/);
+  const unknown = judge(evidenceOf([run], { environment: { ...environment, driver: null, python: null } }));
+  assert.match(unknown.whatToDo[0]!, /nvidia-smi shows it top right/, 'without the versions, the general advice');
 });

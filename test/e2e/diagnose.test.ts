@@ -232,6 +232,7 @@ describe('a host with a compute-sanitizer that watches nothing (a stand-in): the
     assert.equal(await page.getByLabel('Run the sanitizer passes after a clean exit').isChecked(), true, 'the form says what ran: the passes');
     assert.equal(await page.getByTestId('diagnosis-offered').count(), 0, 'nothing is offered after a thorough run');
     await assertAccessible(page, 'passes that could not look');
+    await page.screenshot({ path: join(SHOTS, 'diagnose-passes-incomplete-1440.png') });
     assert.deepEqual(errors, []);
     await close();
   });

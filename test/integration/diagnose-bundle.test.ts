@@ -151,3 +151,35 @@ test('a redacted bundle’s snapshot names no home folder: its stack frames’ p
   assert.ok(redacted.includes('~/proj/pytorch-oom-too-large/join.py'));
   assert.ok((await snapshotIn(false)).includes(`${home}/proj/pytorch-oom-too-large/join.py`), '--no-redact keeps it');
 });
+
+test('a hostile snapshot beside a report costs the redaction’s reader, not the host: one 200 MB string, and a length past the end', async () => {
+  const folder = mkdtempSync(join(dir, 'hostile-snapshot-'));
+  writeFileSync(join(folder, 'report.json'), readFileSync(join(FIXTURES, 'pytorch-oom-too-large.json')));
+  const huge = 200 * 2 ** 20;
+  const head = Buffer.alloc(11);
+  head.set([0x80, 4, 0x8d]);
+  head.writeBigUInt64LE(BigInt(huge), 3);
+  const cases: [string, () => void][] = [
+    [
+      'one string of 200 MB',
+      () => writeFileSync(join(folder, 'report.pickle'), Buffer.concat([head, Buffer.alloc(huge, `${homedir()}/`), Buffer.from([0x2e])])),
+    ],
+    ['a string longer than the file', () => writeFileSync(join(folder, 'report.pickle'), Buffer.concat([head, Buffer.from('short'), Buffer.from([0x2e])]))],
+  ];
+  for (const [what, make] of cases) {
+    make();
+    const opened = await call<DiagnosisReport>('diagnose.open', { path: join(folder, 'report.json') });
+    assert.ok(opened.ok, opened.error?.message);
+    const zip = join(folder, 'out.zip');
+    const exported = await call<{ notes: string[] }>('diagnose.export', { id: opened.value!.id, path: zip });
+    assert.ok(exported.ok, `${what}: ${exported.error?.message}`);
+    const left = exported.value!.notes.find((n) => /snapshot .* is not in the bundle/.test(n));
+    const raw = readFileSync(zip);
+    // Either redacted whole, or left out with the reader's words: never the home folder, never the host's end.
+    assert.ok(left || !raw.includes(homedir()), `${what}: ${exported.value!.notes.join(' | ')}`);
+    console.log(`# ${what}: ${left ?? 'redacted whole'}`);
+    if (what === 'a string longer than the file') assert.match(left ?? '', /could not be redacted: the pickle ends inside a string/);
+    const info = await call('app.info', {});
+    assert.ok(info.ok, `${what}: the host still answers`);
+  }
+});

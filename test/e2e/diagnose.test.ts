@@ -233,6 +233,10 @@ describe('a host with a compute-sanitizer that watches nothing (a stand-in): the
     assert.equal(await page.getByTestId('diagnosis-offered').count(), 0, 'nothing is offered after a thorough run');
     await assertAccessible(page, 'passes that could not look');
     await page.screenshot({ path: join(SHOTS, 'diagnose-passes-incomplete-1440.png') });
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await assertNoSidewaysScroll(page, 'passes that could not look, 1024×700');
+    await page.screenshot({ path: join(SHOTS, 'diagnose-passes-incomplete-1024-light.png') });
     assert.deepEqual(errors, []);
     await close();
   });

@@ -118,7 +118,9 @@ test('an unused spare is stopped after its idle time; once disposed, no spare st
 
   spares.refill(spec());
   const second = await until('the spare to start', () => sparePid(spares));
-  assert.equal(children(/file-reader\.js/).length, 1, 'a spare waits with the reader of its report');
+  // Its reader is spawned with it, but /bin/sh then execs Node: a read of /proc in that instant sees no command line.
+  await until('the reader of its report, beside the spare', () => children(/file-reader\.js/).length === 1, 5_000);
+  assert.equal(sparePid(spares), second, 'the same spare, still held');
   await spares.dispose();
   assert.equal(processRuns(second), false, 'dispose waits for the spare to be gone');
   await until('its reader to be gone', () => children(/file-reader\.js/).length === 0);

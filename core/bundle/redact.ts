@@ -72,7 +72,8 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
   const users = [...new Set(facts.userNames.filter((u) => u.length >= 2))].sort((a, b) => b.length - a.length);
   const knownSerials = [...new Set((facts.gpuSerials ?? []).filter((s) => s.length >= 4))];
 
-  const homeRule = homes.length ? new RegExp(`${homes.map(escape).join('|')}(?=$|[/\\s:"'),;])`, 'g') : null;
+  // A home folder where a path begins: not inside another path (`/scratch/root/x` is not the home /root; `file:///root` is).
+  const homeRule = homes.length ? new RegExp(`(?<![\\w.~-])(?<!(?:^|[^/])/)(?:${homes.map(escape).join('|')})(?=$|[/\\s:"'),;])`, 'g') : null;
   const word = (names: string[]) => (names.length ? new RegExp(`(?<![A-Za-z0-9_-])(?:${names.map(escape).join('|')})(?![A-Za-z0-9_-])`, 'gi') : null);
   const hostRule = word(hosts);
   const userRule = word(users);

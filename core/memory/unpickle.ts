@@ -110,6 +110,18 @@ const MIN_MEMO = 65_536;
 /** Text integers (INT, LONG), floats and memo indices: 39 digits hold 16 bytes, with room for a sign and an L. */
 const MAX_NUMBER_LINE = 64;
 
+/**
+ * A text number as this reader takes it, at most MAX_NUMBER_LINE long: an integer (INT, LONG, PUT, GET: digits, a
+ * sign, LONG's trailing L) or a float (FLOAT: a number, or inf or nan whole). The redaction of a snapshot copies only
+ * such lines (core/memory/redact-pickle.ts): a line that is anything else could carry text past it.
+ */
+export function isPickleNumberText(kind: 'integer' | 'float', line: string): boolean {
+  if (line.length > MAX_NUMBER_LINE) return false;
+  const t = line.trim();
+  if (kind === 'integer') return /^[-+]?\d+$/.test(t.replace(/L$/, ''));
+  return Number.isFinite(Number(t)) || /^[-+]?(inf|nan)$/i.test(t);
+}
+
 const integer = (big: bigint): number | bigint => (big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big);
 
 function littleEndianSigned(raw: Uint8Array): bigint {
@@ -253,8 +265,9 @@ class Unpickler {
   }
   /** A text integer (INT, LONG, a memo index): its digits, refused by their length before they are parsed. */
   digits(what: string): string {
-    const t = this.line(MAX_NUMBER_LINE, what).trim().replace(/L$/, '');
-    if (!/^[-+]?\d+$/.test(t)) this.fail(`${what} holds "${t.slice(0, 20)}", not an integer`);
+    const line = this.line(MAX_NUMBER_LINE, what);
+    const t = line.trim().replace(/L$/, '');
+    if (!isPickleNumberText('integer', line)) this.fail(`${what} holds "${t.slice(0, 20)}", not an integer`);
     return t;
   }
   /** LONG1/LONG4: refused by the length they announce, before any byte is decoded. */
@@ -466,9 +479,10 @@ const OPS: Record<number, Op> = {
   },
   0x46: (u) => {
     const t = u.line(MAX_NUMBER_LINE, 'FLOAT');
-    const v = Number(t);
-    if (!Number.isFinite(v) && !/^[-+]?(inf|nan)/i.test(t.trim())) u.fail(`FLOAT holds "${t.slice(0, 20)}"`);
-    u.scalar(v);
+    if (!isPickleNumberText('float', t)) u.fail(`FLOAT holds "${t.slice(0, 20)}"`);
+    // Python writes inf and nan as words, which Number does not read.
+    const word = t.trim().toLowerCase();
+    u.scalar(word.endsWith('inf') ? (word.startsWith('-') ? -Infinity : Infinity) : word.endsWith('nan') ? NaN : Number(t));
   },
   0x47: (u) => u.scalar(u.f64()),
   0x55: (u) => u.scalar(latin1.decode(u.take(u.u8()))), // SHORT_BINSTRING

@@ -9,6 +9,7 @@ import type { BundleView } from '../../core/bundle/bundle-view';
 import type { BundleManifest } from '../../core/bundle/manifest';
 import { bundleEnvironment, NO_REDACTION } from '../../core/bundle/redact';
 import type { DiagnosisReport } from '../../core/diagnose/report';
+import { formatBytes } from '../../core/format';
 import { appVersion } from '../paths';
 import { defaultStateDir } from '../services/draft-store';
 import { KEPT_SNAPSHOTS, keepNewest } from '../services/kept-files';
@@ -42,6 +43,9 @@ async function snapshotForBundle(path: string, redact: boolean, notes: string[],
       signal,
     });
     if (!(value.bytes instanceof Uint8Array)) throw new Error('its reader did not answer with the snapshot');
+    // Redaction can lengthen it (a placeholder longer than the name it hides, a byte that was not UTF-8 read as U+FFFD).
+    if (value.bytes.byteLength > maxBytes)
+      throw new Error(`redacted, it is ${formatBytes(value.bytes.byteLength)}, over the ${formatBytes(maxBytes)} a bundle's snapshot may hold`);
     return value.bytes;
   } catch (error) {
     notes.push(

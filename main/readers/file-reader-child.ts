@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 
 import { stringifyTyped } from '../../core/api/typed-wire';
 import { makeRedactor } from '../../core/bundle/redact';
-import { PickleRedactionError, redactPickleStrings } from '../../core/memory/redact-pickle';
+import { PickleRedactionError, redactPickleStrings, snapshotStringRedaction } from '../../core/memory/redact-pickle';
 import { BUNDLE_JSON_LIMITS } from '../../core/bundle/bundle-limits';
 import { parseDiagnosisReport } from '../../core/diagnose/report-schema';
 import { parseJsonWithin } from '../../core/json-limits';
@@ -158,7 +158,7 @@ const JOBS: { [K in ReaderJob['kind']]: (job: Extract<ReaderJob, { kind: K }>) =
       return refuse('unreadable', `${job.path} could not be read: ${messageOf(error)}`);
     }
     try {
-      return { ok: true, value: { bytes: redactPickleStrings(bytes, makeRedactor(job.facts).code) } };
+      return { ok: true, value: { bytes: redactPickleStrings(bytes, snapshotStringRedaction(makeRedactor(job.facts).text)) } };
     } catch (error) {
       if (error instanceof PickleRedactionError) return refuse('refused', `${basename(job.path)} could not be redacted: ${error.message}`);
       throw error;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
@@ -150,6 +150,25 @@ test('a redacted bundle’s snapshot names no home folder: its stack frames’ p
   assert.ok(!redacted.includes(home), 'no byte of the home folder');
   assert.ok(redacted.includes('~/proj/pytorch-oom-too-large/join.py'));
   assert.ok((await snapshotIn(false)).includes(`${home}/proj/pytorch-oom-too-large/join.py`), '--no-redact keeps it');
+});
+
+test('a redacted bundle’s snapshot hides the user’s name in a path outside any home folder, as the report’s text does', async () => {
+  const user = userInfo().username;
+  const fixture = new Uint8Array(readFileSync(join(FIXTURES, 'pytorch-oom-too-large.pickle')));
+  const mine = redactPickleStrings(fixture, (s) => s.replaceAll(/\/[^\s'"]*\/samples\/programs/g, `/scratch/${user}/proj`));
+  const folder = mkdtempSync(join(dir, 'scratch-'));
+  writeFileSync(join(folder, 'report.pickle'), mine);
+  writeFileSync(join(folder, 'report.json'), readFileSync(join(FIXTURES, 'pytorch-oom-too-large.json')));
+  const opened = await call<DiagnosisReport>('diagnose.open', { path: join(folder, 'report.json') });
+  const zip = join(folder, 'scratch.zip');
+  assert.ok((await call('diagnose.export', { id: opened.value!.id, path: zip, redact: true })).ok);
+  const view = (await call<BundleView>('bundle.open', { path: zip })).value!;
+  const placed = view.diagnosis!.evidence.runs.find((r) => r.kind === 'allocator-history')!.oomPicture!.snapshotPath!;
+  const redacted = readFileSync(placed);
+  assert.ok(!redacted.includes(`/scratch/${user}/`), 'no path with the user’s name');
+  assert.ok(redacted.includes('/scratch/<user>/proj/pytorch-oom-too-large/join.py'));
+  const memory = await call<{ timelines: unknown[] }>('memory.open', { path: placed });
+  assert.ok(memory.ok && memory.value!.timelines.length > 0, memory.error?.message);
 });
 
 test('a hostile snapshot beside a report costs the redaction’s reader, not the host: one 200 MB string, and a length past the end', async () => {

@@ -45,3 +45,17 @@ test('code keeps its words: a user called root and a kernel with a variable call
   assert.equal(r.code(source), '// the square root, from ~/data/in.bin\n__global__ void k(float* root) { root[0] = sqrtf(root[0]); }\n');
   assert.equal(r.text('user root on gpu-box'), 'user <user> on <host>');
 });
+
+test('a home folder is one only where a path begins: inside another path its name is the user’s, as elsewhere', () => {
+  const r = makeRedactor({ homeDirs: ['/root'], userNames: ['root'], hostNames: [], gpuSerials: [] });
+  assert.equal(r.text('/scratch/root/proj/train.py'), '/scratch/<user>/proj/train.py');
+  assert.equal(r.code('/scratch/root/proj/train.py'), '/scratch/root/proj/train.py', 'code leaves the word: no home is there');
+  for (const [given, shown] of [
+    ['/root/proj/train.py', '~/proj/train.py'],
+    ['File "/root/x.py", line 3', 'File "~/x.py", line 3'],
+    ['PATH=/usr/bin:/root/bin', 'PATH=/usr/bin:~/bin'],
+    ['--out=/root', '--out=~'],
+    ['file:///root/report.html', 'file://~/report.html'],
+  ] as const)
+    assert.equal(r.code(given), shown, given);
+});

@@ -44,7 +44,8 @@ export interface DiagnoseSlice {
   startDiagnosis(): Promise<string | null>;
   /**
    * The report's own program again (its words, folder and variables, not the form's), with the sanitizer passes a
-   * clean run offered: what the report asks a person to do, done. Returns why it did not start, or null.
+   * clean run offered: what the report asks a person to do, done. Returns why it did not start, or null; a run the
+   * host refused is said above the report, which stays on screen.
    */
   runOfferedPasses(): Promise<string | null>;
   cancelDiagnosis(): void;
@@ -100,8 +101,16 @@ export function diagnoseRequest(form: DiagnoseForm, startDir: string): ({ ok: tr
 
 type SliceArgs = Parameters<StateCreator<WorkbenchState, [], [], DiagnoseSlice>>;
 
-/** A diagnosis of this request, its events streamed into the view; null once it has a report (or an error said). */
-async function runDiagnosis(set: SliceArgs[0], get: SliceArgs[1], { command, cwd, env, budgetMs, thorough }: DiagnoseRequest): Promise<string | null> {
+/** What was on screen before a run that began from it: put back if that run cannot start, so the report is not lost. */
+type OnScreen = Pick<WorkbenchState, 'diagnoseReport' | 'diagnoseOrigin' | 'diagnoseLive'>;
+
+/** A diagnosis of this request, its events streamed into the view; one that could not run says why, `before` back on screen. */
+async function runDiagnosis(
+  set: SliceArgs[0],
+  get: SliceArgs[1],
+  { command, cwd, env, budgetMs, thorough }: DiagnoseRequest,
+  before?: OnScreen,
+): Promise<string | null> {
   const controller = new AbortController();
   diagnoseAbort = controller;
   const started = performance.now();
@@ -136,7 +145,7 @@ async function runDiagnosis(set: SliceArgs[0], get: SliceArgs[1], { command, cwd
       // The host did not answer the cancel in time (or the connection went): the report from what streamed.
       const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
       set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
-    } else set({ diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
+    } else set({ ...before, diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
   } finally {
     if (diagnoseAbort === controller) diagnoseAbort = null;
     set({ diagnoseRunning: false });
@@ -168,7 +177,13 @@ export const createDiagnoseSlice: StateCreator<WorkbenchState, [], [], DiagnoseS
     if (!report || get().diagnoseOrigin?.kind !== 'run' || !report.offered.length) return 'This report offers no sanitizer passes to run here.';
     set((s) => ({ diagnoseForm: { ...s.diagnoseForm, thorough: true } }));
     const { argv, cwd, envChanges } = report.program;
-    return runDiagnosis(set, get, { command: argv, cwd, env: envChanges, budgetMs: report.budgetMs, thorough: true });
+    const { diagnoseReport, diagnoseOrigin, diagnoseLive } = get();
+    return runDiagnosis(
+      set,
+      get,
+      { command: argv, cwd, env: envChanges, budgetMs: report.budgetMs, thorough: true },
+      { diagnoseReport, diagnoseOrigin, diagnoseLive },
+    );
   },
 
   cancelDiagnosis: () => diagnoseAbort?.abort(),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -237,6 +237,27 @@ describe('a host with a compute-sanitizer that watches nothing (a stand-in): the
     await page.emulateMedia({ colorScheme: 'light' });
     await assertNoSidewaysScroll(page, 'passes that could not look, 1024×700');
     await page.screenshot({ path: join(SHOTS, 'diagnose-passes-incomplete-1024-light.png') });
+    assert.deepEqual(errors, []);
+    await close();
+  });
+
+  test('passes the host cannot start (the program’s folder is gone): said above the report, which stays on screen', async () => {
+    const { page, errors, close } = await diagnosePage(app.browser, app.serve.url, VIEWPORTS[0]);
+    const gone = join(folder, `gone-${process.pid}`);
+    mkdirSync(gone, { recursive: true });
+    await page.getByLabel('Command line').fill(`python3 -c "print('all fine')"`);
+    await page.getByLabel('Folder to run it in').fill(gone);
+    await page.getByRole('button', { name: 'Diagnose', exact: true }).click();
+    const verdict = page.getByTestId('diagnosis-verdict');
+    await verdict.filter({ hasText: 'the sanitizer passes were not run' }).waitFor({ timeout: 30_000 });
+    const before = await verdict.innerText();
+    rmSync(gone, { recursive: true });
+    await page.getByRole('button', { name: 'Run the sanitizer passes now' }).click();
+    const refused = page.getByTestId('diagnose-error');
+    await refused.waitFor({ timeout: 10_000 });
+    assert.match(await refused.innerText(), new RegExp(`The working folder ${gone} does not exist`));
+    assert.equal(await verdict.innerText(), before, 'the report it began from is still the one shown');
+    assert.equal(await page.getByRole('button', { name: 'Run the sanitizer passes now' }).isEnabled(), true, 'and can be tried again');
     assert.deepEqual(errors, []);
     await close();
   });

@@ -1,6 +1,7 @@
 import { formatBytes, plural } from '../format';
 import type { OomPicture, RunKind } from './evidence';
 import type { DiagnosisReport } from './report';
+import { andList } from '../text/shell-words';
 
 /**
  * The sentences the app's Diagnose view says beside a report's own (core/diagnose/report.ts builds those): built
@@ -31,7 +32,7 @@ export function reportOriginText(origin: ReportOrigin): string {
  */
 export function offeredText(offered: readonly RunKind[], runnable = false): string | null {
   if (!offered.length) return null;
-  const names = offered.length === 1 ? offered[0]! : `${offered.slice(0, -1).join(', ')} and ${offered.at(-1)!}`;
+  const names = andList(offered);
   const how = runnable ? 'Run them now for this program, as it ran.' : 'Tick “Run the sanitizer passes after a clean exit” and diagnose it again to run them.';
   return `The program ran clean, so the sanitizer passes were offered, not run: ${names}. ${how}`;
 }

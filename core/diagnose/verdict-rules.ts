@@ -5,6 +5,7 @@ import { deathSignal, isCrashSignal } from './read-failure';
 import { notFaultExplanation } from './python-errors';
 import { shortCommand } from './launch-line';
 import { placeOf, placeText, type SourcePlace, type Verdict } from './verdict';
+import { andList, shellWords } from '../text/shell-words';
 
 type VerdictRule = { id: string; judge: (e: Evidence) => Omit<Verdict, 'rule'> | null };
 
@@ -284,41 +285,92 @@ function sanitizerFound(kind: 'leak' | 'race' | 'uninitialised-read', tool: 'mem
   };
 }
 
+type PassKind = 'memcheck' | 'racecheck' | 'initcheck';
+const isPass = (kind: string): kind is PassKind => kind === 'memcheck' || kind === 'racecheck' || kind === 'initcheck';
+
+/** Why a pass says nothing: it could not run or gave no verdict (`reason` says why), ran out of time, was cancelled. */
+interface SilentPass {
+  kind: PassKind;
+  state: 'could-not-run' | 'no-verdict' | 'out-of-budget' | 'cancelled';
+  reason: string | null;
+}
+
+/** A reason as a clause inside a sentence: no full stop, and a capital only where the word needs one ("It" → "it"). */
+const asClause = (text: string) => text.replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+
 /** Each sanitizer pass the evidence holds or asked for: clean, or why it says nothing (never "clean" when it could not look). */
-function passesOf(e: Evidence): { clean: string[]; incomplete: string[] } {
+function passesOf(e: Evidence): { clean: string[]; silent: SilentPass[] } {
   const clean: string[] = [];
-  const incomplete: string[] = [];
+  const silent: SilentPass[] = [];
   for (const r of e.runs) {
-    if (!r.sanitizer) continue;
-    if (r.sanitizer.unavailable) incomplete.push(`${r.kind} could not run (${r.sanitizer.unavailable.replace(/\.$/, '')})`);
-    else if (r.exit.outOfBudget) incomplete.push(`${r.kind} was stopped when the time budget ran out`);
-    else if (r.exit.cancelled) incomplete.push(`${r.kind} was cancelled`);
+    if (!r.sanitizer || !isPass(r.kind)) continue;
+    if (r.sanitizer.unavailable) silent.push({ kind: r.kind, state: 'could-not-run', reason: asClause(r.sanitizer.unavailable) });
+    else if (r.exit.outOfBudget) silent.push({ kind: r.kind, state: 'out-of-budget', reason: null });
+    else if (r.exit.cancelled) silent.push({ kind: r.kind, state: 'cancelled', reason: null });
     else if (r.sanitizer.verdict === 'clean') clean.push(r.kind);
-    else incomplete.push(`${r.kind} gave no verdict (${r.sanitizer.headline.replace(/\.$/, '')})`);
+    else silent.push({ kind: r.kind, state: 'no-verdict', reason: asClause(r.sanitizer.headline) });
   }
   for (const n of e.notRun)
-    if (n.kind === 'memcheck' || n.kind === 'racecheck' || n.kind === 'initcheck') incomplete.push(`${n.kind} was not run (${n.reason})`);
-  return { clean, incomplete };
+    if (isPass(n.kind)) silent.push({ kind: n.kind, state: n.reason.startsWith('cancelled') ? 'cancelled' : 'out-of-budget', reason: null });
+  return { clean, silent };
+}
+
+/** The silent passes in one clause each for those that share a state and a reason: "memcheck and racecheck could not run (…)". */
+function silentText(silent: readonly SilentPass[]): string {
+  const groups: { names: string[]; pass: SilentPass }[] = [];
+  for (const pass of silent) {
+    const same = groups.find((g) => g.pass.state === pass.state && g.pass.reason === pass.reason);
+    if (same) same.names.push(pass.kind);
+    else groups.push({ names: [pass.kind], pass });
+  }
+  return groups
+    .map(({ names, pass }) => {
+      const was = names.length === 1 ? 'was' : 'were';
+      const what = {
+        'could-not-run': `could not run (${pass.reason})`,
+        'no-verdict': `gave no verdict (${pass.reason})`,
+        'out-of-budget': `${was} stopped, or not started, when the time budget ran out`,
+        cancelled: `${was} cancelled`,
+      }[pass.state];
+      return `${andList(names)} ${what}`;
+    })
+    .join('; ');
+}
+
+/** What to do about passes that did not look, from why they did not: the command that runs one alone, with the program's own words. */
+function silentAdvice(e: Evidence, silent: readonly SilentPass[]): string[] {
+  const advice: string[] = [];
+  const failed = [...new Set(silent.filter((p) => p.state === 'could-not-run' || p.state === 'no-verdict').map((p) => p.kind))];
+  if (failed.length) {
+    const [first, ...others] = failed;
+    const also = others.length ? ` (and the same with ${andList(others.map((k) => `--tool ${k}`))})` : '';
+    const command = `gpu-workbench sanitize --tool ${first} -- ${shellWords(e.argv)}`;
+    // As code where it can be (a backtick or a newline in it would end the span early).
+    const shown = /[`\n]/.test(command) ? command : `\`${command}\``;
+    advice.push(`Run ${failed.length === 1 ? 'it' : 'each'} alone to see what compute-sanitizer says: ${shown}${also}.`);
+  }
+  if (silent.some((p) => p.state === 'out-of-budget'))
+    advice.push('Diagnose it again with a longer time budget (--budget): the sanitizer passes run the program several times slower.');
+  if (silent.some((p) => p.state === 'cancelled')) advice.push('Diagnose it again with the sanitizer passes, and let them finish.');
+  return advice;
 }
 
 function clean(e: Evidence): Omit<Verdict, 'rule'> | null {
   const first = firstRun(e);
   if (first?.failure.category !== 'clean') return null;
-  const { clean: passes, incomplete } = passesOf(e);
-  const asked = passes.length + incomplete.length > 0;
-  const found = passes.length ? `, and ${passes.join(', ')} found nothing` : '';
-  if (incomplete.length)
+  const { clean: passes, silent } = passesOf(e);
+  const asked = passes.length + silent.length > 0;
+  const found = passes.length ? `, and ${andList(passes)} found nothing` : '';
+  if (silent.length)
     // Not ✓: a check that was asked for did not look, so what it looks for is not ruled out.
     return {
       kind: 'incomplete',
-      sentence: `The program exited cleanly${found}, but not every check looked: ${incomplete.join('; ')}.`,
+      sentence: `The program exited cleanly${found}, but not every check looked: ${silentText(silent)}.`,
       userLine: null,
       misleadingLine: null,
       kernel: null,
-      cause: `${passes.length ? `Checked by: ${passes.join(', ')}. ` : ''}Not checked by the others: what they look for is not ruled out.`,
-      whatToDo: [
-        'Give the passes that did not finish what they lack (a longer --budget, compute-sanitizer installed), or run them alone: gpu-workbench sanitize --tool <tool> -- <command>.',
-      ],
+      cause: `${passes.length ? `Checked by: ${andList(passes)}. ` : ''}Not checked by ${andList([...new Set(silent.map((p) => p.kind))])}: what ${silent.length === 1 ? 'it looks' : 'they look'} for is not ruled out.`,
+      whatToDo: silentAdvice(e, silent),
     };
   return {
     kind: 'clean',

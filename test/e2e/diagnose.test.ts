@@ -226,7 +226,14 @@ describe('a host with a compute-sanitizer that watches nothing (a stand-in): the
     const again = verdict.filter({ hasText: 'not every check looked' });
     await again.waitFor({ timeout: 30_000 });
     // The stand-in tool watches nothing and writes no report: the passes could not look, and the verdict says so instead of ✓.
-    assert.match(await again.innerText(), /^! The program exited cleanly, but not every check looked: memcheck could not run \(/);
+    assert.equal(
+      await again.innerText(),
+      '! The program exited cleanly, but not every check looked: memcheck, racecheck and initcheck could not run (it wrote no report and said nothing about why).',
+    );
+    assert.match(
+      await page.getByTestId('diagnosis-what-to-do').innerText(),
+      /gpu-workbench sanitize --tool memcheck -- python3 -c 'print\('\\''all fine'\\''\)' \(and the same with --tool racecheck and --tool initcheck\)/,
+    );
     assert.ok(await again.evaluate((e) => e.classList.contains('status-warn')));
     assert.deepEqual(await page.getByTestId('diagnose-step').nth(1).locator('.command-word').allInnerTexts(), ['python3', '-c', "print('all fine')"]);
     assert.equal(await page.getByLabel('Run the sanitizer passes after a clean exit').isChecked(), true, 'the form says what ran: the passes');

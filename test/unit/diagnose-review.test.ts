@@ -14,6 +14,7 @@ import { readFailure } from '../../core/diagnose/read-failure';
 import { verdictSeverity } from '../../core/diagnose/verdict';
 import { reportLines } from '../../core/diagnose/report';
 import type { FindingGroup, SanitizerFinding } from '../../core/sanitizer/findings';
+import { splitCommandLine } from '../../core/text/split-command';
 import { judgeSanitizeRun } from '../../core/sanitizer/sanitize-report';
 import { OutputStreamer, OUTPUT_TICK_MS } from '../../main/diagnose/output-streamer';
 import { evidenceOf, recordedRun } from '../helpers/program-fixtures';
@@ -107,10 +108,10 @@ test('a clean run with --thorough names the passes that did not finish; it is ne
   assert.equal(v.kind, 'incomplete', 'not ✓: two of the three passes did not look');
   assert.match(
     v.sentence,
-    /memcheck found nothing, but not every check looked: racecheck was stopped when the time budget ran out; initcheck was not run \(the time budget ran out/,
+    /memcheck found nothing, but not every check looked: racecheck and initcheck were stopped, or not started, when the time budget ran out\.$/,
   );
-  assert.match(v.cause, /Not checked by the others/);
-  assert.equal(v.whatToDo.length, 1);
+  assert.match(v.cause, /^Checked by: memcheck\. Not checked by racecheck and initcheck: what they look for is not ruled out\.$/);
+  assert.deepEqual(v.whatToDo, ['Diagnose it again with a longer time budget (--budget): the sanitizer passes run the program several times slower.']);
   assert.deepEqual(verdictSeverity(v.kind), { level: 'warn', mark: '!' });
   assert.deepEqual(verdictSeverity(judge(evidenceOf([clean, pass('memcheck')], { thorough: true })).kind), { level: 'ok', mark: '✓' });
 });
@@ -127,6 +128,25 @@ test('a clean exit whose memcheck could not run is shown with "!", never "✓", 
   assert.equal(report.verdict.kind, 'incomplete');
   const first = reportLines(report)[0]!;
   assert.match(first, /^! The program exited cleanly, but not every check looked: memcheck could not run \(compute-sanitizer was not found\)/);
+});
+
+test('passes that failed alike are said once, and the advice is the command that runs one alone, in the program’s own words', () => {
+  const clean = recordedRun('cupy-race.as-is');
+  const failed = (kind: 'memcheck' | 'racecheck' | 'initcheck'): RunEvidence => ({
+    ...recordedRun('cupy-race.as-is', kind),
+    sanitizer: { verdict: 'tool-failed', headline: '', groups: [], unavailable: 'It wrote no report and said nothing about why.', launchLines: [] },
+  });
+  const argv = ['python3', '-c', "print('all fine')", 'a b'];
+  const v = judge({ ...evidenceOf([clean, failed('memcheck'), failed('racecheck'), failed('initcheck')], { thorough: true }), argv });
+  assert.equal(
+    v.sentence,
+    'The program exited cleanly, but not every check looked: memcheck, racecheck and initcheck could not run (it wrote no report and said nothing about why).',
+  );
+  assert.deepEqual(v.whatToDo, [
+    `Run each alone to see what compute-sanitizer says: \`gpu-workbench sanitize --tool memcheck -- python3 -c 'print('\\''all fine'\\'')' 'a b'\` (and the same with --tool racecheck and --tool initcheck).`,
+  ]);
+  const command = v.whatToDo[0]!.match(/ -- (.*)` \(and the same/)![1]!;
+  assert.deepEqual(splitCommandLine(command), { ok: true, argv }, 'the words typed back are the program’s');
 });
 
 /** A sanitizer finding of a kind no specific rule names, as the tool's report reader groups it. */

@@ -11,14 +11,14 @@ export type GpuPresence = { present: true } | { present: false; reason: string }
 
 const NO_SANITIZER =
   'compute-sanitizer was not found on this machine (Devices shows where it was looked for). It ships with the CUDA toolkit ' +
-  '(bin/compute-sanitizer); install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path. A report saved elsewhere opens here: Open sanitizer report….';
+  '(bin/compute-sanitizer); install it, or set GPU_WORKBENCH_COMPUTE_SANITIZER to its path. Open sanitizer report… opens a report saved elsewhere.';
 
 /** Re-running a plan under compute-sanitizer: the tool must be installed, and the plan runs on a GPU. */
 export function sanitizerRerunUnavailable(discovery: Pick<DiscoveryReport, 'computeSanitizer'> | null, gpu: GpuPresence): string | null {
   if (discovery === null || gpu === null) return 'Looking for compute-sanitizer and a CUDA device…';
   if (discovery.computeSanitizer && !discovery.computeSanitizer.found) return NO_SANITIZER;
   if (!gpu.present)
-    return `compute-sanitizer runs the plan on a GPU, and this machine has none: ${gpu.reason} A report saved on a GPU machine opens here: Open sanitizer report….`;
+    return `compute-sanitizer runs the plan on a GPU, and this machine has none: ${gpu.reason} Open sanitizer report… opens a report saved on a GPU machine.`;
   return null;
 }
 

@@ -225,7 +225,7 @@ test('26.7: without compute-sanitizer, Sanitize a program… and a diagnosis’s
     await assertInViewport(page, note, `${sizeName(viewport)}: why Sanitize a program… is off`);
     // Opening a report the tool saved elsewhere still works, and the note says so.
     assert.equal(await page.getByTestId('open-sanitizer-report').isEnabled(), true);
-    assert.match(await note.innerText(), /A report saved elsewhere opens here: Open sanitizer report…\.$/);
+    assert.match(await note.innerText(), /Open sanitizer report… opens a report saved elsewhere\.$/);
     assert.deepEqual(await seriousViolations(page), []);
 
     await page.getByTestId('diagnose-tab').click();

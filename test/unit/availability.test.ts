@@ -46,7 +46,7 @@ test('the tool without a GPU: the re-run is off because the plan runs on a GPU, 
   const tool = { ...noGpu, computeSanitizer: h100.computeSanitizer };
   assert.equal(
     sanitizerRerunUnavailable(tool, none),
-    'compute-sanitizer runs the plan on a GPU, and this machine has none: No NVIDIA driver found. A report saved on a GPU machine opens here: Open sanitizer report….',
+    'compute-sanitizer runs the plan on a GPU, and this machine has none: No NVIDIA driver found. Open sanitizer report… opens a report saved on a GPU machine.',
   );
 });
 

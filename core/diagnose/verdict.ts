@@ -1,4 +1,5 @@
 import type { TraceFrame } from '../explain/explain-paste';
+import { withoutTrailingComment } from '../text/code-comment';
 
 /** A place in the program's own code: the line to open. */
 export interface SourcePlace {
@@ -57,5 +58,8 @@ export function verdictSeverity(kind: VerdictKind): { level: 'ok' | 'warn' | 'fa
 }
 
 export const placeOf = (f: TraceFrame | null): SourcePlace | null => (f ? { file: f.file, line: f.line, code: f.code, function: f.function } : null);
-export const placeText = (p: SourcePlace): string =>
-  `${p.file.split('/').pop()}:${p.line}${p.code ? ` (${p.code.length > 80 ? `${p.code.slice(0, 77)}…` : p.code})` : ''}`;
+/** A place as a sentence quotes it: `join.py:20 (joined = torch.cat([first, second]))`, its comment left to the line shown beside. */
+export const placeText = (p: SourcePlace): string => {
+  const code = p.code ? withoutTrailingComment(p.file, p.code) : null;
+  return `${p.file.split('/').pop()}:${p.line}${code ? ` (${code.length > 80 ? `${code.slice(0, 77)}…` : code})` : ''}`;
+};

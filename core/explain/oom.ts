@@ -212,7 +212,8 @@ function holdingsLine(o: OomBreakdown): string | null {
   if (o.allocatedByFrameworkBytes === null) return null;
   const unused = o.reservedUnallocatedBytes;
   if (o.allocatedByFrameworkBytes === 0 && !unused) return `PyTorch itself holds nothing yet: no tensors, no cached memory.`;
-  return `PyTorch's tensors hold ${f(o.allocatedByFrameworkBytes)}${unused !== null ? `; its cache holds another ${f(unused)} reserved but unused` : ''}.`;
+  const cache = unused === null ? '' : unused === 0 ? '; its cache holds nothing beyond them' : `; its cache holds another ${f(unused)} reserved but unused`;
+  return `PyTorch's tensors hold ${f(o.allocatedByFrameworkBytes)}${cache}.`;
 }
 
 function processLines(o: OomBreakdown): string[] {

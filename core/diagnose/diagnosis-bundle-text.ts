@@ -8,15 +8,27 @@ import type { DiagnosisReport } from './report';
  * opened bundle that holds one (bundle.open's `diagnosis`). Built here, once; the views show them.
  */
 
-/** What the export dialog writes, above its choices. */
-export const DIAGNOSIS_EXPORT_ABOUT =
-  'One .zip with this diagnosis — the report, each step with the program’s output, the allocator’s snapshot when one was recorded — and this machine’s doctor and CUDA variables, for a colleague to open in GPU Workbench with Open bundle… (read-only, no GPU needed).';
+/**
+ * What the export dialog writes, above its choices: what this export will hold. A diagnosis run here goes with this
+ * machine's doctor and CUDA variables; one opened from a file was recorded elsewhere, and they would describe another
+ * machine (main/bundle/diagnosis-bundle.ts leaves them out).
+ */
+export const diagnosisExportAbout = (ranHere: boolean): string =>
+  `One .zip with this diagnosis — the report, each step with the program’s output, the allocator’s snapshot when one was recorded${
+    ranHere ? ' — and this machine’s doctor and CUDA variables' : ''
+  }, for a colleague to open in GPU Workbench with Open bundle… (read-only, no GPU needed).${
+    ranHere ? '' : ' This machine’s doctor and variables stay out: the diagnosis was recorded elsewhere (opened from a file).'
+  }`;
 
 /** The redaction switch's words (on by default). */
 export const DIAGNOSIS_REDACT_LABEL = 'Hide user and host names, home folders and your own variables';
 
 /** What the dialog says while the host writes the bundle. */
-export const DIAGNOSIS_EXPORTING = 'Exporting: gathering this machine’s doctor, then writing the zip…';
+export const diagnosisExporting = (ranHere: boolean): string =>
+  ranHere ? 'Exporting: gathering this machine’s doctor, then writing the zip…' : 'Exporting: writing the zip…';
+
+/** The host keeps this machine's doctor beside a diagnosis it ran (or cancelled) here, not beside one opened from a file. */
+export const diagnosisRanHere = (origin: ReportOrigin | null): boolean => origin?.kind === 'run' || origin?.kind === 'cancelled';
 
 /**
  * Why Export bundle… is off for this report, or null when the host holds it (it gave the report an id): a cancelled

@@ -2,11 +2,12 @@ import { useRef, useState } from 'react';
 import { useStore } from 'zustand';
 
 import {
-  DIAGNOSIS_EXPORT_ABOUT,
-  DIAGNOSIS_EXPORTING,
   DIAGNOSIS_REDACT_LABEL,
   diagnosisBundleName,
+  diagnosisExportAbout,
   diagnosisExportedText,
+  diagnosisExporting,
+  diagnosisRanHere,
 } from '../../core/diagnose/diagnosis-bundle-text';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
@@ -34,6 +35,7 @@ export function DiagnosisExportDialog({ store, report, onClose }: { store: Workb
   const [failure, setFailure] = useState<string | null>(null);
   const exporting = useRef<AbortController | null>(null);
   const target = resolveShownPath(folder, path);
+  const ranHere = diagnosisRanHere(origin);
 
   const start = () => {
     if (!target || exporting.current) return;
@@ -73,8 +75,8 @@ export function DiagnosisExportDialog({ store, report, onClose }: { store: Workb
           <p className="diagnosis-export-verdict" data-testid="diagnosis-export-verdict">
             <Prose text={report.verdict.sentence} />
           </p>
-          <p className="muted">
-            <Prose text={DIAGNOSIS_EXPORT_ABOUT} />
+          <p className="muted" data-testid="diagnosis-export-about">
+            <Prose text={diagnosisExportAbout(ranHere)} />
           </p>
           <label className="check">
             <input type="checkbox" checked={redact} onChange={(e) => setRedact(e.target.checked)} disabled={busy} /> {DIAGNOSIS_REDACT_LABEL}
@@ -105,7 +107,7 @@ export function DiagnosisExportDialog({ store, report, onClose }: { store: Workb
               </button>
             )}
           </div>
-          <ExportOutcome busy={busy} done={done} failure={failure} />
+          <ExportOutcome busy={busy} ranHere={ranHere} done={done} failure={failure} />
         </form>
       </Modal>
       {/* Beside the dialog, not in it: its Escape closes the folder's dialog alone. */}
@@ -131,11 +133,21 @@ export function DiagnosisExportDialog({ store, report, onClose }: { store: Workb
 }
 
 /** The export's progress and end: a polite line that is always there (so it speaks), what it lacks, or the refusal. */
-function ExportOutcome({ busy, done, failure }: { busy: boolean; done: { written: DiagnosisExport; redacted: boolean } | null; failure: string | null }) {
+function ExportOutcome({
+  busy,
+  ranHere,
+  done,
+  failure,
+}: {
+  busy: boolean;
+  ranHere: boolean;
+  done: { written: DiagnosisExport; redacted: boolean } | null;
+  failure: string | null;
+}) {
   return (
     <>
       <p role="status" className={done ? 'status-ok' : 'muted'} data-testid="diagnosis-export-status">
-        {busy ? DIAGNOSIS_EXPORTING : done ? diagnosisExportedText(done.written, done.redacted) : ''}
+        {busy ? diagnosisExporting(ranHere) : done ? diagnosisExportedText(done.written, done.redacted) : ''}
       </p>
       {done && done.written.notes.length > 0 && (
         <>

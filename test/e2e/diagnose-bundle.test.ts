@@ -32,6 +32,10 @@ async function openExportDialog(page: Page) {
   const dialog = page.getByTestId('diagnosis-export-dialog');
   await dialog.waitFor();
   assert.match(await dialog.getByTestId('diagnosis-export-verdict').innerText(), OOM_VERDICT);
+  // A report opened from a file goes without this machine's doctor: the dialog says what the zip will hold, not more.
+  const about = await dialog.getByTestId('diagnosis-export-about').innerText();
+  assert.doesNotMatch(about, /and this machine’s doctor and CUDA variables/);
+  assert.match(about, /This machine’s doctor and variables stay out: the diagnosis was recorded elsewhere \(opened from a file\)\./);
   const redact = dialog.getByRole('checkbox', { name: 'Hide user and host names, home folders and your own variables' });
   assert.equal(await redact.isChecked(), true, 'names are hidden unless asked not to');
   return dialog;

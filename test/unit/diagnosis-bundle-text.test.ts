@@ -11,7 +11,8 @@ import {
   diagnosisExportBlocker,
   diagnosisExportedText,
   diagnosisExportFailedText,
-  DIAGNOSIS_EXPORT_ABOUT,
+  diagnosisExportAbout,
+  diagnosisRanHere,
   DIAGNOSIS_REDACT_LABEL,
 } from '../../core/diagnose/diagnosis-bundle-text';
 import { reportOriginText } from '../../core/diagnose/diagnosis-view-text';
@@ -65,7 +66,14 @@ test('what the export says: written (where, how big, redacted or not), refused i
   assert.equal(diagnosisExportFailedText('socket closed', { cancelled: false, path: '/t/d.zip' }), 'The diagnosis was not exported. socket closed.');
   assert.equal(diagnosisExportFailedText(' ', { cancelled: false, path: '/t/d.zip' }), 'The diagnosis was not exported. the workbench gave no reason.');
   assert.equal(diagnosisExportFailedText('aborted', { cancelled: true, path: '/t/d.zip' }), 'Cancelled: nothing was written to /t/d.zip.');
-  assert.match(DIAGNOSIS_EXPORT_ABOUT, /allocator’s snapshot when one was recorded.*Open bundle…/);
+  assert.match(diagnosisExportAbout(true), /allocator’s snapshot when one was recorded — and this machine’s doctor and CUDA variables.*Open bundle…/);
+  // One opened from a file goes without this machine's doctor (the host leaves it out): the dialog does not promise it.
+  assert.doesNotMatch(diagnosisExportAbout(false), /doctor and CUDA variables, for/);
+  assert.match(diagnosisExportAbout(false), /This machine’s doctor and variables stay out: the diagnosis was recorded elsewhere/);
+  assert.deepEqual(
+    (['run', 'cancelled', 'file', 'bundle'] as const).map((kind) => diagnosisRanHere(kind === 'file' || kind === 'bundle' ? { kind, path: '/x' } : { kind })),
+    [true, true, false, false],
+  );
   assert.equal(DIAGNOSIS_REDACT_LABEL, 'Hide user and host names, home folders and your own variables');
 });
 

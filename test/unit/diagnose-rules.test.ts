@@ -327,6 +327,23 @@ test('the program gallery: every sample’s manifest parses, and its script exis
   }
 });
 
+test('the rules of today, on the evidence each sample’s GPU run recorded, still give what the sample expects', () => {
+  // The recorded verdicts above were judged by the rules of their day; words change since (a line's comment, a
+  // grouped clause), and this holds the present rules to the GPU's evidence without a GPU.
+  const dir = join(ROOT, 'samples/programs');
+  for (const name of readdirSync(dir).filter((n) => existsSync(join(dir, n, 'diagnose.json')))) {
+    const sample = programSampleSchema.parse(JSON.parse(readFileSync(join(dir, name, 'diagnose.json'), 'utf8')));
+    const recorded = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/diagnoses', `${name}.json`), 'utf8')) as DiagnosisReport;
+    const verdict = judge(recorded.evidence);
+    assert.deepEqual(diagnosisMismatches({ ...recorded, verdict }, sample.expect), [], `${name}: ${verdict.sentence}`);
+    assert.deepEqual(
+      [verdict.kind, verdict.rule, verdict.userLine?.line, verdict.kernel?.name],
+      [recorded.verdict.kind, recorded.verdict.rule, recorded.verdict.userLine?.line, recorded.verdict.kernel?.name],
+      `${name}: the same judgement`,
+    );
+  }
+});
+
 test('read-failure: a hostile or huge output is read within bounds', () => {
   const huge = `${'x'.repeat(5_000_000)}\nRuntimeError: CUDA error: an illegal memory access was encountered\n`;
   const f = readFailure(huge, { code: 1, signal: null, outOfBudget: false, cancelled: false });

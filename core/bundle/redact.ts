@@ -47,8 +47,16 @@ export interface Redactor {
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const GPU_UUID = /\b(GPU|MIG)-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
+/**
+ * Where a path begins: at the start, after a blank, a quote, a bracket or punctuation, after `//` (file:///…), after a
+ * one-letter flag (-I/…, -L/…), after an escape written out (\\n) or a terminal colour. Not after a letter or a folder:
+ * `/scratch/root` holds no home folder /root.
+ */
+const PATH_BEGINS = String.raw`(?<=^|[\s"'=:,;()[\]{}<>\u0060]|//|(?:^|[\s"'=,(:])-[A-Za-z]|\\[ntr]|\x1b\[[\d;]*m)`;
+/** Where a folder's name ends: not inside a longer name (/home/alice2, /home/alice.bak); a sentence's full stop may follow. */
+const NAME_ENDS = String.raw`(?![\w-]|\.\w)`;
 /** Other people's home folders: the name in them is a user name too. */
-const OTHER_HOME = /(^|[\s:="'(])(\/home|\/Users)\/[^/\s:"']+/g;
+const OTHER_HOME = new RegExp(`${PATH_BEGINS}(/home|/Users)/[^/\\s:"'\u0060\\])}>]+`, 'g');
 
 export const NO_REDACTION: Redactor = { enabled: false, text: (v) => v, code: (v) => v, json: (v) => v, codeJson: (v) => v };
 
@@ -72,8 +80,7 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
   const users = [...new Set(facts.userNames.filter((u) => u.length >= 2))].sort((a, b) => b.length - a.length);
   const knownSerials = [...new Set((facts.gpuSerials ?? []).filter((s) => s.length >= 4))];
 
-  // A home folder where a path begins: not inside another path (`/scratch/root/x` is not the home /root; `file:///root` is).
-  const homeRule = homes.length ? new RegExp(`(?<![\\w.~-])(?<!(?:^|[^/])/)(?:${homes.map(escape).join('|')})(?=$|[/\\s:"'),;])`, 'g') : null;
+  const homeRule = homes.length ? new RegExp(`${PATH_BEGINS}(?:${homes.map(escape).join('|')})${NAME_ENDS}`, 'g') : null;
   const word = (names: string[]) => (names.length ? new RegExp(`(?<![A-Za-z0-9_-])(?:${names.map(escape).join('|')})(?![A-Za-z0-9_-])`, 'gi') : null);
   const hostRule = word(hosts);
   const userRule = word(users);
@@ -83,7 +90,7 @@ export function makeRedactor(facts: RedactionFacts): Redactor {
     let out = value.replace(GPU_UUID, uuidPlaceholder);
     if (serialRule) out = out.replace(serialRule, serialPlaceholder);
     if (homeRule) out = out.replace(homeRule, '~');
-    return out.replace(OTHER_HOME, (_m, lead: string, root: string) => `${lead}${root}/<user>`);
+    return out.replace(OTHER_HOME, (_m, root: string) => `${root}/<user>`);
   };
   const text = (value: string): string => {
     let out = code(value);

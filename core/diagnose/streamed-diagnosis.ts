@@ -152,7 +152,7 @@ export function cancelledReport(d: StreamedDiagnosis, nowMs: number, durationMs:
   const stoppedStep = at >= 0 ? steps[at]! : null;
   const verdict =
     stoppedStep?.kind === 'as-is' && evidence.runs.length
-      ? judge(evidence)
+      ? judge(evidence, d.program)
       : {
           kind: 'stopped' as const,
           rule: 'cancelled',

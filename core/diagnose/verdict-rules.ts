@@ -7,7 +7,13 @@ import { shortCommand } from './launch-line';
 import { placeOf, placeText, type SourcePlace, type Verdict } from './verdict';
 import { andList, shellWords } from '../text/shell-words';
 
-type VerdictRule = { id: string; judge: (e: Evidence) => Omit<Verdict, 'rule'> | null };
+/** Where and with what the program ran (the report's program), for advice that shows the command to run it again. */
+export interface ProgramPlace {
+  cwd: string;
+  envChanges: Readonly<Record<string, string>>;
+}
+
+type VerdictRule = { id: string; judge: (e: Evidence, program: ProgramPlace | null) => Omit<Verdict, 'rule'> | null };
 
 const finished = (r: RunEvidence | undefined | null): r is RunEvidence => !!r && !r.exit.outOfBudget && !r.exit.cancelled;
 const lastOf = (e: Evidence, kind: RunEvidence['kind']) => runsOf(e, kind).filter(finished).at(-1) ?? null;
@@ -337,17 +343,23 @@ function silentText(silent: readonly SilentPass[]): string {
     .join('; ');
 }
 
-/** What to do about passes that did not look, from why they did not: the command that runs one alone, with the program's own words. */
-function silentAdvice(e: Evidence, silent: readonly SilentPass[]): string[] {
+/**
+ * What to do about passes that did not look, from why they did not: the command that runs one alone, with the program's
+ * own words and folder. Its variables are named, not written out: their values may be secrets a bundle hides.
+ */
+function silentAdvice(e: Evidence, silent: readonly SilentPass[], program: ProgramPlace | null): string[] {
   const advice: string[] = [];
   const failed = [...new Set(silent.filter((p) => p.state === 'could-not-run' || p.state === 'no-verdict').map((p) => p.kind))];
   if (failed.length) {
     const [first, ...others] = failed;
     const also = others.length ? ` (and the same with ${andList(others.map((k) => `--tool ${k}`))})` : '';
-    const command = `gpu-workbench sanitize --tool ${first} -- ${shellWords(e.argv)}`;
+    const cwd = program ? ` --cwd ${shellWords([program.cwd])}` : '';
+    const command = `gpu-workbench sanitize --tool ${first}${cwd} -- ${shellWords(e.argv)}`;
     // As code where it can be (a backtick or a newline in it would end the span early).
     const shown = /[`\n]/.test(command) ? command : `\`${command}\``;
-    advice.push(`Run ${failed.length === 1 ? 'it' : 'each'} alone to see what compute-sanitizer says: ${shown}${also}.`);
+    const names = Object.keys(program?.envChanges ?? {});
+    const variables = names.length ? ` Give it the variables the program ran with, too: ${andList(names.map((n) => `--env ${n}=…`))}.` : '';
+    advice.push(`Run ${failed.length === 1 ? 'it' : 'each'} alone to see what compute-sanitizer says: ${shown}${also}.${variables}`);
   }
   if (silent.some((p) => p.state === 'out-of-budget'))
     advice.push('Diagnose it again with a longer time budget (--budget): the sanitizer passes run the program several times slower.');
@@ -355,7 +367,7 @@ function silentAdvice(e: Evidence, silent: readonly SilentPass[]): string[] {
   return advice;
 }
 
-function clean(e: Evidence): Omit<Verdict, 'rule'> | null {
+function clean(e: Evidence, program: ProgramPlace | null): Omit<Verdict, 'rule'> | null {
   const first = firstRun(e);
   if (first?.failure.category !== 'clean') return null;
   const { clean: passes, silent } = passesOf(e);
@@ -370,7 +382,7 @@ function clean(e: Evidence): Omit<Verdict, 'rule'> | null {
       misleadingLine: null,
       kernel: null,
       cause: `${passes.length ? `Checked by: ${andList(passes)}. ` : ''}Not checked by ${andList([...new Set(silent.map((p) => p.kind))])}: what ${silent.length === 1 ? 'it looks' : 'they look'} for is not ruled out.`,
-      whatToDo: silentAdvice(e, silent),
+      whatToDo: silentAdvice(e, silent, program),
     };
   return {
     kind: 'clean',
@@ -463,9 +475,10 @@ export const VERDICT_RULES: readonly VerdictRule[] = [
   { id: 'stopped', judge: stopped },
 ];
 
-export function judge(e: Evidence): Verdict {
+/** The diagnosis of the evidence; `program` (where and with what it ran) lets advice show the whole command. */
+export function judge(e: Evidence, program: ProgramPlace | null = null): Verdict {
   for (const rule of VERDICT_RULES) {
-    const v = rule.judge(e);
+    const v = rule.judge(e, program);
     if (v) return { ...v, rule: rule.id };
   }
   return { ...stopped(e)!, rule: 'stopped' };

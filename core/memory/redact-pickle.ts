@@ -125,7 +125,7 @@ export function redactPickleStrings(bytes: Uint8Array, redact: (text: string) =>
     const value = BYTES.get(op);
     if (value) {
       const raw = take(length(value.width, 'bytes'));
-      const redacted = latin1Bytes(redact(decoders.latin1.decode(raw)), start);
+      const redacted = latin1Bytes(redact(bytesAsLatin1(raw)), start);
       if (!sameBytes(redacted, raw)) {
         out.append(bytes.subarray(verbatimFrom, start));
         out.appendBytes(redacted, value.kind);
@@ -147,6 +147,16 @@ export function redactPickleStrings(bytes: Uint8Array, redact: (text: string) =>
     }
   }
   throw new PickleRedactionError('the pickle has no STOP');
+}
+
+/**
+ * Bytes as Latin-1 text, one character a byte. Not TextDecoder('latin1'): the Encoding standard makes that label
+ * windows-1252 (0x80 reads as €), and some Node versions follow it, which latin1Bytes could not write back.
+ */
+function bytesAsLatin1(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.byteLength; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return text;
 }
 
 /** Latin-1 text as its bytes (the redactor's placeholders are ASCII: a character past Latin-1 is refused, not mangled). */

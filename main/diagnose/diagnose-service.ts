@@ -275,7 +275,7 @@ class Diagnosis {
       startedAt: new Date(Date.now() - (performance.now() - this.started)).toISOString(),
       durationMs: performance.now() - this.started,
       budgetMs: this.request.budgetMs ?? DEFAULT_BUDGET_MS,
-      verdict: judge(this.evidence),
+      verdict: judge(this.evidence, { cwd: this.request.cwd, envChanges: this.request.env ?? {} }),
       steps: this.steps,
       evidence: this.evidence,
       offered: [...offered],

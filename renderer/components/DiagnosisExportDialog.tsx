@@ -9,6 +9,7 @@ import {
   diagnosisExporting,
   diagnosisRanHere,
 } from '../../core/diagnose/diagnosis-bundle-text';
+import type { ReportOrigin } from '../../core/diagnose/diagnosis-view-text';
 import type { DiagnosisReport } from '../../core/diagnose/report';
 import { dirnameOf, resolveShownPath } from '../../core/workspace/paths';
 import type { DiagnosisExport } from '../store/diagnose-slice';
@@ -22,9 +23,19 @@ import { Prose } from './Prose';
  * folder shown, a full path, or a folder picked), names hidden by default, then the export with a Cancel that leaves
  * nothing behind; what was written, or why not, in words.
  */
-export function DiagnosisExportDialog({ store, report, onClose }: { store: WorkbenchStore; report: DiagnosisReport & { id: string }; onClose: () => void }) {
+export function DiagnosisExportDialog({
+  store,
+  report,
+  origin,
+  onClose,
+}: {
+  store: WorkbenchStore;
+  report: DiagnosisReport & { id: string };
+  /** Where the report came from, when Export bundle… was pressed. */
+  origin: ReportOrigin | null;
+  onClose: () => void;
+}) {
   const startDir = useStore(store, (s) => s.info?.startDir ?? '/');
-  const origin = useStore(store, (s) => s.diagnoseOrigin);
   // A report opened from a file goes beside it by default; a run's, into the home folder (as a run's bundle does).
   const [folder, setFolder] = useState(origin?.kind === 'file' ? dirnameOf(origin.path) : startDir);
   const [path, setPath] = useState(() => diagnosisBundleName(report, new Date()));

@@ -203,15 +203,16 @@ function ProgramFacts({ report }: { report: DiagnosisReport }) {
  * diagnosis, built here; a bundle's, already the file to send), the button is off and says why beside it.
  */
 function ReportActions({ store, report, origin }: { store: WorkbenchStore; report: DiagnosisReport; origin: ReportOrigin | null }) {
-  // The report as it was when Export bundle… was pressed: a diagnosis that ends meanwhile does not change what is exported.
-  const [exporting, setExporting] = useState<(DiagnosisReport & { id: string }) | null>(null);
+  // The report, and where it came from, as they were when Export bundle… was pressed: a diagnosis that ends meanwhile,
+  // or a file opened, does not change what is exported or what the dialog says of it.
+  const [exporting, setExporting] = useState<{ report: DiagnosisReport & { id: string }; origin: ReportOrigin | null } | null>(null);
   const blocker = diagnosisExportBlocker(report, origin);
   const id = report.id;
   return (
     <div className="diagnosis-actions">
       <button
         type="button"
-        onClick={() => id && setExporting({ ...report, id })}
+        onClick={() => id && setExporting({ report: { ...report, id }, origin })}
         disabled={blocker !== null}
         aria-describedby={blocker ? 'diagnosis-export-blocked' : undefined}
         data-testid="diagnosis-export"
@@ -223,7 +224,7 @@ function ReportActions({ store, report, origin }: { store: WorkbenchStore; repor
           <Prose text={blocker} />
         </span>
       )}
-      {exporting && <DiagnosisExportDialog store={store} report={exporting} onClose={() => setExporting(null)} />}
+      {exporting && <DiagnosisExportDialog store={store} report={exporting.report} origin={exporting.origin} onClose={() => setExporting(null)} />}
     </div>
   );
 }

@@ -104,7 +104,10 @@ type SliceArgs = Parameters<StateCreator<WorkbenchState, [], [], DiagnoseSlice>>
 /** What was on screen before a run that began from it: put back if that run cannot start, so the report is not lost. */
 type OnScreen = Pick<WorkbenchState, 'diagnoseReport' | 'diagnoseOrigin' | 'diagnoseLive'>;
 
-/** A diagnosis of this request, its events streamed into the view; one that could not run says why, `before` back on screen. */
+/**
+ * A diagnosis of this request, its events streamed into the view. One that could not start says why, with `before` back
+ * on screen, unless another report took the screen meanwhile (a file opened); one that failed part way keeps what streamed.
+ */
 async function runDiagnosis(
   set: SliceArgs[0],
   get: SliceArgs[1],
@@ -116,6 +119,7 @@ async function runDiagnosis(
   const started = performance.now();
   const live = startStreamed({ argv: command, cwd, envChanges: env, thorough }, budgetMs, new Date().toISOString());
   set({ diagnoseLive: live, diagnoseRunning: true, diagnoseReport: null, diagnoseOrigin: null, diagnoseError: null, diagnoseStatus: 'Diagnosis started.' });
+  let streamed = false;
   try {
     const report = await get().api.invoke(
       'diagnose.program',
@@ -123,6 +127,7 @@ async function runDiagnosis(
       {
         signal: controller.signal,
         onEvent: (event) => {
+          streamed = true;
           if (diagnoseAbort !== controller) return;
           const said = stepAnnouncement(event, get().diagnoseLive);
           set((s) => ({
@@ -145,7 +150,10 @@ async function runDiagnosis(
       // The host did not answer the cancel in time (or the connection went): the report from what streamed.
       const report = cancelledReport(get().diagnoseLive ?? live, now, now - started);
       set({ diagnoseReport: report, diagnoseOrigin: { kind: 'cancelled' }, diagnoseStatus: `Diagnosis cancelled: ${report.verdict.sentence}` });
-    } else set({ ...before, diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
+    } else {
+      const untouched = !streamed && get().diagnoseReport === null && get().diagnoseOrigin === null;
+      set({ ...(untouched ? before : {}), diagnoseError: message(error), diagnoseStatus: 'The diagnosis could not run.' });
+    }
   } finally {
     if (diagnoseAbort === controller) diagnoseAbort = null;
     set({ diagnoseRunning: false });

@@ -232,7 +232,7 @@ describe('a host with a compute-sanitizer that watches nothing (a stand-in): the
     );
     assert.match(
       await page.getByTestId('diagnosis-what-to-do').innerText(),
-      /gpu-workbench sanitize --tool memcheck -- python3 -c 'print\('\\''all fine'\\''\)' \(and the same with --tool racecheck and --tool initcheck\)/,
+      /gpu-workbench sanitize --tool memcheck --cwd \S+\/programs -- python3 -c 'print\('\\''all fine'\\''\)' \(and the same with --tool racecheck and --tool initcheck\)/,
     );
     assert.ok(await again.evaluate((e) => e.classList.contains('status-warn')));
     assert.deepEqual(await page.getByTestId('diagnose-step').nth(1).locator('.command-word').allInnerTexts(), ['python3', '-c', "print('all fine')"]);

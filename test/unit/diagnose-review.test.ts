@@ -137,14 +137,18 @@ test('passes that failed alike are said once, and the advice is the command that
     sanitizer: { verdict: 'tool-failed', headline: '', groups: [], unavailable: 'It wrote no report and said nothing about why.', launchLines: [] },
   });
   const argv = ['python3', '-c', "print('all fine')", 'a b'];
-  const v = judge({ ...evidenceOf([clean, failed('memcheck'), failed('racecheck'), failed('initcheck')], { thorough: true }), argv });
+  const evidence = { ...evidenceOf([clean, failed('memcheck'), failed('racecheck'), failed('initcheck')], { thorough: true }), argv };
+  const v = judge(evidence, { cwd: '/w/my proj', envChanges: { HF_TOKEN: 'hf_secret', CUDA_VISIBLE_DEVICES: '1' } });
   assert.equal(
     v.sentence,
     'The program exited cleanly, but not every check looked: memcheck, racecheck and initcheck could not run (it wrote no report and said nothing about why).',
   );
   assert.deepEqual(v.whatToDo, [
-    `Run each alone to see what compute-sanitizer says: \`gpu-workbench sanitize --tool memcheck -- python3 -c 'print('\\''all fine'\\'')' 'a b'\` (and the same with --tool racecheck and --tool initcheck).`,
+    `Run each alone to see what compute-sanitizer says: \`gpu-workbench sanitize --tool memcheck --cwd '/w/my proj' -- python3 -c 'print('\\''all fine'\\'')' 'a b'\` (and the same with --tool racecheck and --tool initcheck). Give it the variables the program ran with, too: --env HF_TOKEN=… and --env CUDA_VISIBLE_DEVICES=….`,
   ]);
+  assert.ok(!v.whatToDo.join(' ').includes('hf_secret'), 'a variable is named, its value never written: a bundle hides it');
+  // Without the program's place (a report too old to carry it), the command is the words alone.
+  assert.match(judge(evidence).whatToDo[0]!, /`gpu-workbench sanitize --tool memcheck -- python3 /);
   const command = v.whatToDo[0]!.match(/ -- (.*)` \(and the same/)![1]!;
   assert.deepEqual(splitCommandLine(command), { ok: true, argv }, 'the words typed back are the program’s');
 });

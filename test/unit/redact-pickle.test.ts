@@ -86,6 +86,12 @@ test('text in every opcode the reader takes as text is redacted: protocol 2 stri
     ['BINBYTES', pickle(0x80, 3, 0x42, u32(path.length), path, 0x2e), new Uint8Array(Buffer.from('~/train.py'))],
     ['BINBYTES8', pickle(0x80, 4, 0x8e, u64(path.length), path, 0x2e), new Uint8Array(Buffer.from('~/train.py'))],
     ['BYTEARRAY8', pickle(0x80, 5, 0x96, u64(path.length), path, 0x2e), new Uint8Array(Buffer.from('~/train.py'))],
+    // Bytes 0x80–0x9f are one character each (windows-1252 would read 0x80 as €, and could not write it back).
+    [
+      'SHORT_BINBYTES with 0x80–0x9f',
+      pickle(0x80, 3, 0x43, 4 + path.length, 0x80, 0x9f, 0x81, 0x9d, path, 0x2e),
+      new Uint8Array([0x80, 0x9f, 0x81, 0x9d, ...Buffer.from('~/train.py')]),
+    ],
   ];
   for (const [name, original, expected] of cases) {
     const redacted = redactPickleStrings(original, home);

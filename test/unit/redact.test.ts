@@ -56,6 +56,12 @@ test('a home folder is one only where a path begins: inside another path its nam
     ['PATH=/usr/bin:/root/bin', 'PATH=/usr/bin:~/bin'],
     ['--out=/root', '--out=~'],
     ['file:///root/report.html', 'file://~/report.html'],
+    ['nvcc -I/root/inc -L/root/lib', 'nvcc -I~/inc -L~/lib'],
+    ['\x1b[1m/root/x.py\x1b[0m', '\x1b[1m~/x.py\x1b[0m'],
+    ['line one\\n/root/x.py', 'line one\\n~/x.py'],
+    ['[/root] `/root` {/root} </root>', '[~] `~` {~} <~>'],
+    ['it ran in /root.', 'it ran in ~.'],
+    ['/root.bak/x /root2/x /root-old/x', '/root.bak/x /root2/x /root-old/x'],
   ] as const)
     assert.equal(r.code(given), shown, given);
 });

@@ -190,31 +190,21 @@ class GrowingBytes {
   }
   /** A text string, with the smallest opcode that holds it. */
   appendString(utf8: Uint8Array): void {
-    const n = utf8.byteLength;
-    if (n < 256) this.append(new Uint8Array([SHORT_BINUNICODE, n]));
-    else {
-      const head = new Uint8Array(5);
-      head[0] = BINUNICODE;
-      new DataView(head.buffer).setUint32(1, n, true);
-      this.append(head);
-    }
-    this.append(utf8);
+    this.appendSized(utf8, utf8.byteLength < 256 ? [SHORT_BINUNICODE, 1] : [BINUNICODE, 4]);
   }
   /** A bytes value with the opcode of its kind: a bytearray stays one (BYTEARRAY8, protocol 5, which it came in). */
   appendBytes(value: Uint8Array, kind: 'bytes' | 'bytearray'): void {
-    const n = value.byteLength;
-    if (kind === 'bytearray') {
-      const head = new Uint8Array(9);
-      head[0] = BYTEARRAY8;
-      new DataView(head.buffer).setBigUint64(1, BigInt(n), true);
-      this.append(head);
-    } else if (n < 256) this.append(new Uint8Array([SHORT_BINBYTES, n]));
-    else {
-      const head = new Uint8Array(5);
-      head[0] = BINBYTES;
-      new DataView(head.buffer).setUint32(1, n, true);
-      this.append(head);
-    }
+    this.appendSized(value, kind === 'bytearray' ? [BYTEARRAY8, 8] : value.byteLength < 256 ? [SHORT_BINBYTES, 1] : [BINBYTES, 4]);
+  }
+  /** An opcode, the value's length in `width` little-endian bytes, and the value. */
+  private appendSized(value: Uint8Array, [opcode, width]: [number, 1 | 4 | 8]): void {
+    const head = new Uint8Array(1 + width);
+    const view = new DataView(head.buffer);
+    head[0] = opcode;
+    if (width === 1) head[1] = value.byteLength;
+    else if (width === 4) view.setUint32(1, value.byteLength, true);
+    else view.setBigUint64(1, BigInt(value.byteLength), true);
+    this.append(head);
     this.append(value);
   }
   bytes(): Uint8Array {

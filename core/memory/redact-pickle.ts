@@ -4,12 +4,12 @@ import { isPickleNumberText } from './unpickle';
 /**
  * A data pickle (a PyTorch memory snapshot) copied opcode by opcode with each of its text strings (and bytes values,
  * read as Latin-1) passed through `redact`: the snapshot's stack frames name files by their full paths, home folders
- * included, and a redacted bundle must not carry them. Nothing is built but the copy: the walk is linear, each string is decoded alone, and the
- * copy is the file's size give or take what the strings gained or lost. A string is written again with the
- * smallest opcode that holds it (memo references count values, not bytes, so they stay right); FRAME opcodes, a
- * length hint protocol 4 allows to leave out, are left out, since the lengths they give no longer hold. An opcode
- * that can name code (GLOBAL, REDUCE…), that the snapshot reader does not take (STRING), or that this walk does not know
- * is refused: a snapshot holds none. Nothing passes unread: a text number that is not one is refused too.
+ * included, and a redacted bundle must not carry them. Nothing is built but the copy: the walk is linear, each string
+ * is decoded alone, and the copy is the file's size give or take what the strings gained or lost. A string is written
+ * again with the smallest opcode that holds it (memo references count values, not bytes, so they stay right); FRAME
+ * opcodes, a length hint protocol 4 allows to leave out, are left out, since the lengths they give no longer hold. An
+ * opcode that can name code (GLOBAL, REDUCE…), that the snapshot reader does not take (STRING), or that this walk does
+ * not know is refused: a snapshot holds none. Nothing passes unread: a text number that is not one is refused too.
  */
 export class PickleRedactionError extends Error {
   override readonly name = 'PickleRedactionError';

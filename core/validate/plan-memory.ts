@@ -3,6 +3,7 @@ import { elementSize } from '../plan/element-types';
 import { bytesOf, type LaunchPlan } from '../plan/plan-schema';
 import type { DeviceLimits } from './device-limits';
 import type { LaunchError, Severity } from './finding';
+import { andList } from '../text/shell-words';
 
 /**
  * A plan's memory against the machine it would run on, before anything is allocated: every buffer against the
@@ -66,10 +67,7 @@ export function howMuchTooLarge(asked: number, have: number, word = 'too large')
 const trim = (text: string) => text.replace(/\.0$/, '');
 
 /** `a`, `b` and `c`. */
-const names = (list: string[]): string => {
-  const coded = list.map((n) => `\`${n}\``);
-  return coded.length < 2 ? (coded[0] ?? '') : `${coded.slice(0, -1).join(', ')} and ${coded[coded.length - 1]}`;
-};
+const names = (list: string[]): string => andList(list.map((n) => `\`${n}\``));
 
 const device = (ctx: MemoryContext) => ctx.facts.device;
 const has = (ctx: MemoryContext, rule: string) => ctx.found.some((f) => f.rule === rule);
